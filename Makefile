@@ -1,0 +1,44 @@
+# Set-up and everyday commands. `make run` and `make test` create the environment when missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+CORES ?= all
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test test-fast lint browser lock clean
+
+$(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# torch first and alone: the CPU build, not a multi-GB CUDA build pulled in as a dependency.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --editable .
+	touch $@
+
+run: $(INSTALLED)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	@echo "Report: $(CURDIR)/results/report/index.html"
+
+# Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends chromium chromium-driver; }
+
+test: $(INSTALLED) browser
+	$(BIN)/python -m pytest
+
+test-fast: $(INSTALLED)
+	$(BIN)/python -m pytest -m "not slow and not browser"
+
+lint: $(INSTALLED)
+	$(BIN)/snakemake --lint
+
+# Re-pin every package of the current environment (after changing requirements*.txt).
+lock: $(INSTALLED)
+	{ echo "# Every package of a working environment, pinned; used as pip constraints. Regenerate: make lock"; \
+	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
+
+clean:
+	rm -rf results/* .snakemake

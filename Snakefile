@@ -1,0 +1,20 @@
+from snakemake.utils import validate
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/parse.smk"
+include: "workflow/rules/embed.smk"
+include: "workflow/rules/topics.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        "results/report/index.html",
+    default_target: True

@@ -1,0 +1,26 @@
+"""Run a stage from a Snakemake script: log to the rule's log file and to the console,
+and turn input errors into one clear message and a non-zero exit (no traceback)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Callable
+
+from papertopics.errors import PipelineInputError
+
+
+def run_stage(log_path: str, stage: Callable, *args, **kwargs) -> None:
+    handlers = [logging.FileHandler(log_path, mode="w", encoding="utf-8"), logging.StreamHandler(sys.stderr)]
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s", handlers=handlers, force=True
+    )
+    logging.captureWarnings(True)
+    try:
+        stage(*args, **kwargs)
+    except PipelineInputError as error:
+        logging.getLogger("papertopics").error("error: %s", error)
+        sys.exit(1)
+    except Exception:
+        logging.getLogger("papertopics").exception("stage %s failed", getattr(stage, "__name__", stage))
+        raise

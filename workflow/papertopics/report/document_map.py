@@ -1,0 +1,77 @@
+"""The interactive 2-D map: one point per paper, coloured by topic, outliers grey."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from papertopics.topics import OUTLIER
+
+_PALETTE = qualitative.Dark24 + qualitative.Light24
+OUTLIER_COLOUR = "#b0b0b0"
+
+
+def topic_colour(topic: int) -> str:
+    return OUTLIER_COLOUR if topic == OUTLIER else _PALETTE[topic % len(_PALETTE)]
+
+
+def hover_text(name: str, dumps: str, topic_label: str, abstract: str, hover_chars: int) -> str:
+    """Hover label, HTML-escaped (plotly shows escaped entities literally)."""
+    snippet = abstract if len(abstract) <= hover_chars else abstract[:hover_chars].rsplit(" ", 1)[0] + "…"
+    lines = textwrap.wrap(snippet, 70) if hover_chars else []
+    parts = [f"<b>{html.escape(name)}</b>", html.escape(f"{dumps.replace(';', ', ')} · {topic_label}")]
+    return "<br>".join(parts + [html.escape(line) for line in lines])
+
+
+def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol: str = "circle") -> go.Scatter:
+    return go.Scatter(
+        x=rows["x"],
+        y=rows["y"],
+        mode="markers",
+        name=name,
+        marker={"color": colour, "size": 7, "symbol": symbol, "line": {"width": 0}},
+        customdata=rows[["id"]].to_numpy(),
+        hovertext=[
+            hover_text(r.display_name, r.dumps, r.topic_label, r.abstract, hover_chars) for r in rows.itertuples()
+        ],
+        hovertemplate="%{hovertext}<extra></extra>",
+        selected={"marker": {"size": 11, "opacity": 1.0}},
+        unselected={"marker": {"opacity": 0.12}},
+    )
+
+
+def document_map(papers: pd.DataFrame, topic_labels: dict[int, str], hover_chars: int) -> go.Figure:
+    is_outlier = papers["outlier"].astype(str).str.lower().eq("true")
+    figure = go.Figure()
+    if is_outlier.any():
+        figure.add_trace(_trace(papers[is_outlier], "Outliers", OUTLIER_COLOUR, hover_chars))
+    clustered = papers[~is_outlier]
+    for topic in sorted(clustered["topic"].unique()):
+        members = clustered[clustered["topic"] == topic]
+        figure.add_trace(
+            _trace(members, f"{topic}: {topic_labels[topic]}", topic_colour(topic), hover_chars)
+        )
+        figure.add_annotation(
+            x=members["x"].mean(),
+            y=members["y"].mean(),
+            text=html.escape(f"{topic}: {topic_labels[topic]}"),
+            showarrow=False,
+            font={"size": 12, "color": "#222"},
+            bgcolor="rgba(255,255,255,0.7)",
+        )
+    figure.update_layout(
+        height=650,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"visible": False},
+        yaxis={"visible": False, "scaleanchor": "x"},
+        legend={"itemsizing": "constant", "font": {"size": 11}},
+        plot_bgcolor="white",
+        hovermode="closest",
+        clickmode="event",
+        dragmode="pan",
+    )
+    return figure

@@ -1,0 +1,34 @@
+"""Topic share per dump: how each dump's papers spread over the topics."""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from papertopics.report.document_map import topic_colour
+
+
+def dump_share_chart(shares: dict[str, dict[int, float]], topic_labels: dict[int, str]) -> go.Figure:
+    dumps = sorted(shares)
+    figure = go.Figure()
+    for topic, label in topic_labels.items():
+        name = html.escape(f"{topic}: {label}")
+        figure.add_trace(
+            go.Bar(
+                y=dumps,
+                x=[100 * shares[d].get(topic, 0.0) for d in dumps],
+                name=name,
+                orientation="h",
+                marker_color=topic_colour(topic),
+                hovertemplate="%{y}: %{x:.1f}%<extra>" + name + "</extra>",
+            )
+        )
+    figure.update_layout(
+        barmode="stack",
+        height=140 + 40 * len(dumps),
+        xaxis={"title": "% of the dump's papers", "range": [0, 100]},
+        margin={"l": 10, "r": 10, "t": 10, "b": 40},
+        legend={"font": {"size": 10}},
+    )
+    return figure

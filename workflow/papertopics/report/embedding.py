@@ -1,0 +1,42 @@
+"""Safe embedding of data and figures into the page.
+
+Data for scripts goes into ``<script type="application/json">`` blocks with ``<``, ``>``
+and ``&`` written as JSON escapes, so no text (an abstract holding ``</script>``, say)
+can close the tag; visible text is always HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import plotly.io
+
+
+def script_json(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def data_block(block_id: str, value) -> str:
+    return f'<script type="application/json" id="{html.escape(block_id)}">{script_json(value)}</script>'
+
+
+def figure_block(figure_id: str, figure, height: int | None = None) -> str:
+    """A placeholder div plus the figure's JSON; the page's script draws it with plotly.js."""
+    spec = json.loads(plotly.io.to_json(figure, validate=False))
+    style = f' style="height:{int(height)}px"' if height else ""
+    return (
+        f'<div class="figure" id="{html.escape(figure_id)}" data-figure="{html.escape(figure_id)}-data"{style}></div>'
+        + data_block(f"{figure_id}-data", spec)
+    )
+
+
+def notice(text: str) -> str:
+    return f'<p class="notice">{html.escape(text)}</p>'

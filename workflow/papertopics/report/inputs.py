@@ -1,0 +1,57 @@
+"""Everything the report shows, read from the upstream stages' outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from papertopics import storage
+from papertopics.topics import OUTLIER
+
+
+@dataclass
+class ReportInputs:
+    corpus_summary: dict
+    umap_settings: dict
+    hdbscan_settings: dict
+    topic_settings: dict
+    topic_details: list[dict]
+    topics: pd.DataFrame
+    papers: pd.DataFrame
+    model: object  # a fitted BERTopic model, for BERTopic's own figures
+
+    @property
+    def real_topics(self) -> list[dict]:
+        """Topics other than the outlier group."""
+        return [t for t in self.topic_details if t["topic"] != OUTLIER]
+
+
+def load_topic_model(model_dir: str):
+    """Load the saved BERTopic model without loading an embedding model (not needed to plot)."""
+    from bertopic import BERTopic
+    from bertopic.backend import BaseEmbedder
+
+    return BERTopic.load(model_dir, embedding_model=BaseEmbedder())
+
+
+def load_report_inputs(
+    corpus_summary: str,
+    umap_settings: str,
+    hdbscan_settings: str,
+    topics: str,
+    papers: str,
+    details: str,
+    model: str,
+) -> ReportInputs:
+    topic_details = storage.read_json(details)
+    return ReportInputs(
+        corpus_summary=storage.read_json(corpus_summary),
+        umap_settings=storage.read_json(umap_settings),
+        hdbscan_settings=storage.read_json(hdbscan_settings),
+        topic_settings=topic_details["settings"],
+        topic_details=topic_details["topics"],
+        topics=pd.read_csv(topics, keep_default_na=False),
+        papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
+        model=load_topic_model(model),
+    )

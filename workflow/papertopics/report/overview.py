@@ -1,0 +1,105 @@
+"""Corpus overview: dumps, counts, outliers, the settings actually used, versions, input hash."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from importlib import metadata
+
+from papertopics.report.inputs import ReportInputs
+
+_PACKAGES = ("papertopics", "bertopic", "sentence-transformers", "umap-learn", "hdbscan", "scikit-learn", "torch")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for package in _PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            if package == "papertopics":
+                from papertopics import __version__
+
+                versions[package] = __version__
+    return versions
+
+
+def inputs_hash(corpus_summary: dict) -> str:
+    """One hash over every dump's name and content hash."""
+    digest = hashlib.sha256()
+    for dump in sorted(corpus_summary["dumps"], key=lambda d: d["dump"]):
+        digest.update(f"{dump['dump']}\0{dump['sha256']}\n".encode())
+    return digest.hexdigest()
+
+
+def _definition_list(items: dict) -> str:
+    rows = "".join(
+        f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in items.items()
+    )
+    return f"<dl>{rows}</dl>"
+
+
+def _dump_table(corpus_summary: dict) -> str:
+    rows = []
+    for dump in corpus_summary["dumps"]:
+        cells = [
+            dump["dump"],
+            dump["title"],
+            dump["records_read"],
+            dump["kept"],
+            dump["duplicates"],
+            dump["also_in_earlier_dumps"],
+            dump["rejected"],
+        ]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    header = "".join(
+        f"<th>{h}</th>"
+        for h in ("Dump", "Title", "Records read", "Papers kept", "Duplicates in dump", "Also in an earlier dump", "Rejected")
+    )
+    return f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def overview_section(inputs: ReportInputs) -> str:
+    papers = inputs.papers
+    n_papers = len(papers)
+    outliers = int(papers["outlier"].astype(str).str.lower().eq("true").sum())
+    reassigned = inputs.topic_settings.get("reduce_outliers") and outliers
+    figures = {
+        "Papers (after removing duplicates)": n_papers,
+        "Dumps": len(inputs.corpus_summary["dumps"]),
+        "Duplicates removed": sum(d["duplicates"] for d in inputs.corpus_summary["dumps"])
+        + inputs.corpus_summary["duplicates_across_dumps"],
+        "Topics": len(inputs.real_topics),
+        "Outliers": f"{outliers} ({outliers / n_papers:.1%})"
+        + (" — assigned to their nearest topic, still marked" if reassigned else ""),
+    }
+    umap = inputs.umap_settings
+    hdbscan = inputs.hdbscan_settings
+    settings = inputs.topic_settings
+    used = {
+        "embedding.model": settings["embedding_model"],
+        "umap.n_neighbors": f"{umap['n_neighbors']} (setting: {umap['n_neighbors_setting']})",
+        "umap.n_components / min_dist / metric / random_state": (
+            f"{umap['n_components']} / {umap['min_dist']} / {umap['metric']} / {umap['random_state']}"
+        ),
+        "hdbscan.min_cluster_size": f"{hdbscan['min_cluster_size']} (setting: {hdbscan['min_cluster_size_setting']})",
+        "hdbscan.min_samples / cluster_selection_method": (
+            f"{hdbscan['min_samples']} / {hdbscan['cluster_selection_method']}"
+        ),
+        "topics.ngram_range / stop_words / top_n_words": (
+            f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
+        ),
+        "topics.reduce_outliers": settings["reduce_outliers"],
+    }
+    notes = [note for note in (hdbscan.get("note"),) if note]
+    versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
+    return (
+        '<section id="overview"><h2>Overview</h2>'
+        + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in notes)
+        + _definition_list(figures)
+        + _dump_table(inputs.corpus_summary)
+        + "<h3>Settings used</h3>"
+        + _definition_list(used)
+        + f'<p class="meta">Input hash (SHA-256 of the dumps): <code>{inputs_hash(inputs.corpus_summary)}</code><br>'
+        + f"Versions: {html.escape(versions)}</p></section>"
+    )

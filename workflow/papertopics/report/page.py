@@ -1,0 +1,125 @@
+"""Put the report's sections together into one self-contained HTML page."""
+
+from __future__ import annotations
+
+import html
+import logging
+from importlib import resources
+
+from plotly.offline import get_plotlyjs
+
+from papertopics.report import structure
+from papertopics.report.document_map import document_map
+from papertopics.report.dump_share import dump_share_chart
+from papertopics.report.embedding import data_block, figure_block, notice
+from papertopics.report.inputs import ReportInputs
+from papertopics.report.keywords import keyword_barchart
+from papertopics.report.overview import overview_section
+from papertopics.report.topic_cards import topic_cards_section
+from papertopics.report.topic_table import share_per_dump, topic_table_section
+
+_LOG = logging.getLogger(__name__)
+
+
+def _asset(name: str) -> str:
+    return resources.files("papertopics.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def report_title(setting: str, corpus_summary: dict) -> str:
+    if setting != "auto":
+        return setting
+    titles = list(dict.fromkeys(d["title"] for d in corpus_summary["dumps"]))
+    return "Topics of " + " + ".join(titles)
+
+
+def _bertopic_figure(figure_id: str, kind: str, n_topics: int, draw) -> str:
+    """A BERTopic figure, or a sentence saying why there is none."""
+    needed = structure.MIN_TOPICS.get(kind, 1)
+    if n_topics < needed:
+        return notice(f"This chart needs at least {needed} topics; this corpus has {n_topics}.")
+    try:
+        return figure_block(figure_id, draw())
+    except Exception as error:  # BERTopic's figures have edge cases of their own; the report must still render
+        _LOG.warning("%s chart not drawn: %s", kind, error)
+        return notice(f"This chart could not be drawn for this corpus ({type(error).__name__}).")
+
+
+def _paper_records(inputs: ReportInputs) -> list[dict]:
+    return [
+        {
+            "id": p.id,
+            "name": p.display_name,
+            "dumps": p.dumps.replace(";", ", "),
+            "topic": int(p.topic),
+            "label": p.topic_label,
+            "outlier": str(p.outlier).lower() == "true",
+            "abstract": p.abstract,
+        }
+        for p in inputs.papers.itertuples()
+    ]
+
+
+def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
+    heading = report_title(title, inputs.corpus_summary)
+    n_topics = len(inputs.real_topics)
+    labels = {t["topic"]: t["label"] for t in inputs.real_topics}
+    shares = share_per_dump(inputs)
+    model = inputs.model
+
+    map_html = figure_block("document-map", document_map(inputs.papers, {**labels, -1: "Outliers"}, hover_chars))
+    keywords_html = _bertopic_figure(
+        "keyword-chart", "keywords", n_topics, lambda: keyword_barchart(model, n_topics)
+    )
+    structure_html = (
+        "<h3>Intertopic distance map</h3>"
+        + _bertopic_figure("intertopic-map", "intertopic", n_topics, lambda: structure.intertopic_distance_map(model))
+        + "<h3>Topic hierarchy</h3>"
+        + _bertopic_figure("topic-hierarchy", "hierarchy", n_topics, lambda: structure.topic_hierarchy(model, n_topics))
+        + "<h3>Topic similarity</h3>"
+        + _bertopic_figure(
+            "topic-heatmap", "heatmap", n_topics, lambda: structure.topic_similarity_heatmap(model, n_topics)
+        )
+        + "<h3>Topic share per dump</h3>"
+        + (figure_block("dump-share", dump_share_chart(shares, labels)) if n_topics else notice("No topics to share."))
+    )
+    if n_topics == 0:
+        keywords_html = notice("No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size.")
+
+    body = f"""
+<header><h1>{html.escape(heading)}</h1>
+<nav><a href="#overview">Overview</a><a href="#topics">Topics</a><a href="#map">Map</a>
+<a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#downloads">Downloads</a></nav></header>
+<main>
+{overview_section(inputs)}
+{topic_table_section(inputs)}
+<section id="map"><h2>Map of papers</h2>
+<p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read it.</p>
+<div class="search"><label for="search-box">Search papers</label>
+<input type="search" id="search-box" placeholder="words in a name or abstract" autocomplete="off">
+<span id="search-count" aria-live="polite"></span></div>
+<div class="map-layout">{map_html}<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
+<ol id="search-results"></ol>
+</section>
+<section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
+{topic_cards_section(inputs.topic_details, inputs.papers)}
+<section id="structure"><h2>Topic structure</h2>{structure_html}</section>
+<section id="downloads"><h2>Downloads</h2>
+<button type="button" data-download="papers-csv" data-filename="papers.csv">papers.csv</button>
+<button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
+</main>
+{data_block("papers-data", _paper_records(inputs))}
+{data_block("papers-csv", inputs.papers.to_csv(index=False))}
+{data_block("topics-csv", inputs.topics.to_csv(index=False))}
+"""
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; "
+        "font-src data:; connect-src 'none'\">"
+        f"<title>{html.escape(heading)}</title>"
+        f"<style>{_asset('report.css')}</style>"
+        f"<script>{get_plotlyjs()}</script></head><body>"
+        + body
+        + f"<script>{_asset('report.js')}</script></body></html>\n"
+    )

@@ -1,0 +1,45 @@
+"""The per-topic view: keyword weights and the papers closest to the topic's centroid."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from papertopics.report.document_map import topic_colour
+
+
+def _keyword_bars(keywords: list[list]) -> str:
+    if not keywords:
+        return '<p class="hint">No keywords.</p>'
+    top = max(weight for _, weight in keywords) or 1.0
+    rows = "".join(
+        f'<div class="bar-row"><span class="bar-word">{html.escape(word)}</span>'
+        f'<span class="bar" style="width:{max(2.0, 100 * weight / top):.1f}%"></span>'
+        f'<span class="bar-value">{weight:.3f}</span></div>'
+        for word, weight in keywords
+    )
+    return f'<div class="keyword-bars" role="img" aria-label="c-TF-IDF keyword weights">{rows}</div>'
+
+
+def _paper(paper) -> str:
+    return (
+        f'<details class="paper" data-id="{html.escape(paper.id)}"><summary>{html.escape(paper.display_name)}'
+        f' <span class="dump">{html.escape(paper.dumps.replace(";", ", "))}</span></summary>'
+        f"<p>{html.escape(paper.abstract)}</p></details>"
+    )
+
+
+def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
+    by_id = papers.set_index("id", drop=False)
+    cards = []
+    for topic in topic_details:
+        examples = "".join(_paper(by_id.loc[paper_id]) for paper_id in topic["representative_ids"])
+        cards.append(
+            f'<article class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{topic_colour(topic["topic"])}">'
+            f'<h3>Topic {topic["topic"]}: {html.escape(topic["label"])} '
+            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span></h3>'
+            f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
+            f'<div class="examples"><h4>Most representative papers</h4>{examples}</div></div></article>'
+        )
+    return '<section id="topic-details"><h2>Topics in detail</h2>' + "".join(cards) + "</section>"

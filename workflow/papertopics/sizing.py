@@ -1,0 +1,20 @@
+"""Resolve the size-dependent knobs that accept ``auto`` from the corpus size."""
+
+from __future__ import annotations
+
+
+def _clamp(value: float, low: int, high: int) -> int:
+    return int(max(low, min(high, round(value))))
+
+
+def resolve_n_neighbors(setting: int | str, n_papers: int) -> int:
+    """UMAP neighbourhood size: about n/8 between 2 and 15, always below the corpus size."""
+    wanted = _clamp(n_papers / 8, 2, 15) if setting == "auto" else int(setting)
+    return max(1, min(wanted, n_papers - 1))
+
+
+def resolve_min_cluster_size(setting: int | str, n_papers: int) -> int:
+    """Smallest topic: about n/10 between 2 and 10 for small corpora, growing slowly beyond."""
+    if setting != "auto":
+        return int(setting)
+    return _clamp(n_papers / 10, 2, max(10, round(n_papers / 250)))

@@ -1,0 +1,180 @@
+"""File-to-file stages: read a stage's inputs, call its logic, write its outputs atomically.
+
+Each function here is what one Snakemake rule runs; heavy libraries are imported inside
+the stage modules only when the stage that needs them runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+
+
+def parse(dump_path: str, papers_path: str, summary_path: str, min_abstract_chars: int) -> None:
+    from papertopics.parse import parse_text_dump
+
+    parsed = parse_text_dump(dump_path, min_abstract_chars=min_abstract_chars)
+    summary = {
+        **parsed.summary(),
+        "source": str(dump_path),
+        "sha256": hashlib.sha256(Path(dump_path).read_bytes()).hexdigest(),
+    }
+    storage.write_jsonl(papers_path, parsed.papers)
+    storage.write_json(summary_path, summary)
+    _LOG.info(
+        "%s: %d records read, %d kept, %d duplicates, %d rejected",
+        dump_path, summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"],
+    )
+
+
+def corpus(papers_paths: list[str], summary_paths: list[str], papers_out: str, summary_out: str) -> None:
+    from papertopics.corpus import merge_dumps
+
+    dumps = [(storage.read_json(s), storage.read_jsonl(p)) for p, s in zip(papers_paths, summary_paths)]
+    papers, summary = merge_dumps(dumps)
+    storage.write_jsonl(papers_out, papers)
+    storage.write_json(summary_out, summary)
+    _LOG.info("corpus: %d papers from %d dumps", summary["papers"], len(dumps))
+
+
+def embed(papers_path: str, embeddings_out: str, model: str, batch_size: int, max_seq_length: int) -> None:
+    from papertopics.embed import embed_texts, embedding_text, load_model
+
+    papers = storage.read_jsonl(papers_path)
+    encoder = load_model(model, max_seq_length)
+    vectors = embed_texts(encoder, [embedding_text(p) for p in papers], batch_size=batch_size)
+    storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers]), vectors=vectors)
+
+
+def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[list[dict], np.ndarray]:
+    from papertopics.embed import gather_embeddings
+
+    papers = storage.read_jsonl(papers_path)
+    stored = [storage.read_arrays(path) for path in embedding_paths]
+    return papers, gather_embeddings([p["id"] for p in papers], stored)
+
+
+def reduce(papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap) -> None:
+    from papertopics.reduce import reduce_embeddings
+
+    papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
+    cluster_space, map_2d, settings = reduce_embeddings(embeddings, **umap)
+    ids = np.array([p["id"] for p in papers])
+    storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space, map_2d=map_2d)
+    storage.write_json(settings_out, settings)
+    _LOG.info("reduced %d papers with %s", len(papers), settings)
+
+
+def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan) -> None:
+    from papertopics.cluster import cluster_points
+
+    coordinates = storage.read_arrays(coordinates_path)
+    labels, settings = cluster_points(coordinates["cluster_space"], **hdbscan)
+    settings["clusters"] = int(len(set(labels.tolist()) - {-1}))
+    settings["outliers"] = int((labels == -1).sum())
+    storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
+    storage.write_json(settings_out, settings)
+    _LOG.info("clustered: %s", settings)
+
+
+def topics(
+    papers_path: str,
+    embedding_paths: list[str],
+    coordinates_path: str,
+    labels_path: str,
+    topics_out: str,
+    papers_out: str,
+    details_out: str,
+    model_out: str,
+    embedding_model: str,
+    max_seq_length: int,
+    n_representative_docs: int,
+    **representation,
+) -> None:
+    import pandas as pd
+
+    from papertopics.embed import load_model, resolve_model_location
+    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model
+
+    papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
+    ids = [p["id"] for p in papers]
+    coordinates = storage.read_arrays(coordinates_path)
+    clusters = storage.read_arrays(labels_path)
+    if coordinates["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
+        raise RuntimeError("reduced coordinates or cluster labels are out of step with the corpus; rerun reduce.")
+
+    model, assigned, was_outlier = fit_topic_model(
+        [p["text"] for p in papers],
+        embeddings,
+        clusters["labels"],
+        embedding_model=load_model(embedding_model, max_seq_length),
+        **representation,
+    )
+    details = describe_topics(model, ids, embeddings, assigned, n_representative_docs)
+    label_of = {d["topic"]: d["label"] for d in details}
+    model.set_topic_labels(label_of)
+
+    topic_table = pd.DataFrame(
+        {
+            "id": [d["topic"] for d in details],
+            "label": [d["label"] for d in details],
+            "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
+            "size": [d["size"] for d in details],
+            "share": [round(d["share"], 6) for d in details],
+        }
+    )
+    storage.write_csv(topics_out, topic_table)
+    x, y = coordinates["map_2d"][:, 0], coordinates["map_2d"][:, 1]
+    paper_table = pd.DataFrame(
+        {
+            "id": ids,
+            "dump": [p["dump"] for p in papers],
+            "dumps": [";".join(p["dumps"]) for p in papers],
+            "display_name": [p["display_name"] for p in papers],
+            "abstract": [p["abstract"] for p in papers],
+            "topic": assigned,
+            "topic_label": [label_of[t] for t in assigned.tolist()],
+            "outlier": was_outlier,
+            "x": np.round(x, 5),
+            "y": np.round(y, 5),
+        }
+    )
+    storage.write_csv(papers_out, paper_table)
+    settings = {
+        "embedding_model": embedding_model,
+        "n_representative_docs": n_representative_docs,
+        **representation,
+        "outliers_before_reduction": int(was_outlier.sum()),
+        "topics": sum(1 for d in details if d["topic"] != OUTLIER),
+    }
+    storage.write_json(details_out, {"settings": settings, "topics": details})
+    _save_model(model, model_out, resolve_model_location(embedding_model))
+    _LOG.info("%d topics: %s", settings["topics"], [d["label"] for d in details])
+
+
+def _save_model(model, model_out: str, embedding_model_location: str) -> None:
+    import shutil
+
+    target = Path(model_out)
+    temporary = target.with_name(f".{target.name}.part")
+    shutil.rmtree(temporary, ignore_errors=True)
+    model.save(
+        temporary, serialization="safetensors", save_ctfidf=True, save_embedding_model=embedding_model_location
+    )
+    shutil.rmtree(target, ignore_errors=True)
+    temporary.replace(target)
+
+
+def report(output: str, title: str, hover_chars: int, **inputs) -> None:
+    from papertopics.report import build_report, load_report_inputs
+
+    page = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
+    storage.write_text(output, page)
+    _LOG.info("report written to %s (%.1f MB)", output, len(page.encode()) / 1e6)

@@ -1,0 +1,113 @@
+"""Text clean-up for keyword extraction, stable paper ids and short display names."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+# \cmd{arg} keeps arg; a bare \cmd (e.g. \alpha, \infty) is dropped; \% \& \_ keep the character.
+_LATEX_ESCAPED_CHAR = re.compile(r"\\([%&_#$])")
+_LATEX_COMMAND_WITH_ARGUMENT = re.compile(r"\\[A-Za-z]+\*?\s*\{([^{}]*)\}")
+_LATEX_BARE_COMMAND = re.compile(r"\\[A-Za-z]+\*?")
+_MATH_DELIMITERS = re.compile(r"\$\$?|\\[()\[\]]")
+_BRACES = re.compile(r"[{}]")
+_MARKDOWN_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1")
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BACKTICKS = re.compile(r"`+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def collapse_whitespace(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def clean_for_keywords(abstract: str) -> str:
+    """Strip LaTeX, math delimiters, markdown emphasis and URLs, keeping the words.
+
+    ``$\\textbf{DAG}$`` becomes ``DAG`` and ``**NeurIPS**`` becomes ``NeurIPS``.
+    """
+    text = _MARKDOWN_LINK.sub(r"\1", abstract)
+    text = _URL.sub(" ", text)
+    text = _LATEX_ESCAPED_CHAR.sub(r"\1", text)
+    # Nested commands (\textbf{\emph{x}}) unwrap one level per pass.
+    previous = None
+    while previous != text:
+        previous = text
+        text = _LATEX_COMMAND_WITH_ARGUMENT.sub(r"\1", text)
+    text = _LATEX_BARE_COMMAND.sub(" ", text)
+    text = _MATH_DELIMITERS.sub("", text)
+    text = _BRACES.sub("", text)
+    text = _MARKDOWN_EMPHASIS.sub(r"\2", text)
+    text = _BACKTICKS.sub("", text)
+    return collapse_whitespace(text)
+
+
+def normalise_for_identity(abstract: str) -> str:
+    """The form two abstracts must share to count as the same paper."""
+    return re.sub(r"\W+", " ", abstract.casefold()).strip()
+
+
+def paper_id(abstract: str) -> str:
+    """A stable id from the abstract's content: unchanged when a dump is reordered."""
+    digest = hashlib.sha1(normalise_for_identity(abstract).encode("utf-8")).hexdigest()
+    return f"p{digest[:12]}"
+
+
+_INTRODUCING_VERB = re.compile(
+    r"\b(?:we\s+|this\s+paper\s+|this\s+work\s+)?"
+    r"(?:introduce[sd]?|propose[sd]?|present(?:s|ed)?|call(?:ed)?|name[sd]?|dub(?:bed)?|term(?:ed)?)\b"
+    r"(?P<rest>[^.;:!?]*)",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-–][A-Za-z0-9]+)*")
+# Tokens within this many words after an introducing verb may be the coined name.
+_NAME_WINDOW_WORDS = 10
+_DISPLAY_NAME_MAX_CHARS = 80
+
+
+def _is_coined_token(token: str, followed_by_comma: bool) -> bool:
+    """LakeQA, CrispEdit, DeR-Mamba, GALA, V2A, Digit-18; Tool-Guard only as an appositive."""
+    parts = re.split(r"[-–]", token)
+    has_letters = any(c.isalpha() for c in token)
+    inner_capital = any(any(c.isupper() for c in part[1:]) for part in parts)
+    letters_and_digits = has_letters and any(c.isdigit() for c in token)
+    capitalised_compound = len(parts) > 1 and all(part[:1].isupper() for part in parts)
+    return token[:1].isupper() and (
+        inner_capital or letters_and_digits or (capitalised_compound and followed_by_comma)
+    )
+
+
+def coined_name(cleaned_abstract: str) -> str | None:
+    """The name an abstract coins for its contribution ("we introduce LakeQA"), if any.
+
+    An appositive name wins ("we present Creat3r, an ..."), then a parenthesised one
+    ("the Diffusion Value Function (DVF)" → DVF), then the first coined-looking token.
+    """
+    for introduction in _INTRODUCING_VERB.finditer(cleaned_abstract):
+        window = list(_TOKEN.finditer(introduction.group("rest")))[:_NAME_WINDOW_WORDS]
+        rest = introduction.group("rest")
+        candidates = []
+        for match in window:
+            following = rest[match.end() : match.end() + 1]
+            preceding = rest[match.start() - 1 : match.start()] if match.start() else ""
+            if _is_coined_token(match.group(), following == ","):
+                appositive = following == ","
+                parenthesised = preceding == "(" and following == ")"
+                rank = 0 if appositive else 1 if parenthesised else 2
+                candidates.append((rank, match.start(), match.group()))
+        if candidates:
+            return min(candidates)[2]
+    return None
+
+
+def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHARS) -> str:
+    sentence = re.split(r"(?<=[.!?])\s+", cleaned_abstract, maxsplit=1)[0].rstrip(".")
+    if len(sentence) <= max_chars:
+        return sentence
+    shortened = sentence[: max_chars - 1].rsplit(" ", 1)[0]
+    return shortened.rstrip(",;:") + "…"
+
+
+def display_name(cleaned_abstract: str) -> str:
+    return coined_name(cleaned_abstract) or first_sentence(cleaned_abstract)

@@ -1,0 +1,33 @@
+rule parse:
+    input:
+        lambda wildcards: DUMPS[wildcards.dump],
+    output:
+        papers="results/parsed/{dump}.jsonl",
+        summary="results/parsed/{dump}.summary.json",
+    params:
+        min_abstract_chars=config["parse"]["min_abstract_chars"],
+    log:
+        "results/logs/parse/{dump}.log",
+    benchmark:
+        "results/benchmarks/parse/{dump}.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/parse.py"
+
+
+rule corpus:
+    input:
+        papers=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
+        summaries=expand("results/parsed/{dump}.summary.json", dump=sorted(DUMPS)),
+    output:
+        papers="results/corpus/papers.jsonl",
+        summary="results/corpus/summary.json",
+    log:
+        "results/logs/corpus.log",
+    benchmark:
+        "results/benchmarks/corpus.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/corpus.py"

@@ -1,0 +1,11 @@
+from papertopics import stages
+from papertopics.adapter import run_stage
+
+run_stage(
+    snakemake.log[0],
+    stages.cluster,
+    snakemake.input.coordinates,
+    snakemake.output.labels,
+    snakemake.output.settings,
+    **snakemake.params,
+)

@@ -1,0 +1,16 @@
+from papertopics import stages
+from papertopics.adapter import run_stage
+
+run_stage(
+    snakemake.log[0],
+    stages.topics,
+    snakemake.input.papers,
+    list(snakemake.input.embeddings),
+    snakemake.input.coordinates,
+    snakemake.input.labels,
+    snakemake.output.topics,
+    snakemake.output.papers,
+    snakemake.output.details,
+    snakemake.output.model,
+    **snakemake.params,
+)
