@@ -1,0 +1,86 @@
+"""Shared helpers: run the real workflow in a scratch folder, and find the shared data."""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = sorted((REPO / "data" / "raw").glob("*.txt"))
+SHARED = REPO.parent / "shared"
+CORPORA = SHARED / "corpora"
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+
+
+def default_config() -> dict:
+    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+
+
+def make_workdir(root: Path, dumps: dict[str, bytes | str] | None = None, **overrides) -> Path:
+    """A scratch working folder holding config.yaml (defaults plus ``overrides``, one level deep)
+    and ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None)."""
+    raw = root / "data" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    if dumps is None:
+        for seed in SEEDS:
+            shutil.copy(seed, raw / seed.name)
+    else:
+        for name, content in dumps.items():
+            (raw / name).write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    write_config(root, **overrides)
+    return root
+
+
+def write_config(root: Path, **overrides) -> dict:
+    config = copy.deepcopy(default_config())
+    for section, value in overrides.items():
+        if isinstance(value, dict):
+            config[section] = {**config.get(section, {}), **value}
+        else:
+            config[section] = value
+    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return config
+
+
+def run_workflow(workdir: Path, *args: str, check: bool = True, timeout: int = 1800) -> subprocess.CompletedProcess:
+    """Run snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
+    command = [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+               "--cores", "2", "--rerun-incomplete", *args]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}")
+    return result
+
+
+def planned_jobs(workdir: Path) -> dict[str, int]:
+    """Rule name → job count that a dry run would execute now."""
+    output = run_workflow(workdir, "--dry-run", "--quiet", "rules").stdout
+    jobs = {}
+    for line in output.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
+            jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+@pytest.fixture(scope="session")
+def seed_run(tmp_path_factory) -> Path:
+    """One full run of the workflow on the shipped dumps, shared by the slow tests."""
+    workdir = make_workdir(tmp_path_factory.mktemp("seed-run"))
+    run_workflow(workdir)
+    return workdir
+
+
+def require_corpus(name: str) -> Path:
+    path = CORPORA / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the shared benchmark corpora sit beside the repository only on the team's machines")
+    return path
