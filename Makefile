@@ -14,7 +14,6 @@ $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.t
 	# torch first and alone: the CPU build, not a multi-GB CUDA build pulled in as a dependency.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c constraints.txt
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
 run: $(INSTALLED)

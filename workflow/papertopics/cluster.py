@@ -6,6 +6,9 @@ import numpy as np
 
 from papertopics.sizing import resolve_min_cluster_size
 
+# Below this many papers, density clustering finds nothing meaningful: one topic holds them all.
+MIN_PAPERS_TO_CLUSTER = 10
+
 
 def cluster_points(
     points: np.ndarray,
@@ -24,7 +27,7 @@ def cluster_points(
         "cluster_selection_method": cluster_selection_method,
         "note": None,
     }
-    if n_papers < 2 * resolved or n_papers < 3:
+    if n_papers < max(2 * resolved, MIN_PAPERS_TO_CLUSTER):
         settings["note"] = (
             f"{n_papers} abstracts are too few to split into topics of at least "
             f"{resolved}; all of them form one topic."

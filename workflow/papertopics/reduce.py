@@ -38,6 +38,7 @@ def umap_project(
         min_dist=min_dist,
         metric=metric,
         random_state=random_state,
+        n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so avoids its warning
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
     )
     return reducer.fit_transform(embeddings).astype(np.float32)

