@@ -37,4 +37,12 @@ def cluster_points(
         min_samples=min_samples,
         cluster_selection_method=cluster_selection_method,
     )
-    return clusterer.fit_predict(points).astype(np.int64), settings
+    labels = clusterer.fit_predict(points).astype(np.int64)
+    if (labels == -1).all():
+        # A small corpus often has no dense region at all; one topic with a note beats none.
+        settings["note"] = (
+            f"HDBSCAN found no topic among {n_papers} abstracts (min_cluster_size {resolved}); all of them "
+            "form one topic. For several topics, add abstracts or lower hdbscan.min_cluster_size."
+        )
+        return np.zeros(n_papers, dtype=np.int64), settings
+    return labels, settings

@@ -341,8 +341,8 @@ def read_table(text: str, path: Path, delimiter: str) -> RawDump:
     try:
         for row in reader:
             start, next_line = next_line, reader.line_num + 1
-            if not any(cell.strip() for cell in row):
-                continue  # a blank line between rows is not a record
+            if len(row) <= 1 and not "".join(row).strip():
+                continue  # a blank line is not a record (a row of empty cells is, and is rejected)
             if header is None:
                 header = _unique_names(row)
                 continue

@@ -9,6 +9,7 @@ a run that was killed.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from pathlib import Path
 
@@ -31,13 +32,27 @@ def config_problems(config: dict, schema_path: str | os.PathLike) -> list[str]:
         if error.validator == "additionalProperties":
             message = f"{key}: {error.message}; the allowed keys are {', '.join(error.schema['properties'])}"
         elif error.validator == "oneOf":
-            message = f"{key}: {error.instance!r} is not valid; {error.schema.get('description', '').strip()}"
+            allowed = " or ".join(_describe(option) for option in error.schema["oneOf"])
+            message = f"{key}: {error.instance!r} is not valid; it must be {allowed}"
         else:
             message = f"{key}: {error.message}"
             if error.path and "description" in _schema_at(schema, error.absolute_path):
                 message += f" ({_schema_at(schema, error.absolute_path)['description'].strip()})"
         problems.append(message)
     return problems
+
+
+def _describe(option: dict) -> str:
+    """'"auto"', 'an integer from 2 to 200', 'an integer of at least 2'."""
+    if "const" in option:
+        return json.dumps(option["const"])
+    kind = {"integer": "an integer", "number": "a number"}.get(option.get("type"), str(option.get("type")))
+    low, high = option.get("minimum"), option.get("maximum")
+    if low is not None and high is not None:
+        return f"{kind} from {low} to {high}"
+    if low is not None:
+        return f"{kind} of at least {low}"
+    return kind
 
 
 def _schema_at(schema: dict, path) -> dict:

@@ -26,12 +26,12 @@ _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 # Only entities with their closing semicolon: "R&D" and "&notation" stay as written.
 _HTML_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-# Tags of the elements that abstracts scraped from web pages carry; a bare "a < b > c" in
-# an abstract is maths, not a tag, so only these names count.
+# Tags of the elements that abstracts scraped from web pages carry, with name="value"
+# attributes only: "a <b and c> d" in an abstract is maths, not a tag.
 _HTML_TAG = re.compile(
     r"</?(?:a|abbr|b|big|blockquote|br|cite|code|div|em|font|h[1-6]|hr|i|img|jats:[a-z-]+|li|"
     r"math|mi|mn|mo|mrow|msub|msup|ol|p|pre|q|s|small|span|strike|strong|sub|sup|tt|u|ul)"
-    r"(?:\s[^<>]*)?/?>",
+    r"""(?:\s+[\w:-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s<>"']+))*\s*/?>""",
     re.IGNORECASE,
 )
 
