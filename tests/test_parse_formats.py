@@ -6,7 +6,6 @@ import csv
 import gzip
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -90,6 +89,16 @@ def test_txt_dump(tmp_path, compressed):
     assert [p["abstract"] for p in parsed.papers] == ABSTRACTS
     assert parsed.papers[0]["display_name"] == "LakeQA"
     assert [p["location"] for p in parsed.papers] == ["line 3", "line 5", "line 7"]
+
+
+def test_txt_dump_whose_first_line_looks_like_an_abstract_warns(tmp_path):
+    assert parse_dump(write(tmp_path, "x.txt", txt_dump()), 20).warnings == []
+    long_first = ABSTRACTS[0] + " " + ABSTRACTS[1]
+    parsed = parse_dump(write(tmp_path, "y.txt", f"{long_first}\n\n{ABSTRACTS[2]}\n"), 20)
+    assert parsed.warnings == [
+        f"{tmp_path / 'y.txt'}: the first line ({len(long_first)} characters) is taken as the dump's title, not as "
+        "an abstract; if it is an abstract, add a title line above it."
+    ]
 
 
 @COMPRESSION
@@ -354,7 +363,7 @@ def parse_error(path: Path, **options) -> str:
     return message
 
 
-@pytest.mark.parametrize("content", [b"", b"  \n\r\n\t ", "\ufeff\n".encode("utf-8")], ids=["zero-bytes", "blank", "bom-only"])
+@pytest.mark.parametrize("content", [b"", b"  \n\r\n\t ", "\ufeff\n".encode("utf-8"), "\u200b\n\u00a0\n".encode("utf-8")], ids=["zero-bytes", "blank", "bom-only", "invisible-only"])
 def test_empty_file(tmp_path, content):
     assert "the file is empty" in parse_error(write(tmp_path, "x.txt", content))
 
@@ -383,7 +392,7 @@ def test_known_binary_formats_are_named(tmp_path, data, what):
 
 
 def test_control_characters_without_nul_are_binary(tmp_path):
-    data = bytes(b % 31 + 1 for b in os.urandom(4096) if b % 31 + 1 not in (9, 10, 13))
+    data = b"Title\n\n" + bytes(c for c in range(1, 32) if c not in (9, 10, 13)) * 100
     assert "binary file" in parse_error(write(tmp_path, "x.txt", data))
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
-from papertopics.text import normalise_text
+from papertopics.text import CONTROL_CHARACTER, normalise_text
 
 SUPPORTED_EXTENSIONS = (".txt", ".md", ".jsonl", ".json", ".csv", ".tsv")
 COMPRESSED_SUFFIX = ".gz"
@@ -51,7 +51,8 @@ _BINARY_SIGNATURES = (
 )
 # More control characters than this share of the text means the file is not text.
 _MAX_CONTROL_SHARE = 0.01
-_CONTROL_CHARACTER = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+# A .txt/.md title line longer than this is more likely an abstract.
+_LONGEST_LIKELY_TITLE = 150
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s+(.*?))?(?:\s+#+)?\s*$")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
@@ -152,13 +153,13 @@ def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
                 f"{encoding.upper()} ({error.reason}); save the file as UTF-8."
             ) from None
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
-        raise PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
-    controls = len(_CONTROL_CHARACTER.findall(text))
+    controls = len(CONTROL_CHARACTER.findall(text))
     if controls > _MAX_CONTROL_SHARE * len(text):
         raise PipelineInputError(
             f"{path}: this looks like a binary file ({controls} control characters in {len(text)}), not a text dump."
         )
+    if not normalise_text(text):
+        raise PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
     return text, encoding, warnings
 
 
@@ -178,6 +179,16 @@ def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     return blocks
 
 
+def _title_warnings(title: str, path: Path) -> list[str]:
+    """A first line as long as an abstract probably is one: say so rather than lose it quietly."""
+    if len(title) <= _LONGEST_LIKELY_TITLE:
+        return []
+    return [
+        f"{path}: the first line ({len(title)} characters) is taken as the dump's title, not as an abstract; "
+        "if it is an abstract, add a title line above it."
+    ]
+
+
 def read_text(text: str, path: Path) -> RawDump:
     blocks = _blocks(text.split("\n"))
     title_line, first_block = blocks[0][0], blocks[0][1]
@@ -190,7 +201,7 @@ def read_text(text: str, path: Path) -> RawDump:
         Record(position, f"line {start}", {"abstract": normalise_text(" ".join(lines))})
         for position, (start, lines) in enumerate(blocks)
     ]
-    return RawDump(title=title, records=records, format="txt", encoding="")
+    return RawDump(title=title, records=records, format="txt", encoding="", warnings=_title_warnings(title, path))
 
 
 def read_markdown(text: str, path: Path) -> RawDump:
@@ -236,7 +247,8 @@ def read_markdown(text: str, path: Path) -> RawDump:
     flush_paragraph()
     if heading:
         add(heading[0], heading[1], None)
-    return RawDump(title=dump_title, records=records, format="md", encoding="")
+    warnings = _title_warnings(dump_title, path)
+    return RawDump(title=dump_title, records=records, format="md", encoding="", warnings=warnings)
 
 
 def field_text(value) -> str | None:

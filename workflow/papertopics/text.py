@@ -23,7 +23,7 @@ _WHITESPACE = re.compile(r"\s+")
 # change how some scripts and emoji render.)
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 # Control characters other than tab and line breaks (which the whitespace rules handle).
-_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+CONTROL_CHARACTER = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 # Only entities with their closing semicolon: "R&D" and "&notation" stay as written.
 _HTML_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Tags of the elements that abstracts scraped from web pages carry, with name="value"
@@ -43,7 +43,7 @@ def collapse_whitespace(text: str) -> str:
 def normalise_text(text: str) -> str:
     """One line of clean text: invisible characters dropped, control characters and every
     kind of space or line break (non-breaking, thin, ideographic, CR, LF) made one space."""
-    return collapse_whitespace(_CONTROL.sub(" ", _INVISIBLE.sub("", text)))
+    return collapse_whitespace(CONTROL_CHARACTER.sub(" ", _INVISIBLE.sub("", text)))
 
 
 def strip_html(text: str) -> str:

@@ -10,7 +10,7 @@ from snakemake.utils import validate
 # (also inside a --use-conda environment, which does not install this repository).
 PACKAGE_ROOT = str(Path(workflow.basedir) / "workflow")
 sys.path.insert(0, PACKAGE_ROOT)
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, os.environ.get("PYTHONPATH")]))
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
 
 from papertopics.embed import model_problem
 from papertopics.errors import PipelineInputError
