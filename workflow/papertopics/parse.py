@@ -1,101 +1,202 @@
-"""Parse one abstract dump into paper records and an accounting summary.
+"""Parse one abstract dump, of any supported format, into paper records and an accounting.
 
-The ``.txt`` dump format: the first non-blank line is the dump's title (any language);
-then one abstract per paragraph, paragraphs separated by one or more blank lines, line
-breaks inside a paragraph joined. UTF-8 with or without a byte-order mark; LF, CRLF or CR.
+Every record read ends up in exactly one place: kept as a paper, counted as a duplicate
+of an earlier paper in the same dump, or rejected with its reason (``empty``,
+``too_short``, ``unparsable``). The formats themselves are read by
+:mod:`papertopics.formats`.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
-from papertopics.text import clean_for_keywords, collapse_whitespace, display_name, paper_id
+from papertopics.formats import RawDump, read_dump
+from papertopics.text import clean_for_keywords, display_name, paper_id, strip_html
 
-_BLANK_LINES = re.compile(r"\n[ \t\f\v]*\n\s*")
+# Where a table or JSON dump has no column set in the config, the abstract is the first of
+# these that a record has (names compared ignoring case, spaces, hyphens and underscores).
+ABSTRACT_FIELDS = ("abstract", "summary", "abstract_text", "paper_abstract", "abstracts")
+# Optional fields a paper record keeps under these names; the input's own ``id`` becomes
+# ``input_id`` (the pipeline's id is a hash of the abstract, stable across formats).
+KNOWN_FIELDS = {
+    "title": ("title", "paper_title"),
+    "authors": ("authors", "author", "author_names", "creators"),
+    "url": ("url", "link", "paper_url", "pdf_url", "html_url"),
+    "year": ("year", "publication_year"),
+    "label": ("label",),
+    "input_id": ("id", "paper_id"),
+}
+REJECTION_REASONS = ("empty", "too_short", "unparsable")
+
+
+def field_key(name: str) -> str:
+    return re.sub(r"[\s_-]+", "", name).casefold()
+
+
+def find_field(names: list[str], candidates: tuple[str, ...]) -> str | None:
+    """The first name in ``names`` matching the earliest possible candidate."""
+    by_key = {}
+    for name in names:
+        by_key.setdefault(field_key(name), name)
+    return next((by_key[field_key(c)] for c in candidates if field_key(c) in by_key), None)
 
 
 @dataclass
 class ParsedDump:
     name: str
     title: str
+    format: str
+    encoding: str
     papers: list[dict]
     records_read: int
-    duplicates: int = 0
+    duplicates: list[dict] = field(default_factory=list)
     rejected: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    abstract_field: str = "abstract"
 
     def summary(self) -> dict:
+        if self.records_read != len(self.papers) + len(self.duplicates) + len(self.rejected):
+            raise AssertionError(f"{self.name}: records read do not add up to kept + duplicates + rejected")
+        by_reason = Counter(rejection["reason"] for rejection in self.rejected)
         return {
             "dump": self.name,
             "title": self.title,
+            "format": self.format,
+            "encoding": self.encoding,
+            "abstract_field": self.abstract_field,
             "records_read": self.records_read,
             "kept": len(self.papers),
-            "duplicates": self.duplicates,
+            "duplicates": len(self.duplicates),
             "rejected": len(self.rejected),
+            "rejected_by_reason": {reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]},
             "rejections": self.rejected,
+            "duplicate_records": self.duplicates,
+            "warnings": self.warnings,
         }
 
 
 def dump_name(path: str | Path) -> str:
-    """A dump's name is its file name without the format extension."""
+    """A dump's name is its file name without the format extension(s)."""
     return Path(path).name.split(".", 1)[0]
 
 
-def decode_dump(raw: bytes, path: Path) -> str:
-    if not raw.strip():
-        raise PipelineInputError(f"{path}: the file is empty; put one abstract per paragraph in it or remove it.")
-    if b"\x00" in raw[:8192]:
-        raise PipelineInputError(f"{path}: this looks like a binary file (it contains NUL bytes), not a text dump.")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise PipelineInputError(
-            f"{path}: line {line} is not valid UTF-8 ({error.reason}); save the file as UTF-8."
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def abstract_field_of(raw: RawDump, path: Path, abstract_column: str | None) -> str:
+    if raw.columns is None:
+        return "abstract"
+    wanted = (abstract_column,) if abstract_column else ABSTRACT_FIELDS
+    found = find_field(raw.columns, wanted)
+    if found:
+        return found
+    kind = "column" if raw.format in ("csv", "tsv") else "field"
+    seen = ", ".join(raw.columns[:30]) or "(none)"
+    if not raw.records:
+        hint = f"no records at all ({kind}s: {seen}); a dump needs at least one abstract"
+    elif abstract_column:
+        hint = f"parse.abstract_column is {abstract_column!r} but no {kind} has that name ({kind}s: {seen})"
+    else:
+        hint = (
+            f"no abstract {kind} ({kind}s: {seen}); name it 'abstract' or set parse.abstract_column "
+            "in config.yaml to the one that holds the abstracts"
+        )
+    raise PipelineInputError(f"{path}: {hint}.")
 
 
-def split_title_and_paragraphs(text: str) -> tuple[str, list[str]]:
-    lines = text.strip().split("\n")
-    title = collapse_whitespace(lines[0])
-    body = "\n".join(lines[1:]).strip()
-    paragraphs = [collapse_whitespace(p) for p in _BLANK_LINES.split(body)] if body else []
-    return title, [p for p in paragraphs if p]
+def paper_fields(fields: dict[str, str], abstract_field: str) -> tuple[dict, dict]:
+    """Split a record's fields into the known optional ones and the rest (``extra``)."""
+    rest = {name: value for name, value in fields.items() if name != abstract_field}
+    known = {}
+    for key, candidates in KNOWN_FIELDS.items():
+        name = find_field(list(rest), candidates)
+        if name is not None:
+            known[key] = rest.pop(name)
+    return known, rest
 
 
-def parse_text_dump(path: str | Path, min_abstract_chars: int) -> ParsedDump:
+def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str | None = None) -> ParsedDump:
+    """Read the dump at ``path`` and decide, for every record, keep, duplicate or reject."""
     path = Path(path)
-    title, paragraphs = split_title_and_paragraphs(decode_dump(path.read_bytes(), path))
-    parsed = ParsedDump(name=dump_name(path), title=title, papers=[], records_read=len(paragraphs))
-    seen_ids: set[str] = set()
-    for position, abstract in enumerate(paragraphs):
-        if len(abstract) < min_abstract_chars:
-            parsed.rejected.append(
-                {"position": position, "reason": f"shorter than {min_abstract_chars} characters"}
-            )
+    raw = read_dump(path)
+    name = dump_name(path)
+    abstract_field = abstract_field_of(raw, path, abstract_column)
+    parsed = ParsedDump(
+        name=name,
+        title=raw.title or name,
+        format=raw.format,
+        encoding=raw.encoding,
+        papers=[],
+        records_read=len(raw.records),
+        warnings=raw.warnings,
+        abstract_field=abstract_field,
+    )
+    first_seen: dict[str, str] = {}
+    for record in raw.records:
+        where = {"position": record.position, "location": record.location}
+        abstract = record.fields.get(abstract_field, "")
+        if record.problem:
+            parsed.rejected.append({**where, "reason": "unparsable", "detail": record.problem})
+            continue
+        text = clean_for_keywords(abstract)
+        if not text:
+            parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
+            continue
+        if len(strip_html(abstract)) < min_abstract_chars:
+            detail = f"{len(strip_html(abstract))} characters, fewer than parse.min_abstract_chars = {min_abstract_chars}"
+            parsed.rejected.append({**where, "reason": "too_short", "detail": detail})
             continue
         identifier = paper_id(abstract)
-        if identifier in seen_ids:
-            parsed.duplicates += 1
+        if identifier in first_seen:
+            parsed.duplicates.append({**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
-        seen_ids.add(identifier)
-        cleaned = clean_for_keywords(abstract)
+        first_seen[identifier] = record.location
+        known, extra = paper_fields(record.fields, abstract_field)
         parsed.papers.append(
             {
                 "id": identifier,
-                "dump": parsed.name,
-                "dump_title": title,
-                "position": position,
-                "display_name": display_name(cleaned),
+                "dump": name,
+                "dump_title": parsed.title,
+                "position": record.position,
+                "location": record.location,
+                "display_name": display_name(text, title=known.get("title"), authors=known.get("authors")),
                 "abstract": abstract,
-                "text": cleaned,
+                "text": text,
+                **known,
+                "extra": extra,
             }
         )
     if not parsed.papers:
-        raise PipelineInputError(
-            f"{path}: no abstracts found after the title line; separate abstracts by blank lines."
-        )
+        raise PipelineInputError(f"{path}: {_no_abstracts_hint(parsed, raw)}")
     return parsed
+
+
+def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]]:
+    """Every input field of the papers as table columns: the known optional fields always
+    (empty where a dump lacks them), then the other fields in order of first appearance,
+    renamed ``input_<name>`` where a name is one of the ``reserved`` pipeline columns."""
+    columns = {key: [paper.get(key, "") for paper in papers] for key in KNOWN_FIELDS}
+    taken = reserved | set(columns)
+    for name in dict.fromkeys(name for paper in papers for name in paper.get("extra", {})):
+        column = f"input_{name}" if name in taken else name
+        columns[column] = [paper.get("extra", {}).get(name, "") for paper in papers]
+        taken.add(column)
+    return columns
+
+
+def _no_abstracts_hint(parsed: ParsedDump, raw: RawDump) -> str:
+    if parsed.rejected:
+        reasons = Counter(r["reason"] for r in parsed.rejected)
+        first = parsed.rejected[0]
+        return (
+            f"no abstracts kept: all {parsed.records_read} records were rejected "
+            f"({', '.join(f'{n} {reason}' for reason, n in reasons.items())}; first at {first['location']}: "
+            f"{first['detail']}). Fix those records, or lower parse.min_abstract_chars if they are real abstracts."
+        )
+    if raw.format in ("txt", "md"):
+        return (
+            "no abstracts found after the title line. The first line is the dump's title; put one abstract "
+            "per paragraph after it, paragraphs separated by blank lines."
+        )
+    return "no records found; a dump needs at least one abstract."

@@ -17,20 +17,27 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def parse(dump_path: str, papers_path: str, summary_path: str, min_abstract_chars: int) -> None:
-    from papertopics.parse import parse_text_dump
+def parse(
+    dump_path: str, papers_path: str, summary_path: str, min_abstract_chars: int, abstract_column: str | None
+) -> None:
+    from papertopics.parse import parse_dump
 
-    parsed = parse_text_dump(dump_path, min_abstract_chars=min_abstract_chars)
+    parsed = parse_dump(dump_path, min_abstract_chars=min_abstract_chars, abstract_column=abstract_column)
     summary = {
         **parsed.summary(),
         "source": str(dump_path),
         "sha256": hashlib.sha256(Path(dump_path).read_bytes()).hexdigest(),
     }
+    for warning in parsed.warnings:
+        _LOG.warning("%s", warning)
+    for rejection in parsed.rejected:
+        _LOG.info("%s %s: rejected (%s): %s", dump_path, rejection["location"], rejection["reason"], rejection["detail"])
     storage.write_jsonl(papers_path, parsed.papers)
     storage.write_json(summary_path, summary)
     _LOG.info(
-        "%s: %d records read, %d kept, %d duplicates, %d rejected",
-        dump_path, summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"],
+        "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s",
+        dump_path, summary["format"], summary["encoding"], summary["records_read"], summary["kept"],
+        summary["duplicates"], summary["rejected"], summary["rejected_by_reason"] or "",
     )
 
 
@@ -101,6 +108,7 @@ def topics(
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
+    from papertopics.parse import input_columns
     from papertopics.topics import OUTLIER, describe_topics, fit_topic_model
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
@@ -132,20 +140,20 @@ def topics(
     )
     storage.write_csv(topics_out, topic_table)
     x, y = coordinates["map_2d"][:, 0], coordinates["map_2d"][:, 1]
-    paper_table = pd.DataFrame(
-        {
-            "id": ids,
-            "dump": [p["dump"] for p in papers],
-            "dumps": [";".join(p["dumps"]) for p in papers],
-            "display_name": [p["display_name"] for p in papers],
-            "abstract": [p["abstract"] for p in papers],
-            "topic": assigned,
-            "topic_label": [label_of[t] for t in assigned.tolist()],
-            "outlier": was_outlier,
-            "x": np.round(x, 5),
-            "y": np.round(y, 5),
-        }
-    )
+    pipeline_columns = {
+        "id": ids,
+        "dump": [p["dump"] for p in papers],
+        "dumps": [";".join(p["dumps"]) for p in papers],
+        "display_name": [p["display_name"] for p in papers],
+        "abstract": [p["abstract"] for p in papers],
+        "topic": assigned,
+        "topic_label": [label_of[t] for t in assigned.tolist()],
+        "outlier": was_outlier,
+        "x": np.round(x, 5),
+        "y": np.round(y, 5),
+    }
+    # Input fields (title, authors, url, year, label, ...) are carried along, never used to fit.
+    paper_table = pd.DataFrame({**pipeline_columns, **input_columns(papers, reserved=set(pipeline_columns))})
     storage.write_csv(papers_out, paper_table)
     settings = {
         "embedding_model": embedding_model,

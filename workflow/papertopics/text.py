@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import re
+import unicodedata
 
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 # \cmd{arg} keeps arg; a bare \cmd (e.g. \alpha, \infty) is dropped; \% \& \_ keep the character.
@@ -16,18 +18,48 @@ _MARKDOWN_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _BACKTICKS = re.compile(r"`+")
 _WHITESPACE = re.compile(r"\s+")
+# Invisible characters that scrapes and word processors leave inside words: zero-width space,
+# word joiner, a byte-order mark inside the text, soft hyphen. (Zero-width joiners stay: they
+# change how some scripts and emoji render.)
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad]")
+# Control characters other than tab and line breaks (which the whitespace rules handle).
+CONTROL_CHARACTER = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+# Only entities with their closing semicolon: "R&D" and "&notation" stay as written.
+_HTML_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+# Tags of the elements that abstracts scraped from web pages carry, with name="value"
+# attributes only: "a <b and c> d" in an abstract is maths, not a tag.
+_HTML_TAG = re.compile(
+    r"</?(?:a|abbr|b|big|blockquote|br|cite|code|div|em|font|h[1-6]|hr|i|img|jats:[a-z-]+|li|"
+    r"math|mi|mn|mo|mrow|msub|msup|ol|p|pre|q|s|small|span|strike|strong|sub|sup|tt|u|ul)"
+    r"""(?:\s+[\w:-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s<>"']+))*\s*/?>""",
+    re.IGNORECASE,
+)
 
 
 def collapse_whitespace(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-def clean_for_keywords(abstract: str) -> str:
-    """Strip LaTeX, math delimiters, markdown emphasis and URLs, keeping the words.
+def normalise_text(text: str) -> str:
+    """One line of clean text: invisible characters dropped, control characters and every
+    kind of space or line break (non-breaking, thin, ideographic, CR, LF) made one space."""
+    return collapse_whitespace(CONTROL_CHARACTER.sub(" ", _INVISIBLE.sub("", text)))
 
-    ``$\\textbf{DAG}$`` becomes ``DAG`` and ``**NeurIPS**`` becomes ``NeurIPS``.
+
+def strip_html(text: str) -> str:
+    """Decode HTML entities (``&amp;`` → ``&``, ``&#233;`` → ``é``) and drop HTML tags."""
+    text = _HTML_TAG.sub(" ", text)
+    text = _HTML_ENTITY.sub(lambda entity: html.unescape(entity.group()), text)
+    return normalise_text(text)
+
+
+def clean_for_keywords(abstract: str) -> str:
+    """Strip HTML, LaTeX, math delimiters, markdown emphasis and URLs, keeping the words.
+
+    ``$\\textbf{DAG}$`` becomes ``DAG``, ``**NeurIPS**`` becomes ``NeurIPS`` and
+    ``<i>E. coli</i> &amp; yeast`` becomes ``E. coli & yeast``.
     """
-    text = _MARKDOWN_LINK.sub(r"\1", abstract)
+    text = _MARKDOWN_LINK.sub(r"\1", strip_html(abstract))
     text = _URL.sub(" ", text)
     text = _LATEX_ESCAPED_CHAR.sub(r"\1", text)
     # Nested commands (\textbf{\emph{x}}) unwrap one level per pass.
@@ -44,12 +76,15 @@ def clean_for_keywords(abstract: str) -> str:
 
 
 def normalise_for_identity(abstract: str) -> str:
-    """The form two abstracts must share to count as the same paper."""
-    return re.sub(r"\W+", " ", abstract.casefold()).strip()
+    """The form two abstracts must share to count as the same paper: HTML decoded, Unicode
+    compatibility forms folded (``ﬁ`` → ``fi``), case, punctuation and spacing ignored."""
+    folded = unicodedata.normalize("NFKC", strip_html(abstract)).casefold()
+    return re.sub(r"\W+", " ", folded).strip()
 
 
 def paper_id(abstract: str) -> str:
-    """A stable id from the abstract's content: unchanged when a dump is reordered."""
+    """A stable id from the abstract's content: unchanged when a dump is reordered or
+    re-exported in another format."""
     digest = hashlib.sha1(normalise_for_identity(abstract).encode("utf-8")).hexdigest()
     return f"p{digest[:12]}"
 
@@ -64,6 +99,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-–][A-Za-z0-9]+)*")
 # Tokens within this many words after an introducing verb may be the coined name.
 _NAME_WINDOW_WORDS = 10
 _DISPLAY_NAME_MAX_CHARS = 80
+_TITLE_MAX_CHARS = 200
 
 
 def _is_coined_token(token: str, followed_by_comma: bool) -> bool:
@@ -101,13 +137,30 @@ def coined_name(cleaned_abstract: str) -> str | None:
     return None
 
 
-def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHARS) -> str:
-    sentence = re.split(r"(?<=[.!?])\s+", cleaned_abstract, maxsplit=1)[0].rstrip(".")
-    if len(sentence) <= max_chars:
-        return sentence
-    shortened = sentence[: max_chars - 1].rsplit(" ", 1)[0]
+def shorten(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    shortened = text[: max_chars - 1].rsplit(" ", 1)[0]
     return shortened.rstrip(",;:") + "…"
 
 
-def display_name(cleaned_abstract: str) -> str:
-    return coined_name(cleaned_abstract) or first_sentence(cleaned_abstract)
+def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHARS) -> str:
+    sentence = re.split(r"(?<=[.!?])\s+", cleaned_abstract, maxsplit=1)[0].rstrip(".")
+    return shorten(sentence, max_chars)
+
+
+def short_authors(authors: str) -> str:
+    """"Ada Lovelace; Alan Turing; Grace Hopper" → "Ada Lovelace et al."."""
+    separator = ";" if ";" in authors else ","
+    names = [name.strip() for name in re.split(rf"{separator}|\band\b", authors) if name.strip()]
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{names[0]} et al."
+
+
+def display_name(cleaned_abstract: str, title: str | None = None, authors: str | None = None) -> str:
+    """The paper's title when the dump gives one, else the name its abstract coins or its
+    first sentence; followed by its authors when the dump lists them."""
+    name = shorten(clean_for_keywords(title), _TITLE_MAX_CHARS) if title else None
+    name = name or coined_name(cleaned_abstract) or first_sentence(cleaned_abstract)
+    return f"{name} — {short_authors(authors)}" if authors and short_authors(authors) else name

@@ -6,6 +6,7 @@ rule parse:
         summary="results/parsed/{dump}.summary.json",
     params:
         min_abstract_chars=config["parse"]["min_abstract_chars"],
+        abstract_column=config["parse"]["abstract_column"],
     log:
         "results/logs/parse/{dump}.log",
     benchmark:

@@ -39,6 +39,13 @@ def _definition_list(items: dict) -> str:
     return f"<dl>{rows}</dl>"
 
 
+def _rejected_cell(dump: dict) -> str:
+    """"3 (2 empty, 1 too short)": the count and why."""
+    reasons = dump.get("rejected_by_reason") or {}
+    detail = ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in reasons.items())
+    return f"{dump['rejected']} ({detail})" if detail else str(dump["rejected"])
+
+
 def _dump_table(corpus_summary: dict) -> str:
     rows = []
     for dump in corpus_summary["dumps"]:
@@ -49,7 +56,7 @@ def _dump_table(corpus_summary: dict) -> str:
             dump["kept"],
             dump["duplicates"],
             dump["also_in_earlier_dumps"],
-            dump["rejected"],
+            _rejected_cell(dump),
         ]
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     header = "".join(
@@ -91,7 +98,8 @@ def overview_section(inputs: ReportInputs) -> str:
         ),
         "topics.reduce_outliers": settings["reduce_outliers"],
     }
-    notes = [note for note in (hdbscan.get("note"),) if note]
+    dump_warnings = [warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])]
+    notes = [note for note in (hdbscan.get("note"), *dump_warnings) if note]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
     return (
         '<section id="overview"><h2>Overview</h2>'

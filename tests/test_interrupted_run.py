@@ -1,0 +1,49 @@
+"""A run killed during embed, started again the README's way, finishes with the results of a
+run that was never interrupted."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPO, SNAKEMAKE, make_workdir, run_workflow
+
+
+def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if process.poll() is not None:
+            raise AssertionError(f"the run ended ({process.returncode}) before embed started")
+        if time.monotonic() > deadline:
+            raise AssertionError("embed did not start")
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_run_killed_during_embed_resumes_to_the_same_results(seed_run, tmp_path):
+    workdir = make_workdir(tmp_path)
+    command = [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+               "--cores", "2", "--rerun-incomplete"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    run = subprocess.Popen(command, env=env, start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    embed_logs = workdir / "results" / "logs" / "embed"
+    try:
+        wait_for(lambda: embed_logs.is_dir() and any(embed_logs.glob("*.log")), run)
+        time.sleep(2)  # well inside the embed job: loading the model or encoding
+    finally:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    assert not (workdir / "results" / "report" / "index.html").exists()
+    assert list((workdir / ".snakemake" / "locks").glob("*.lock")), "the killed run should leave its locks"
+
+    resumed = run_workflow(workdir)
+    assert "Removed the locks of an earlier run that was killed" in resumed.stdout + resumed.stderr
+
+    for table in ("topics.csv", "papers.csv"):
+        assert (workdir / "results" / "topics" / table).read_bytes() == (seed_run / "results" / "topics" / table).read_bytes()
+    assert (workdir / "results" / "report" / "index.html").exists()
