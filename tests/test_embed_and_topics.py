@@ -7,7 +7,7 @@ from conftest import SEEDS
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
-from papertopics.parse import parse_text_dump
+from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
 from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, readable_label, representative_ids
 
@@ -19,7 +19,7 @@ def encoder():
 
 @pytest.fixture(scope="module")
 def seed_papers():
-    return [paper for seed in SEEDS for paper in parse_text_dump(seed, min_abstract_chars=20).papers]
+    return [paper for seed in SEEDS for paper in parse_dump(seed, min_abstract_chars=20).papers]
 
 
 @pytest.fixture(scope="module")
