@@ -9,14 +9,18 @@ import plotly.graph_objects as go
 from papertopics.report.document_map import topic_colour
 
 
-def dump_share_chart(shares: dict[str, dict[int, float]], topic_labels: dict[int, str]) -> go.Figure:
+def dump_share_chart(
+    shares: dict[str, dict[int, float]], topic_labels: dict[int, str], dump_labels: dict[str, str]
+) -> go.Figure:
     dumps = sorted(shares)
+    # Plotly reads labels as a small HTML subset; escaped, dump titles show literally.
+    rows = [html.escape(dump_labels[d]) for d in dumps]
     figure = go.Figure()
     for topic, label in topic_labels.items():
         name = html.escape(f"{topic}: {label}")
         figure.add_trace(
             go.Bar(
-                y=dumps,
+                y=rows,
                 x=[100 * shares[d].get(topic, 0.0) for d in dumps],
                 name=name,
                 orientation="h",
@@ -29,6 +33,7 @@ def dump_share_chart(shares: dict[str, dict[int, float]], topic_labels: dict[int
         height=140 + 40 * len(dumps),
         xaxis={"title": "% of the dump's papers", "range": [0, 100]},
         margin={"l": 10, "r": 10, "t": 10, "b": 40},
+        yaxis={"automargin": True},
         legend={"font": {"size": 10}},
     )
     return figure

@@ -40,3 +40,11 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
 
 def notice(text: str) -> str:
     return f'<p class="notice">{html.escape(text)}</p>'
+
+
+def definition_list(items: dict) -> str:
+    """Names and values as an HTML definition list, both escaped."""
+    rows = "".join(
+        f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in items.items()
+    )
+    return f"<dl>{rows}</dl>"
