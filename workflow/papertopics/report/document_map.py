@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import math
 import textwrap
 
@@ -10,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from papertopics.report.embedding import plotly_text
 from papertopics.topics import OUTLIER
 
 _PALETTE = qualitative.Dark24 + qualitative.Light24
@@ -24,11 +24,11 @@ def topic_colour(topic: int) -> str:
 
 
 def hover_text(name: str, dumps: str, topic_label: str, abstract: str, hover_chars: int) -> str:
-    """Hover label, HTML-escaped: plotly reads a small HTML subset and shows entities as their characters."""
+    """Hover label; its texts escaped for plotly, which reads them as a small HTML subset."""
     snippet = abstract if len(abstract) <= hover_chars else abstract[:hover_chars].rsplit(" ", 1)[0] + "…"
     lines = textwrap.wrap(snippet, 70) if hover_chars else []
-    parts = [f"<b>{html.escape(name)}</b>", html.escape(f"{dumps} · {topic_label}")]
-    return "<br>".join(parts + [html.escape(line) for line in lines])
+    parts = [f"<b>{plotly_text(name)}</b>", plotly_text(f"{dumps} · {topic_label}")]
+    return "<br>".join(parts + [plotly_text(line) for line in lines])
 
 
 def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol: str = "circle") -> go.Scatter:
@@ -36,7 +36,7 @@ def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol:
         x=rows["x"],
         y=rows["y"],
         mode="markers",
-        name=html.escape(name),
+        name=plotly_text(name),
         marker={"color": colour, "size": 7, "symbol": symbol, "line": {"width": 0}},
         customdata=rows[["id"]].to_numpy(),
         hovertext=[
@@ -63,7 +63,7 @@ def document_map(papers: pd.DataFrame, topic_labels: dict[int, str], hover_chars
         figure.add_annotation(
             x=members["x"].mean(),
             y=members["y"].mean(),
-            text=html.escape(f"{topic}: {topic_labels[topic]}"),
+            text=plotly_text(f"{topic}: {topic_labels[topic]}"),
             showarrow=False,
             font={"size": 12, "color": "#222"},
             bgcolor="rgba(255,255,255,0.7)",

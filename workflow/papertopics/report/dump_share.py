@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import html
-
 import plotly.graph_objects as go
 
 from papertopics.report.document_map import topic_colour
+from papertopics.report.embedding import plotly_text
 
 
 def dump_share_chart(
     shares: dict[str, dict[int, float]], topic_labels: dict[int, str], dump_labels: dict[str, str]
 ) -> go.Figure:
     dumps = sorted(shares)
-    # Plotly reads labels as a small HTML subset; escaped, dump titles show literally.
-    rows = [html.escape(dump_labels[d]) for d in dumps]
+    rows = [plotly_text(dump_labels[d]) for d in dumps]
     figure = go.Figure()
     for topic, label in topic_labels.items():
-        name = html.escape(f"{topic}: {label}")
+        name = plotly_text(f"{topic}: {label}")
         figure.add_trace(
             go.Bar(
                 y=rows,
