@@ -10,7 +10,7 @@ import pytest
 
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import hover_text
-from papertopics.report.embedding import data_block, script_json
+from papertopics.report.embedding import data_block, gzip_block, script_json
 from papertopics.report.quality import flatten_metrics, quality_fragment
 from papertopics.report.topic_table import topic_table_section
 
@@ -76,6 +76,18 @@ def test_script_json_cannot_close_its_script_tag_and_round_trips():
     assert json.loads(encoded) == {"abstract": HOSTILE}
     block = data_block("papers-data", [HOSTILE])
     assert block.count("</script") == 1 and block.endswith("</script>")
+
+
+def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_tag():
+    import base64
+    import gzip
+
+    text = "id,abstract\n" + f'p1,"{HOSTILE}"\n' * 200
+    block = gzip_block("papers-csv", text)
+    packed = re.fullmatch(r'<script type="application/gzip\+base64" id="papers-csv">([A-Za-z0-9+/=]+)</script>', block)
+    assert gzip.decompress(base64.b64decode(packed.group(1))).decode("utf-8") == text
+    assert len(block) < len(text) / 3
+    assert block == gzip_block("papers-csv", text)  # no timestamp inside: the same input gives the same page
 
 
 def test_hover_text_escapes_and_shortens_the_abstract_at_a_word():

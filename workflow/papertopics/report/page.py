@@ -11,7 +11,7 @@ from plotly.offline import get_plotlyjs
 from papertopics.report import structure
 from papertopics.report.document_map import document_map
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import data_block, figure_block, notice
+from papertopics.report.embedding import data_block, figure_block, gzip_block, notice
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.keywords import keyword_barchart
 from papertopics.report.overview import overview_section
@@ -114,8 +114,8 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
 </main>
 {data_block("papers-data", _paper_records(shown_papers))}
-{data_block("papers-csv", inputs.papers.to_csv(index=False))}
-{data_block("topics-csv", inputs.topics.to_csv(index=False))}
+{gzip_block("papers-csv", inputs.papers.to_csv(index=False))}
+{gzip_block("topics-csv", inputs.topics.to_csv(index=False))}
 """
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
