@@ -20,10 +20,12 @@ run: $(INSTALLED)
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
 	@echo "Report: $(CURDIR)/results/report/index.html"
 
-# Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser).
+# Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser),
+# and a small CJK font so that Chinese or Japanese dump titles render in screenshots.
 browser:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq --no-install-recommends chromium chromium-driver; }
+	@{ command -v chromium >/dev/null && fc-list | grep -q "Droid Sans Fallback"; } || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends chromium chromium-driver fonts-droid-fallback; }
 
 test: $(INSTALLED) browser
 	$(BIN)/python -m pytest

@@ -1,3 +1,5 @@
+# The report's overview also shows quality figures when given a JSON file of them as input
+# `metrics` (e.g. an evaluation stage's results/metrics.json).
 rule report:
     input:
         corpus_summary="results/corpus/summary.json",

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import html
+import math
 import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from papertopics.report.embedding import plotly_text
 from papertopics.topics import OUTLIER
 
 _PALETTE = qualitative.Dark24 + qualitative.Light24
 OUTLIER_COLOUR = "#b0b0b0"
+_MAP_HEIGHT = 620
+_LEGEND_COLUMNS = 3
+_LEGEND_ROW_HEIGHT = 22
 
 
 def topic_colour(topic: int) -> str:
@@ -20,11 +24,11 @@ def topic_colour(topic: int) -> str:
 
 
 def hover_text(name: str, dumps: str, topic_label: str, abstract: str, hover_chars: int) -> str:
-    """Hover label, HTML-escaped (plotly shows escaped entities literally)."""
+    """Hover label; its texts escaped for plotly, which reads them as a small HTML subset."""
     snippet = abstract if len(abstract) <= hover_chars else abstract[:hover_chars].rsplit(" ", 1)[0] + "…"
     lines = textwrap.wrap(snippet, 70) if hover_chars else []
-    parts = [f"<b>{html.escape(name)}</b>", html.escape(f"{dumps.replace(';', ', ')} · {topic_label}")]
-    return "<br>".join(parts + [html.escape(line) for line in lines])
+    parts = [f"<b>{plotly_text(name)}</b>", plotly_text(f"{dumps} · {topic_label}")]
+    return "<br>".join(parts + [plotly_text(line) for line in lines])
 
 
 def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol: str = "circle") -> go.Scatter:
@@ -32,7 +36,7 @@ def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol:
         x=rows["x"],
         y=rows["y"],
         mode="markers",
-        name=name,
+        name=plotly_text(name),
         marker={"color": colour, "size": 7, "symbol": symbol, "line": {"width": 0}},
         customdata=rows[["id"]].to_numpy(),
         hovertext=[
@@ -45,6 +49,7 @@ def _trace(rows: pd.DataFrame, name: str, colour: str, hover_chars: int, symbol:
 
 
 def document_map(papers: pd.DataFrame, topic_labels: dict[int, str], hover_chars: int) -> go.Figure:
+    """``papers``: the topics stage's paper table, with ``dumps`` as the text to show."""
     is_outlier = papers["outlier"].astype(str).str.lower().eq("true")
     figure = go.Figure()
     if is_outlier.any():
@@ -58,17 +63,28 @@ def document_map(papers: pd.DataFrame, topic_labels: dict[int, str], hover_chars
         figure.add_annotation(
             x=members["x"].mean(),
             y=members["y"].mean(),
-            text=html.escape(f"{topic}: {topic_labels[topic]}"),
+            text=plotly_text(f"{topic}: {topic_labels[topic]}"),
             showarrow=False,
             font={"size": 12, "color": "#222"},
             bgcolor="rgba(255,255,255,0.7)",
         )
+    # The legend sits below the map (beside it, it would cover points); it grows with the topics.
+    legend_rows = math.ceil(len(figure.data) / _LEGEND_COLUMNS)
     figure.update_layout(
-        height=650,
+        height=_MAP_HEIGHT + _LEGEND_ROW_HEIGHT * legend_rows,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         xaxis={"visible": False},
         yaxis={"visible": False, "scaleanchor": "x"},
-        legend={"itemsizing": "constant", "font": {"size": 11}},
+        legend={
+            "itemsizing": "constant",
+            "font": {"size": 11},
+            "orientation": "h",
+            "x": 0,
+            "y": 0,
+            "yanchor": "top",
+            "entrywidth": 1 / _LEGEND_COLUMNS,
+            "entrywidthmode": "fraction",
+        },
         plot_bgcolor="white",
         hovermode="closest",
         clickmode="event",

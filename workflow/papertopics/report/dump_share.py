@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import html
-
 import plotly.graph_objects as go
 
 from papertopics.report.document_map import topic_colour
+from papertopics.report.embedding import plotly_text
 
 
-def dump_share_chart(shares: dict[str, dict[int, float]], topic_labels: dict[int, str]) -> go.Figure:
+def dump_share_chart(
+    shares: dict[str, dict[int, float]], topic_labels: dict[int, str], dump_labels: dict[str, str]
+) -> go.Figure:
     dumps = sorted(shares)
+    rows = [plotly_text(dump_labels[d]) for d in dumps]
     figure = go.Figure()
     for topic, label in topic_labels.items():
-        name = html.escape(f"{topic}: {label}")
+        name = plotly_text(f"{topic}: {label}")
         figure.add_trace(
             go.Bar(
-                y=dumps,
+                y=rows,
                 x=[100 * shares[d].get(topic, 0.0) for d in dumps],
                 name=name,
                 orientation="h",
@@ -29,6 +31,7 @@ def dump_share_chart(shares: dict[str, dict[int, float]], topic_labels: dict[int
         height=140 + 40 * len(dumps),
         xaxis={"title": "% of the dump's papers", "range": [0, 100]},
         margin={"l": 10, "r": 10, "t": 10, "b": 40},
+        yaxis={"automargin": True},
         legend={"font": {"size": 10}},
     )
     return figure

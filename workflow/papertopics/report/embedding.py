@@ -7,6 +7,8 @@ can close the tag; visible text is always HTML-escaped.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 
@@ -28,6 +30,14 @@ def data_block(block_id: str, value) -> str:
     return f'<script type="application/json" id="{html.escape(block_id)}">{script_json(value)}</script>'
 
 
+def gzip_block(block_id: str, text: str) -> str:
+    """A file for download, gzip-compressed and base64-encoded (no ``<`` can occur in it);
+    the page's script unpacks it with the browser's DecompressionStream. A table of
+    abstracts shrinks to about a third."""
+    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
+    return f'<script type="application/gzip+base64" id="{html.escape(block_id)}">{packed}</script>'
+
+
 def figure_block(figure_id: str, figure, height: int | None = None) -> str:
     """A placeholder div plus the figure's JSON; the page's script draws it with plotly.js."""
     spec = json.loads(plotly.io.to_json(figure, validate=False))
@@ -38,5 +48,19 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
     )
 
 
+def plotly_text(text: str) -> str:
+    """Text for a plotly label, which reads a small HTML subset: tags escaped, quotes left as they
+    are (plotly would show ``&quot;`` as it stands, and without tags quotes carry no meaning)."""
+    return html.escape(text, quote=False)
+
+
 def notice(text: str) -> str:
     return f'<p class="notice">{html.escape(text)}</p>'
+
+
+def definition_list(items: dict) -> str:
+    """Names and values as an HTML definition list, both escaped."""
+    rows = "".join(
+        f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in items.items()
+    )
+    return f"<dl>{rows}</dl>"

@@ -20,11 +20,24 @@ class ReportInputs:
     topics: pd.DataFrame
     papers: pd.DataFrame
     model: object  # a fitted BERTopic model, for BERTopic's own figures
+    metrics: dict | None = None  # quality figures, where an evaluation stage wrote them
 
     @property
     def real_topics(self) -> list[dict]:
         """Topics other than the outlier group."""
         return [t for t in self.topic_details if t["topic"] != OUTLIER]
+
+    @property
+    def dump_labels(self) -> dict[str, str]:
+        """What readers see for each dump: its title, with its name added where titles repeat."""
+        dumps = self.corpus_summary["dumps"]
+        repeated = {d["title"] for d in dumps if sum(e["title"] == d["title"] for e in dumps) > 1}
+        return {d["dump"]: f"{d['title']} ({d['dump']})" if d["title"] in repeated else d["title"] for d in dumps}
+
+    def paper_dumps(self) -> pd.Series:
+        """Each paper's dumps by their labels, comma-separated."""
+        labels = self.dump_labels
+        return self.papers["dumps"].map(lambda names: ", ".join(labels.get(n, n) for n in names.split(";")))
 
 
 def load_topic_model(model_dir: str):
@@ -43,7 +56,9 @@ def load_report_inputs(
     papers: str,
     details: str,
     model: str,
+    metrics: str | None = None,
 ) -> ReportInputs:
+    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) is optional."""
     topic_details = storage.read_json(details)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
@@ -54,4 +69,5 @@ def load_report_inputs(
         topics=pd.read_csv(topics, keep_default_na=False),
         papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
         model=load_topic_model(model),
+        metrics=storage.read_json(metrics) if metrics else None,
     )

@@ -6,7 +6,9 @@ import hashlib
 import html
 from importlib import metadata
 
+from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.quality import quality_fragment
 
 _PACKAGES = ("papertopics", "bertopic", "sentence-transformers", "umap-learn", "hdbscan", "scikit-learn", "torch")
 
@@ -30,13 +32,6 @@ def inputs_hash(corpus_summary: dict) -> str:
     for dump in sorted(corpus_summary["dumps"], key=lambda d: d["dump"]):
         digest.update(f"{dump['dump']}\0{dump['sha256']}\n".encode())
     return digest.hexdigest()
-
-
-def _definition_list(items: dict) -> str:
-    rows = "".join(
-        f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in items.items()
-    )
-    return f"<dl>{rows}</dl>"
 
 
 def _rejected_cell(dump: dict) -> str:
@@ -104,10 +99,11 @@ def overview_section(inputs: ReportInputs) -> str:
     return (
         '<section id="overview"><h2>Overview</h2>'
         + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in notes)
-        + _definition_list(figures)
+        + definition_list(figures)
         + _dump_table(inputs.corpus_summary)
+        + quality_fragment(inputs.metrics)
         + "<h3>Settings used</h3>"
-        + _definition_list(used)
+        + definition_list(used)
         + f'<p class="meta">Input hash (SHA-256 of the dumps): <code>{inputs_hash(inputs.corpus_summary)}</code><br>'
         + f"Versions: {html.escape(versions)}</p></section>"
     )

@@ -11,7 +11,7 @@ from plotly.offline import get_plotlyjs
 from papertopics.report import structure
 from papertopics.report.document_map import document_map
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import data_block, figure_block, notice
+from papertopics.report.embedding import data_block, figure_block, gzip_block, notice
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.keywords import keyword_barchart
 from papertopics.report.overview import overview_section
@@ -44,29 +44,31 @@ def _bertopic_figure(figure_id: str, kind: str, n_topics: int, draw) -> str:
         return notice(f"This chart could not be drawn for this corpus ({type(error).__name__}).")
 
 
-def _paper_records(inputs: ReportInputs) -> list[dict]:
+def _paper_records(papers) -> list[dict]:
     return [
         {
             "id": p.id,
             "name": p.display_name,
-            "dumps": p.dumps.replace(";", ", "),
+            "dumps": p.dumps,
             "topic": int(p.topic),
             "label": p.topic_label,
             "outlier": str(p.outlier).lower() == "true",
             "abstract": p.abstract,
         }
-        for p in inputs.papers.itertuples()
+        for p in papers.itertuples()
     ]
 
 
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
-    labels = {t["topic"]: t["label"] for t in inputs.real_topics}
     shares = share_per_dump(inputs)
     model = inputs.model
+    shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
+    # Real topics, then the outlier group where one is left.
+    labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
 
-    map_html = figure_block("document-map", document_map(inputs.papers, {**labels, -1: "Outliers"}, hover_chars))
+    map_html = figure_block("document-map", document_map(shown_papers, labels_with_outliers, hover_chars))
     keywords_html = _bertopic_figure(
         "keyword-chart", "keywords", n_topics, lambda: keyword_barchart(model, n_topics)
     )
@@ -80,7 +82,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
             "topic-heatmap", "heatmap", n_topics, lambda: structure.topic_similarity_heatmap(model, n_topics)
         )
         + "<h3>Topic share per dump</h3>"
-        + (figure_block("dump-share", dump_share_chart(shares, labels)) if n_topics else notice("No topics to share."))
+        + (
+            figure_block("dump-share", dump_share_chart(shares, labels_with_outliers, inputs.dump_labels))
+            if n_topics
+            else notice("Every paper is an outlier, so there are no topics to share out.")
+        )
     )
     if n_topics == 0:
         keywords_html = notice("No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size.")
@@ -101,15 +107,15 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <ol id="search-results"></ol>
 </section>
 <section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
-{topic_cards_section(inputs.topic_details, inputs.papers)}
+{topic_cards_section(inputs.topic_details, shown_papers)}
 <section id="structure"><h2>Topic structure</h2>{structure_html}</section>
 <section id="downloads"><h2>Downloads</h2>
 <button type="button" data-download="papers-csv" data-filename="papers.csv">papers.csv</button>
 <button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
 </main>
-{data_block("papers-data", _paper_records(inputs))}
-{data_block("papers-csv", inputs.papers.to_csv(index=False))}
-{data_block("topics-csv", inputs.topics.to_csv(index=False))}
+{data_block("papers-data", _paper_records(shown_papers))}
+{gzip_block("papers-csv", inputs.papers.to_csv(index=False))}
+{gzip_block("topics-csv", inputs.topics.to_csv(index=False))}
 """
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

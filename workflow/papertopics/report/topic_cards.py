@@ -25,12 +25,13 @@ def _keyword_bars(keywords: list[list]) -> str:
 def _paper(paper) -> str:
     return (
         f'<details class="paper" data-id="{html.escape(paper.id)}"><summary>{html.escape(paper.display_name)}'
-        f' <span class="dump">{html.escape(paper.dumps.replace(";", ", "))}</span></summary>'
+        f' <span class="dump">{html.escape(paper.dumps)}</span></summary>'
         f"<p>{html.escape(paper.abstract)}</p></details>"
     )
 
 
 def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
+    """``papers``: the topics stage's paper table, with ``dumps`` as the text to show."""
     by_id = papers.set_index("id", drop=False)
     cards = []
     for topic in topic_details:

@@ -26,7 +26,8 @@ def _cell(text, sort_value=None) -> str:
 def topic_table_section(inputs: ReportInputs) -> str:
     shares = share_per_dump(inputs)
     dumps = sorted(shares)
-    header = ["Topic", "Label", "Top keywords", "Size", "% of corpus"] + [f"% of {d}" for d in dumps]
+    dump_labels = inputs.dump_labels
+    header = ["Topic", "Label", "Top keywords", "Size", "% of corpus"] + [f"% of {dump_labels[d]}" for d in dumps]
     numeric = {0, 3, 4} | set(range(5, 5 + len(dumps)))
     head = "".join(
         f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'

@@ -117,8 +117,20 @@
     rows.forEach(function (row) { table.tBodies[0].append(row); });
   }
 
+  function unpackGzipBlock(id) {
+    var binary = atob(document.getElementById(id).textContent);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).blob();
+  }
+
   function download(blockId, filename) {
-    var blob = new Blob([readData(blockId)], { type: "text/csv;charset=utf-8" });
+    unpackGzipBlock(blockId).then(function (unpacked) {
+      save(new Blob([unpacked], { type: "text/csv;charset=utf-8" }), filename);
+    });
+  }
+
+  function save(blob, filename) {
     var link = document.createElement("a");
     link.href = URL.createObjectURL(blob);
     link.download = filename;

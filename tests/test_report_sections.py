@@ -1,0 +1,137 @@
+"""Report sections on small hand-made data: escaping, safe embedding, and pages without topics."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from papertopics.report import ReportInputs, build_report
+from papertopics.report.document_map import hover_text
+from papertopics.report.embedding import data_block, gzip_block, script_json
+from papertopics.report.quality import flatten_metrics, quality_fragment
+from papertopics.report.topic_table import topic_table_section
+
+HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
+
+
+def _inputs(labels: list[int], titles=("Dump A", "Dump B"), abstract: str = "An abstract about graphs.") -> ReportInputs:
+    dumps = [f"d{i}" for i in range(len(titles))]
+    n = len(labels)
+    papers = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(n)],
+            "dump": [dumps[i % len(dumps)] for i in range(n)],
+            "dumps": [dumps[i % len(dumps)] for i in range(n)],
+            "display_name": [f"Paper {i}" for i in range(n)],
+            "abstract": [abstract] * n,
+            "topic": labels,
+            "topic_label": ["Outliers" if t == -1 else f"label {t}" for t in labels],
+            "outlier": [str(t == -1) for t in labels],
+            "x": [float(i) for i in range(n)],
+            "y": [float(i % 3) for i in range(n)],
+        }
+    )
+    details = []
+    for topic in sorted(set(labels), key=lambda t: (t == -1, t)):
+        members = papers[papers["topic"] == topic]
+        details.append(
+            {
+                "topic": topic,
+                "label": "Outliers" if topic == -1 else f"label {topic}",
+                "keywords": [["graph", 0.5], ["node", 0.25]],
+                "size": len(members),
+                "share": len(members) / n,
+                "representative_ids": members["id"].tolist()[:2],
+            }
+        )
+    summary = {
+        "dumps": [
+            {"dump": d, "title": t, "records_read": 3, "kept": 3, "duplicates": 0, "also_in_earlier_dumps": 0,
+             "rejected": 0, "sha256": "0" * 64}
+            for d, t in zip(dumps, titles)
+        ],
+        "duplicates_across_dumps": 0,
+    }
+    return ReportInputs(
+        corpus_summary=summary,
+        umap_settings={"n_neighbors": 2, "n_neighbors_setting": "auto", "n_components": 5, "min_dist": 0.0,
+                       "metric": "cosine", "random_state": 42},
+        hdbscan_settings={"min_cluster_size": 2, "min_cluster_size_setting": "auto", "min_samples": 1,
+                          "cluster_selection_method": "eom", "note": None},
+        topic_settings={"embedding_model": "m", "ngram_range": [1, 2], "stop_words": "english", "top_n_words": 10,
+                        "reduce_outliers": False},
+        topic_details=details,
+        topics=pd.DataFrame({"id": [d["topic"] for d in details], "label": [d["label"] for d in details]}),
+        papers=papers,
+        model=None,
+    )
+
+
+def test_script_json_cannot_close_its_script_tag_and_round_trips():
+    encoded = script_json({"abstract": HOSTILE})
+    assert "<" not in encoded and ">" not in encoded and "&" not in encoded and "\u2028" not in encoded
+    assert json.loads(encoded) == {"abstract": HOSTILE}
+    block = data_block("papers-data", [HOSTILE])
+    assert block.count("</script") == 1 and block.endswith("</script>")
+
+
+def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_tag():
+    import base64
+    import gzip
+
+    text = "id,abstract\n" + f'p1,"{HOSTILE}"\n' * 200
+    block = gzip_block("papers-csv", text)
+    packed = re.fullmatch(r'<script type="application/gzip\+base64" id="papers-csv">([A-Za-z0-9+/=]+)</script>', block)
+    assert gzip.decompress(base64.b64decode(packed.group(1))).decode("utf-8") == text
+    assert len(block) < len(text) / 3
+    assert block == gzip_block("papers-csv", text)  # no timestamp inside: the same input gives the same page
+
+
+def test_hover_text_escapes_and_shortens_the_abstract_at_a_word():
+    text = hover_text("<b>Name</b>", "Dump <i>A</i>", "label", "word " * 100 + HOSTILE, hover_chars=50)
+    assert "<b>&lt;b&gt;Name&lt;/b&gt;</b>" in text
+    assert "Dump &lt;i&gt;A&lt;/i&gt;" in text
+    assert hover_text('say "hi"', "D", "L", "", hover_chars=10).startswith('<b>say "hi"</b>')  # plotly shows &quot; as is
+    assert "script" not in text and text.endswith("…")
+    assert "word" not in hover_text("N", "D", "L", "word word", hover_chars=0)
+
+
+def test_metrics_are_flattened_formatted_and_escaped():
+    metrics = {"nmi": 0.123456, "per_label": {"<b>cs.CV</b>": {"f1": 0.5}}, "labels": ["a", "b"], "rows": [{"a": 1}]}
+    assert flatten_metrics(metrics) == {
+        "nmi": "0.1235", "per_label.<b>cs.CV</b>.f1": "0.5", "labels": "a, b", "rows": "(1 entries)",
+    }
+    fragment = quality_fragment(metrics)
+    assert "&lt;b&gt;cs.CV&lt;/b&gt;" in fragment and "<b>" not in fragment
+    assert quality_fragment(None) == "" and quality_fragment({}) == ""
+
+
+def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
+    assert _inputs([0, 0, 1, 1]).dump_labels == {"d0": "Dump A", "d1": "Dump B"}
+    assert _inputs([0, 0, 1, 1], titles=("Same", "Same")).dump_labels == {"d0": "Same (d0)", "d1": "Same (d1)"}
+
+
+def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():
+    # Papers alternate between the dumps: d0 holds topic 0 only, d1 topic 1 and the outlier.
+    table = topic_table_section(_inputs([0, 1, 0, 1, 0, -1], titles=("<script>x</script>", "B")))
+    headers = re.findall(r"<th data-type=\"(\w+)\"[^>]*>(.*?)</th>", table)
+    assert headers[-2:] == [("number", "% of &lt;script&gt;x&lt;/script&gt;"), ("number", "% of B")]
+    assert re.findall(r'<tr data-topic="(-?\d+)">', table) == ["0", "1", "-1"]
+    topic_0 = re.search(r'<tr data-topic="0">(.*?)</tr>', table).group(1)
+    assert topic_0.endswith('<td data-sort="0.5">50.0%</td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>')
+
+
+@pytest.mark.parametrize("hostile_title", [False, True])
+def test_a_corpus_without_topics_gives_a_page_with_notices_instead_of_charts(hostile_title):
+    title = HOSTILE if hostile_title else "Only outliers"
+    page = build_report(_inputs([-1] * 6, titles=(title,), abstract=HOSTILE), title="auto", hover_chars=200)
+    assert "No topics were found" in page
+    assert page.count("This chart needs at least") == 3
+    figures = re.findall(r'<div class="figure" id="([\w-]+)"', page)
+    assert figures == ["document-map"]
+    # The hostile text is nowhere live: not as a tag, not as a script end.
+    assert "<img" not in page and "window.pwned=1</script>" not in page
+    assert page.count("<script>window.pwned") == 0
