@@ -135,3 +135,32 @@ def test_a_corpus_without_topics_gives_a_page_with_notices_instead_of_charts(hos
     # The hostile text is nowhere live: not as a tag, not as a script end.
     assert "<img" not in page and "window.pwned=1</script>" not in page
     assert page.count("<script>window.pwned") == 0
+
+
+def test_only_plain_web_addresses_become_links():
+    from papertopics.report.embedding import web_link
+
+    assert web_link("https://openreview.net/forum?id=abc") == "https://openreview.net/forum?id=abc"
+    assert web_link(" http://arxiv.org/abs/2501.00001 ") == "http://arxiv.org/abs/2501.00001"
+    for hostile in ("javascript:alert(1)", "JaVaScRiPt:x", "data:text/html,<script>", 'https://x" onmouseover="y', "", None):
+        assert web_link(hostile) is None
+
+
+def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
+    import pandas as pd
+
+    from papertopics.report.topic_cards import topic_cards_section
+
+    papers = pd.DataFrame(
+        {
+            "id": ["p1", "p2"],
+            "display_name": ["Safe", "Hostile"],
+            "dumps": ["d", "d"],
+            "abstract": ["a", "b"],
+            "url": ["https://example.org/p1", "javascript:alert(1)"],
+        }
+    )
+    topic = {"topic": 0, "label": "t", "size": 2, "share": 1.0, "keywords": [["w", 1.0]], "representative_ids": ["p1", "p2"]}
+    html_text = topic_cards_section([topic], papers)
+    assert 'href="https://example.org/p1"' in html_text
+    assert "javascript:" not in html_text

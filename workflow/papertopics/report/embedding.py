@@ -11,6 +11,7 @@ import base64
 import gzip
 import html
 import json
+import re
 
 import plotly.io
 
@@ -64,3 +65,9 @@ def definition_list(items: dict) -> str:
         f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in items.items()
     )
     return f"<dl>{rows}</dl>"
+
+
+def web_link(url) -> str | None:
+    """The paper's URL when it is a plain http(s) address; anything else (javascript:, data:) is dropped."""
+    text = str(url or "").strip()
+    return text if re.match(r"https?://[^\s<>\"']+$", text, re.IGNORECASE) else None

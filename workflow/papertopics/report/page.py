@@ -11,7 +11,7 @@ from plotly.offline import get_plotlyjs
 from papertopics.report import structure
 from papertopics.report.document_map import document_map
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import data_block, figure_block, gzip_block, notice
+from papertopics.report.embedding import data_block, figure_block, gzip_block, notice, web_link
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.keywords import keyword_barchart
 from papertopics.report.overview import overview_section
@@ -54,6 +54,7 @@ def _paper_records(papers) -> list[dict]:
             "label": p.topic_label,
             "outlier": str(p.outlier).lower() == "true",
             "abstract": p.abstract,
+            "url": web_link(getattr(p, "url", None)),
         }
         for p in papers.itertuples()
     ]

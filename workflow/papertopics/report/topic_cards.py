@@ -7,6 +7,7 @@ import html
 import pandas as pd
 
 from papertopics.report.document_map import topic_colour
+from papertopics.report.embedding import web_link
 
 
 def _keyword_bars(keywords: list[list]) -> str:
@@ -23,9 +24,11 @@ def _keyword_bars(keywords: list[list]) -> str:
 
 
 def _paper(paper) -> str:
+    link = web_link(getattr(paper, "url", None))
+    source = f' <a href="{html.escape(link)}" rel="noopener noreferrer" target="_blank">link</a>' if link else ""
     return (
         f'<details class="paper" data-id="{html.escape(paper.id)}"><summary>{html.escape(paper.display_name)}'
-        f' <span class="dump">{html.escape(paper.dumps)}</span></summary>'
+        f' <span class="dump">{html.escape(paper.dumps)}</span>{source}</summary>'
         f"<p>{html.escape(paper.abstract)}</p></details>"
     )
 

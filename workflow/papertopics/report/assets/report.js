@@ -31,6 +31,15 @@
     var abstract = document.createElement("p");
     abstract.textContent = paper.abstract;
     panel.append(heading, meta, abstract);
+    // The page only ever receives http(s) links (see web_link); checked again before use.
+    if (paper.url && /^https?:\/\//i.test(paper.url)) {
+      var link = document.createElement("a");
+      link.href = paper.url;
+      link.rel = "noopener noreferrer";
+      link.target = "_blank";
+      link.textContent = paper.url;
+      panel.append(link);
+    }
   }
 
   function searchWords(query) {
