@@ -20,6 +20,8 @@ class ReportInputs:
     topics: pd.DataFrame
     papers: pd.DataFrame
     model: object  # a fitted BERTopic model, for BERTopic's own figures
+    metrics: dict | None = None  # results/metrics.json (topic quality)
+    topic_groups: list[dict] | None = None  # the coarse layer, when there is one
 
     @property
     def real_topics(self) -> list[dict]:
@@ -43,6 +45,7 @@ def load_report_inputs(
     papers: str,
     details: str,
     model: str,
+    metrics: str | None = None,
 ) -> ReportInputs:
     topic_details = storage.read_json(details)
     return ReportInputs(
@@ -54,4 +57,6 @@ def load_report_inputs(
         topics=pd.read_csv(topics, keep_default_na=False),
         papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
         model=load_topic_model(model),
+        metrics=storage.read_json(metrics) if metrics else None,
+        topic_groups=topic_details.get("groups"),
     )

@@ -7,6 +7,7 @@ import html
 from importlib import metadata
 
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.quality import quality_figures
 
 _PACKAGES = ("papertopics", "bertopic", "sentence-transformers", "umap-learn", "hdbscan", "scikit-learn", "torch")
 
@@ -72,6 +73,7 @@ def overview_section(inputs: ReportInputs) -> str:
         "Topics": len(inputs.real_topics),
         "Outliers": f"{outliers} ({outliers / n_papers:.1%})"
         + (" — assigned to their nearest topic, still marked" if reassigned else ""),
+        **(quality_figures(inputs.metrics) if inputs.metrics else {}),
     }
     umap = inputs.umap_settings
     hdbscan = inputs.hdbscan_settings
