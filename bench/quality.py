@@ -67,27 +67,37 @@ def with_overrides(config: dict, overrides: dict) -> dict:
             for section, values in config.items()}
 
 
-_CLUSTERINGS: dict[str, tuple] = {}
+def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict, cache_dir: Path):
+    """The reduce stage's cluster-space vectors, cached per corpus and UMAP settings: variants
+    that differ only after clustering share one UMAP run, and reruns skip it."""
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import reduce_embeddings
+
+    ids = [p["id"] for p in papers]
+    key = hashlib.sha256(json.dumps([ids, umap], sort_keys=True).encode()).hexdigest()[:16]
+    cache = cache_dir / f"reduced-{key}.npz"
+    if cache.exists():
+        stored = storage.read_arrays(cache)
+        return stored["cluster_space"], json.loads(str(stored["settings"]))
+    cluster_space, _, used = reduce_embeddings(
+        embeddings, texts=[embedding_text(p) for p in papers], with_map=False, **umap
+    )
+    storage.write_arrays(cache, cluster_space=cluster_space, settings=np.array(json.dumps(used)))
+    return cluster_space, used
 
 
-def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder) -> dict:
+def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
     """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus."""
     from papertopics.cluster import cluster_points
-    from papertopics.embed import embedding_text
     from papertopics.quality import evaluate_topics
-    from papertopics.reduce import reduce_embeddings
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import describe_topics, fit_topic_model, topic_groups
 
     texts = [p["text"] for p in papers]
-    key = json.dumps([len(papers), config["umap"], config["hdbscan"]], sort_keys=True)
-    if key not in _CLUSTERINGS:  # variants that differ only after clustering share one UMAP run
-        cluster_space, _, umap_used = reduce_embeddings(
-            embeddings, texts=[embedding_text(p) for p in papers], with_map=False, **config["umap"]
-        )
-        _CLUSTERINGS[key] = (*cluster_points(cluster_space, **config["hdbscan"]), umap_used)
-    clusters, hdbscan_used, umap_used = _CLUSTERINGS[key]
-    model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **config["topics"])
+    cluster_space, umap_used = cached_cluster_space(papers, embeddings, config["umap"], cache_dir)
+    clusters, hdbscan_used = cluster_points(cluster_space, **config["hdbscan"])
+    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs"}
+    model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
     details = describe_topics(model, [p["id"] for p in papers], embeddings, assigned, 1)
     labels = {d["topic"]: d["label"] for d in details}
     group_of, groups = topic_groups(
@@ -148,9 +158,10 @@ def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
 ABLATIONS = {
     "(a) with word vectors joined to the embeddings (umap.word_weight 0.3)": {"umap": {"word_weight": 0.3}},
     "(a) without outlier reduction (topics.reduce_outliers false)": {"topics": {"reduce_outliers": False}},
-    "(a) with plain c-TF-IDF keywords (representation ctfidf, reduce_frequent_words false)": {
-        "topics": {"representation": "ctfidf", "reduce_frequent_words": False}
-    },
+    "(a) keywords: plain c-TF-IDF": {"topics": {"representation": "ctfidf", "reduce_frequent_words": False}},
+    "(a) keywords: c-TF-IDF, frequent words damped": {"topics": {"representation": "ctfidf", "reduce_frequent_words": True}},
+    "(a) keywords: MMR (diversity 0.3) on plain c-TF-IDF": {"topics": {"representation": "mmr", "reduce_frequent_words": False}},
+    "(a) keywords: KeyBERTInspired on plain c-TF-IDF": {"topics": {"representation": "keybert", "reduce_frequent_words": False}},
 }
 
 
@@ -169,15 +180,17 @@ def row(name: str, metrics: dict) -> dict:
     }
 
 
-def benchmark(corpus: Path, cache_dir: Path, ablations: bool, random_state: int = 42) -> dict:
+def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42) -> dict:
     from papertopics.embed import load_model
 
     config = default_config()
     papers = load_corpus(corpus)
     embeddings = cached_embeddings(papers, corpus, config["embedding"]["model"], cache_dir)
+    if limit:  # a quick look at the first papers only
+        papers, embeddings = papers[:limit], embeddings[:limit]
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     rows = []
-    ours = run_ours(papers, embeddings, config, encoder)
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir)
     rows.append(row("(a) papertopics defaults", ours))
     if ours["coarse"]:
         coarse = {**ours, "labels": ours["coarse"]["labels"], "topics": ours["coarse"]["groups"]}
@@ -185,7 +198,7 @@ def benchmark(corpus: Path, cache_dir: Path, ablations: bool, random_state: int 
     _LOG.info("%s: ours done", corpus.name)
     if ablations:
         for name, overrides in ABLATIONS.items():
-            rows.append(row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder)))
+            rows.append(row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder, cache_dir)))
             _LOG.info("%s: %s done", corpus.name, name)
     rows.append(row("(b) BERTopic defaults, same embeddings", run_bertopic_defaults(papers, embeddings, encoder, random_state)))
     rows.append(row("(c) TF-IDF + k-means, k = number of labels", run_tfidf_kmeans(papers, random_state)))
@@ -233,13 +246,15 @@ def main() -> None:
                         help="where embeddings are cached between runs (outside the repository)")
     parser.add_argument("--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json")
     parser.add_argument("--no-ablations", action="store_true", help="skip the rows that take back one change at a time")
+    parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("gensim").setLevel(logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     missing = [str(c) for c in args.corpora if not c.exists()]
     if missing:
         raise SystemExit(f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)")
-    results = [benchmark(corpus, args.cache_dir, not args.no_ablations) for corpus in args.corpora]
+    results = [benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit) for corpus in args.corpora]
     storage.write_json(args.output.with_suffix(".json"), results)
     storage.write_text(args.output.with_suffix(".md"), markdown(results))
     print(markdown(results))

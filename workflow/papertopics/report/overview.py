@@ -92,6 +92,11 @@ def overview_section(inputs: ReportInputs) -> str:
             f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
         ),
         "topics.reduce_outliers": settings["reduce_outliers"],
+        "topics.representation / reduce_frequent_words": (
+            f"{settings.get('representation')} / {settings.get('reduce_frequent_words')}"
+        ),
+        "umap.word_weight": umap.get("word_weight"),
+        "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
     }
     notes = [note for note in (hdbscan.get("note"),) if note]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
