@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean
+.PHONY: run test test-fast lint browser lock clean quality
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ test: $(INSTALLED) browser
 
 test-fast: $(INSTALLED)
 	$(BIN)/python -m pytest -m "not slow and not browser"
+
+# Topic quality on the labelled corpora (../shared/corpora): ours vs BERTopic's defaults vs TF-IDF + k-means.
+# Writes bench/quality.md and bench/quality.json; embeddings are cached in the system's temporary folder.
+CORPORA ?= ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
+quality: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python bench/quality.py $(CORPORA)
 
 lint: $(INSTALLED)
 	$(BIN)/snakemake --lint

@@ -9,7 +9,11 @@ from papertopics.embed import embed_texts, embedding_text, gather_embeddings, lo
 from papertopics.errors import PipelineInputError
 from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
-from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, readable_label, representative_ids
+from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, representative_ids
+
+
+# The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
+EMBEDDINGS_ONLY = {"texts": None, "word_weight": 0.0, "word_dimensions": 100}
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +52,12 @@ def test_gather_orders_by_id_and_reports_missing():
 
 def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
     cluster_space, map_2d, settings = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     assert cluster_space.shape == (38, 5) and map_2d.shape == (38, 2)
     assert settings["n_neighbors"] == 5 and settings["n_neighbors_setting"] == "auto"
     again, _, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     np.testing.assert_array_equal(cluster_space, again)
 
@@ -62,7 +66,7 @@ def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
 def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_papers):
     points = seed_embeddings[:n_papers]
     cluster_space, map_2d, _ = reduce_embeddings(
-        points, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+        points, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
@@ -71,7 +75,7 @@ def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_paper
 
 def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
     cluster_space, _, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42
+        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
     assert settings["min_cluster_size"] == 4
@@ -80,6 +84,7 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     model, topics, was_outlier = fit_topic_model(
         texts, seed_embeddings, labels, encoder,
         ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=False,
+        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3,
     )
     # Pass-through: BERTopic keeps the given clusters (renumbered by size), it does not refit them.
     assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(np.bincount(labels[labels >= 0]).tolist())
@@ -96,16 +101,3 @@ def test_representative_papers_are_closest_to_the_centroid():
     embeddings = np.array([[1, 0], [0.8, 0.6], [0.6, 0.8], [0, 1]], dtype=np.float32)
     topics = np.array([0, 0, 0, 1])
     assert representative_ids(["a", "b", "c", "d"], embeddings, topics, 0, 2) == ["b", "c"]
-
-
-@pytest.mark.parametrize(
-    "keywords, label",
-    [
-        (["language", "language models", "model", "llm"], "language models, llm"),
-        (["2024", "graph", "graphs", "node"], "graph, node"),
-        (["diffusion", "sampling", "guidance", "score"], "diffusion, sampling, guidance"),
-        ([], "(no keywords)"),
-    ],
-)
-def test_readable_label_skips_numbers_and_covered_phrases(keywords, label):
-    assert readable_label(keywords) == label

@@ -11,7 +11,6 @@ import pytest
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import hover_text
 from papertopics.report.embedding import data_block, gzip_block, script_json
-from papertopics.report.quality import flatten_metrics, quality_fragment
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
@@ -99,16 +98,6 @@ def test_hover_text_escapes_and_shortens_the_abstract_at_a_word():
     assert "word" not in hover_text("N", "D", "L", "word word", hover_chars=0)
 
 
-def test_metrics_are_flattened_formatted_and_escaped():
-    metrics = {"nmi": 0.123456, "per_label": {"<b>cs.CV</b>": {"f1": 0.5}}, "labels": ["a", "b"], "rows": [{"a": 1}]}
-    assert flatten_metrics(metrics) == {
-        "nmi": "0.1235", "per_label.<b>cs.CV</b>.f1": "0.5", "labels": "a, b", "rows": "(1 entries)",
-    }
-    fragment = quality_fragment(metrics)
-    assert "&lt;b&gt;cs.CV&lt;/b&gt;" in fragment and "<b>" not in fragment
-    assert quality_fragment(None) == "" and quality_fragment({}) == ""
-
-
 def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
     assert _inputs([0, 0, 1, 1]).dump_labels == {"d0": "Dump A", "d1": "Dump B"}
     assert _inputs([0, 0, 1, 1], titles=("Same", "Same")).dump_labels == {"d0": "Same (d0)", "d1": "Same (d1)"}
@@ -121,7 +110,9 @@ def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():
     assert headers[-2:] == [("number", "% of &lt;script&gt;x&lt;/script&gt;"), ("number", "% of B")]
     assert re.findall(r'<tr data-topic="(-?\d+)">', table) == ["0", "1", "-1"]
     topic_0 = re.search(r'<tr data-topic="0">(.*?)</tr>', table).group(1)
-    assert topic_0.endswith('<td data-sort="0.5">50.0%</td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>')
+    assert topic_0.endswith(
+        '<td data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>'
+    ), "share of corpus, coherence (none without metrics), then the share of each dump"
 
 
 @pytest.mark.parametrize("hostile_title", [False, True])

@@ -44,19 +44,65 @@ def umap_project(
     return reducer.fit_transform(embeddings).astype(np.float32)
 
 
+def word_vectors(texts: list[str], dimensions: int, random_state: int) -> np.ndarray:
+    """L2-normalised latent-semantic vectors of the texts' words (TF-IDF, then truncated SVD).
+
+    Words a corpus shares (method names, task names) are what human labels follow most
+    closely; a short embedding model reads them only through its 256-token window and its
+    general-purpose training. Words seen in one abstract only are left out as noise.
+    """
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
+
+    min_df = 2 if len(texts) >= 50 else 1
+    try:
+        counts = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=min_df).fit_transform(texts)
+    except ValueError:  # no word survives (e.g. abstracts made of numbers only)
+        return np.zeros((len(texts), 0), dtype=np.float32)
+    components = min(dimensions, counts.shape[0] - 1, counts.shape[1] - 1)
+    if components < 1:
+        return np.zeros((len(texts), 0), dtype=np.float32)
+    reduced = TruncatedSVD(components, random_state=random_state).fit_transform(counts)
+    return normalize(reduced).astype(np.float32)
+
+
+def hybrid_vectors(
+    embeddings: np.ndarray, texts: list[str], word_weight: float, word_dimensions: int, random_state: int
+) -> np.ndarray:
+    """Embeddings joined with word vectors so that the cosine similarity of two papers is
+    ``(1 - word_weight) * embedding similarity + word_weight * word similarity``."""
+    if word_weight <= 0:
+        return embeddings
+    words = word_vectors(texts, word_dimensions, random_state)
+    if words.shape[1] == 0:
+        return embeddings
+    return np.hstack([np.sqrt(1 - word_weight) * embeddings, np.sqrt(word_weight) * words]).astype(np.float32)
+
+
 def reduce_embeddings(
     embeddings: np.ndarray,
+    texts: list[str],
     n_neighbors: int | str,
     n_components: int,
     min_dist: float,
     metric: str,
     random_state: int,
-) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Return (cluster-space vectors, 2-d map coordinates, the settings actually used)."""
+    word_weight: float,
+    word_dimensions: int,
+    with_map: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None, dict]:
+    """Return (cluster-space vectors, 2-d map coordinates, the settings actually used).
+
+    Both are projected from the embeddings joined with the texts' word vectors
+    (``word_weight`` of the similarity; 0 for the embeddings alone). ``with_map=False``
+    skips the 2-d map, for callers that only cluster.
+    """
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
+    vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
     shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state)
-    cluster_space = umap_project(embeddings, n_components, min_dist=min_dist, **shared)
-    map_2d = umap_project(embeddings, 2, min_dist=max(min_dist, 0.1), **shared)
+    cluster_space = umap_project(vectors, n_components, min_dist=min_dist, **shared)
+    map_2d = umap_project(vectors, 2, min_dist=max(min_dist, 0.1), **shared) if with_map else None
     settings = {
         "n_papers": len(embeddings),
         "n_neighbors": resolved,
@@ -65,5 +111,7 @@ def reduce_embeddings(
         "min_dist": min_dist,
         "metric": metric,
         "random_state": random_state,
+        "word_weight": word_weight,
+        "word_dimensions": word_dimensions,
     }
     return cluster_space, map_2d, settings

@@ -18,3 +18,12 @@ def resolve_min_cluster_size(setting: int | str, n_papers: int) -> int:
     if setting != "auto":
         return int(setting)
     return _clamp(n_papers / 10, 2, max(10, round(n_papers / 250)))
+
+
+def resolve_coarse_topics(setting: int | str, n_topics: int) -> int:
+    """Topic groups in the coarse layer; "auto" is about a fifth of the topics, 2 to 12.
+
+    0 means no coarse layer, as does a corpus with too few topics to group.
+    """
+    wanted = _clamp(n_topics / 5, 2, 12) if setting == "auto" else int(setting)
+    return wanted if 2 <= wanted < n_topics and n_topics >= 6 else 0

@@ -71,8 +71,10 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
 def reduce(papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap) -> None:
     from papertopics.reduce import reduce_embeddings
 
+    from papertopics.embed import embedding_text
+
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-    cluster_space, map_2d, settings = reduce_embeddings(embeddings, **umap)
+    cluster_space, map_2d, settings = reduce_embeddings(embeddings, [embedding_text(p) for p in papers], **umap)
     ids = np.array([p["id"] for p in papers])
     storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space, map_2d=map_2d)
     storage.write_json(settings_out, settings)
@@ -103,13 +105,15 @@ def topics(
     embedding_model: str,
     max_seq_length: int,
     n_representative_docs: int,
+    coarse_topics: int | str,
     **representation,
 ) -> None:
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
     from papertopics.parse import input_columns
-    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model
+    from papertopics.sizing import resolve_coarse_topics
+    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, topic_groups
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
     ids = [p["id"] for p in papers]
@@ -128,6 +132,11 @@ def topics(
     details = describe_topics(model, ids, embeddings, assigned, n_representative_docs)
     label_of = {d["topic"]: d["label"] for d in details}
     model.set_topic_labels(label_of)
+    n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
+    n_groups = resolve_coarse_topics(coarse_topics, n_topics)
+    group_of, groups = topic_groups(embeddings, assigned, label_of, n_groups)
+    for record in details:
+        record["group"] = group_of.get(record["topic"])
 
     topic_table = pd.DataFrame(
         {
@@ -160,9 +169,11 @@ def topics(
         "n_representative_docs": n_representative_docs,
         **representation,
         "outliers_before_reduction": int(was_outlier.sum()),
-        "topics": sum(1 for d in details if d["topic"] != OUTLIER),
+        "topics": n_topics,
+        "coarse_topics_setting": coarse_topics,
+        "coarse_topics": len(groups),
     }
-    storage.write_json(details_out, {"settings": settings, "topics": details})
+    storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
     _save_model(model, model_out, resolve_model_location(embedding_model))
     _LOG.info("%d topics: %s", settings["topics"], [d["label"] for d in details])
 
@@ -186,3 +197,33 @@ def report(output: str, title: str, hover_chars: int, **inputs) -> None:
     page = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
     storage.write_text(output, page)
     _LOG.info("report written to %s (%.1f MB)", output, len(page.encode()) / 1e6)
+
+
+def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metrics_out: str, top_n_words: int) -> None:
+    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
+    import pandas as pd
+
+    from papertopics.quality import evaluate_topics
+
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers_path)}
+    assigned = pd.read_csv(topic_papers_path, keep_default_na=False, dtype={"id": str})
+    missing = [i for i in assigned["id"] if i not in texts]
+    if missing:
+        raise RuntimeError(f"{topic_papers_path} lists {len(missing)} papers not in the corpus; rerun topics.")
+    details = storage.read_json(details_path)
+    labels = assigned["label"].astype(str).str.strip().tolist() if "label" in assigned.columns else None
+    metrics = evaluate_topics(
+        [texts[i] for i in assigned["id"]],
+        assigned["topic"].to_numpy(),
+        assigned["outlier"].astype(str).str.lower().eq("true").to_numpy(),
+        {t["topic"]: [word for word, _ in t["keywords"]] for t in details["topics"]},
+        top_n_words=top_n_words,
+        labels=labels,
+        group_of={t["topic"]: t["group"] for t in details["topics"] if t.get("group") is not None},
+    )
+    storage.write_json(metrics_out, metrics)
+    _LOG.info(
+        "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",
+        metrics["topics"], metrics["npmi"], metrics["diversity"], 100 * metrics["outlier_share"],
+        f", NMI {metrics['labels']['nmi']:.3f}" if metrics["labels"] else "",
+    )

@@ -14,6 +14,22 @@ OUTLIER = -1
 _NUMBER = re.compile(r"^[\d.,%]+$")
 
 
+REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
+
+
+def representation_model(name: str, top_n_words: int, mmr_diversity: float, random_state: int = 42):
+    """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR."""
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+
+    if name == "keybert":
+        return KeyBERTInspired(top_n_words=top_n_words, random_state=random_state)
+    if name == "mmr":
+        return MaximalMarginalRelevance(diversity=mmr_diversity, top_n_words=top_n_words)
+    if name == "ctfidf":
+        return None
+    raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
+
+
 def fit_topic_model(
     texts: list[str],
     embeddings: np.ndarray,
@@ -23,22 +39,33 @@ def fit_topic_model(
     stop_words: str | None,
     top_n_words: int,
     reduce_outliers: bool,
+    reduce_frequent_words: bool,
+    representation: str,
+    mmr_diversity: float,
 ):
     """Fit BERTopic without refitting UMAP/HDBSCAN; return (model, topics, was_outlier)."""
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
     def vectorizer():
         return CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words)
 
+    def settings():
+        return dict(
+            vectorizer_model=vectorizer(),
+            ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
+            representation_model=representation_model(representation, top_n_words, mmr_diversity),
+            top_n_words=top_n_words,
+        )
+
     model = BERTopic(
         embedding_model=embedding_model,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        vectorizer_model=vectorizer(),
-        top_n_words=top_n_words,
+        **settings(),
     )
     topics, _ = model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
     topics = np.asarray(topics)
@@ -47,24 +74,41 @@ def fit_topic_model(
         topics = np.asarray(
             model.reduce_outliers(texts, topics.tolist(), strategy="embeddings", embeddings=embeddings)
         )
-        model.update_topics(texts, topics=topics.tolist(), vectorizer_model=vectorizer(), top_n_words=top_n_words)
+        model.update_topics(texts, topics=topics.tolist(), **settings())
     return model, topics, was_outlier
 
 
+def singular(word: str) -> str:
+    """A word's singular by the common English plural endings (policies → policy, graphs → graph)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def _word_stems(phrase: str) -> frozenset[str]:
-    """Words of a phrase with a plural 's' dropped, so that 'model' and 'models' match."""
-    return frozenset(re.sub(r"(?<=[a-z]{3})s$", "", word) for word in phrase.split())
+    """Singular forms of a phrase's words, so that 'model' and 'models' match."""
+    return frozenset(singular(word) for word in phrase.lower().split())
 
 
-def readable_label(keywords: list[str], max_phrases: int = 3) -> str:
-    """A label of a few keyphrases, skipping numbers and phrases another one already covers."""
+def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
+    """Not empty, not a bare number, and neither starting nor ending with a stop word."""
+    words = phrase.lower().split()
+    return bool(words) and not _NUMBER.match(phrase) and words[0] not in stop_words and words[-1] not in stop_words
+
+
+def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset()) -> list[str]:
+    """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
+    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network')."""
     chosen: list[str] = []
     for keyword in keywords:
-        if not keyword or _NUMBER.match(keyword):
+        if not _is_clean_keyphrase(keyword, stop_words):
             continue
         stems = _word_stems(keyword)
-        covering = [i for i, phrase in enumerate(chosen) if stems <= _word_stems(phrase)]
-        if covering:
+        if any(stems <= _word_stems(phrase) for phrase in chosen):
             continue
         covered = [i for i, phrase in enumerate(chosen) if _word_stems(phrase) < stems]
         if covered:
@@ -72,9 +116,45 @@ def readable_label(keywords: list[str], max_phrases: int = 3) -> str:
             chosen = [p for i, p in enumerate(chosen) if i not in covered[1:]]
             continue
         chosen.append(keyword)
-        if len(chosen) == max_phrases:
+    return chosen
+
+
+def distinct_labels(
+    keywords_of: dict[int, list[str]],
+    stop_words: frozenset[str] = frozenset(),
+    min_phrases: int = 2,
+    max_phrases: int = 4,
+) -> dict[int, str]:
+    """Labels of ``min_phrases``..``max_phrases`` keyphrases, no two alike.
+
+    Topics that would share a label get one more of their own keyphrases until the labels
+    differ; if their keyphrases run out, the topic number tells them apart.
+    """
+    phrases = {topic: label_phrases(words, stop_words) for topic, words in keywords_of.items()}
+    length = {topic: min(min_phrases, len(p)) for topic, p in phrases.items()}
+
+    def label(topic: int) -> str:
+        return ", ".join(phrases[topic][: length[topic]]) or "(no keywords)"
+
+    def twin_key(topic: int) -> frozenset:
+        """Labels alike up to plurals and phrase order ('graphs' and 'graph') count as the same."""
+        return frozenset(_word_stems(phrase) for phrase in phrases[topic][: length[topic]])
+
+    while True:
+        by_label: dict[frozenset, list[int]] = {}
+        for topic in sorted(phrases):
+            by_label.setdefault(twin_key(topic), []).append(topic)
+        clashes = [topics for topics in by_label.values() if len(topics) > 1]
+        growable = [t for topics in clashes for t in topics if length[t] < min(max_phrases, len(phrases[t]))]
+        if not growable:
             break
-    return ", ".join(chosen) if chosen else "(no keywords)"
+        for topic in growable:
+            length[topic] += 1
+    labels = {topic: label(topic) for topic in phrases}
+    for topics in clashes:
+        for topic in topics[1:]:
+            labels[topic] = f"{labels[topic]} (topic {topic})"
+    return labels
 
 
 def representative_ids(
@@ -92,20 +172,61 @@ def describe_topics(
     model, ids: list[str], embeddings: np.ndarray, topics: np.ndarray, n_representative_docs: int
 ) -> list[dict]:
     """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
-    records = []
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
+    keywords = {
+        topic: [(word, float(weight)) for word, weight in (model.get_topic(topic) or []) if word] for topic in present
+    }
+    labels = distinct_labels(
+        {t: [word for word, _ in keywords[t]] for t in present if t != OUTLIER}, frozenset(ENGLISH_STOP_WORDS)
+    )
+    records = []
     for topic in present:
-        keywords = [(word, float(weight)) for word, weight in (model.get_topic(topic) or []) if word]
         size = int((topics == topic).sum())
-        label = "Outliers" if topic == OUTLIER else readable_label([w for w, _ in keywords])
         records.append(
             {
                 "topic": int(topic),
-                "label": label,
-                "keywords": keywords,
+                "label": "Outliers" if topic == OUTLIER else labels[topic],
+                "keywords": keywords[topic],
                 "size": size,
                 "share": size / len(topics),
                 "representative_ids": representative_ids(ids, embeddings, topics, topic, n_representative_docs),
             }
         )
     return records
+
+
+def topic_groups(
+    embeddings: np.ndarray, topics: np.ndarray, labels: dict[int, str], n_groups: int
+) -> tuple[dict[int, int], list[dict]]:
+    """A coarser layer: topics merged, by average-linkage clustering of their centroids
+    (cosine), into ``n_groups`` groups. Returns topic → group and the groups, largest first."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
+    if n_groups < 2 or len(real) <= n_groups:
+        return {}, []
+    centroids = np.vstack([embeddings[topics == t].mean(axis=0) for t in real])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    tree = linkage(centroids.astype(np.float64), method="average", metric="cosine")
+    clusters = fcluster(tree, t=n_groups, criterion="maxclust")
+    sizes = {t: int((topics == t).sum()) for t in real}
+    members: dict[int, list[int]] = {}
+    for topic, cluster in zip(real, clusters.tolist()):
+        members.setdefault(cluster, []).append(topic)
+    ordered = sorted(members.values(), key=lambda ts: (-sum(sizes[t] for t in ts), ts[0]))
+    group_of, groups = {}, []
+    for number, group_topics in enumerate(ordered):
+        group_topics = sorted(group_topics, key=lambda t: (-sizes[t], t))
+        heads = list(dict.fromkeys(labels[t].split(", ")[0] for t in group_topics))[:3]
+        groups.append(
+            {
+                "group": number,
+                "label": ", ".join(heads),
+                "topics": group_topics,
+                "size": sum(sizes[t] for t in group_topics),
+            }
+        )
+        group_of.update({t: number for t in group_topics})
+    return group_of, groups

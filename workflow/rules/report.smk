@@ -9,6 +9,7 @@ rule report:
         papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         model="results/topics/model",
+        metrics="results/metrics.json",
     output:
         "results/report/index.html",
     params:

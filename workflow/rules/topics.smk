@@ -11,6 +11,8 @@ rule reduce:
         min_dist=config["umap"]["min_dist"],
         metric=config["umap"]["metric"],
         random_state=config["umap"]["random_state"],
+        word_weight=config["umap"]["word_weight"],
+        word_dimensions=config["umap"]["word_dimensions"],
     log:
         "results/logs/reduce.log",
     benchmark:
@@ -60,6 +62,10 @@ rule topics:
         top_n_words=config["topics"]["top_n_words"],
         n_representative_docs=config["topics"]["n_representative_docs"],
         reduce_outliers=config["topics"]["reduce_outliers"],
+        reduce_frequent_words=config["topics"]["reduce_frequent_words"],
+        representation=config["topics"]["representation"],
+        mmr_diversity=config["topics"]["mmr_diversity"],
+        coarse_topics=config["report"]["coarse_topics"],
     log:
         "results/logs/topics.log",
     benchmark:

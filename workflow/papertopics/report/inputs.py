@@ -20,7 +20,8 @@ class ReportInputs:
     topics: pd.DataFrame
     papers: pd.DataFrame
     model: object  # a fitted BERTopic model, for BERTopic's own figures
-    metrics: dict | None = None  # quality figures, where an evaluation stage wrote them
+    metrics: dict | None = None  # results/metrics.json (topic quality)
+    topic_groups: list[dict] | None = None  # the coarse layer, when there is one
 
     @property
     def real_topics(self) -> list[dict]:
@@ -70,4 +71,5 @@ def load_report_inputs(
         papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
         model=load_topic_model(model),
         metrics=storage.read_json(metrics) if metrics else None,
+        topic_groups=topic_details.get("groups"),
     )

@@ -8,7 +8,7 @@ from importlib import metadata
 
 from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
-from papertopics.report.quality import quality_fragment
+from papertopics.report.quality import quality_figures
 
 _PACKAGES = ("papertopics", "bertopic", "sentence-transformers", "umap-learn", "hdbscan", "scikit-learn", "torch")
 
@@ -74,6 +74,7 @@ def overview_section(inputs: ReportInputs) -> str:
         "Topics": len(inputs.real_topics),
         "Outliers": f"{outliers} ({outliers / n_papers:.1%})"
         + (" — assigned to their nearest topic, still marked" if reassigned else ""),
+        **(quality_figures(inputs.metrics) if inputs.metrics else {}),
     }
     umap = inputs.umap_settings
     hdbscan = inputs.hdbscan_settings
@@ -92,6 +93,11 @@ def overview_section(inputs: ReportInputs) -> str:
             f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
         ),
         "topics.reduce_outliers": settings["reduce_outliers"],
+        "topics.representation / reduce_frequent_words": (
+            f"{settings.get('representation')} / {settings.get('reduce_frequent_words')}"
+        ),
+        "umap.word_weight": umap.get("word_weight"),
+        "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
     }
     dump_warnings = [warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])]
     notes = [note for note in (hdbscan.get("note"), *dump_warnings) if note]
@@ -101,7 +107,6 @@ def overview_section(inputs: ReportInputs) -> str:
         + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in notes)
         + definition_list(figures)
         + _dump_table(inputs.corpus_summary)
-        + quality_fragment(inputs.metrics)
         + "<h3>Settings used</h3>"
         + definition_list(used)
         + f'<p class="meta">Input hash (SHA-256 of the dumps): <code>{inputs_hash(inputs.corpus_summary)}</code><br>'

@@ -15,6 +15,7 @@ from papertopics.report.embedding import data_block, figure_block, gzip_block, n
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.keywords import keyword_barchart
 from papertopics.report.overview import overview_section
+from papertopics.report.quality import topic_groups_section
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import share_per_dump, topic_table_section
 
@@ -99,6 +100,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <main>
 {overview_section(inputs)}
 {topic_table_section(inputs)}
+{topic_groups_section(inputs.topic_details, inputs.topic_groups or [])}
 <section id="map"><h2>Map of papers</h2>
 <p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read it.</p>
 <div class="search"><label for="search-box">Search papers</label>

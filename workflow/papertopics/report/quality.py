@@ -1,38 +1,57 @@
-"""Quality figures of the topics, where an evaluation stage has written them (metrics.json).
-
-The metrics file's layout belongs to that stage; this section shows any nesting of named
-values, so a new figure there needs no change here.
-"""
+"""Topic quality (results/metrics.json) and the coarse topic groups, as HTML fragments."""
 
 from __future__ import annotations
 
-from papertopics.report.embedding import definition_list
+import html
+import math
 
 
-def _formatted(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list):
-        if all(not isinstance(item, (dict, list)) for item in value):
-            return ", ".join(_formatted(item) for item in value)
-        return f"({len(value)} entries)"
-    return str(value)
+def _figure(value, digits: int = 3) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def flatten_metrics(metrics: dict, prefix: str = "") -> dict[str, str]:
-    """Nested metrics as dotted names and display strings, in the file's order."""
-    flat = {}
-    for name, value in metrics.items():
-        key = f"{prefix}{name}"
-        if isinstance(value, dict):
-            flat.update(flatten_metrics(value, f"{key}."))
-        else:
-            flat[key] = _formatted(value)
-    return flat
+def quality_figures(metrics: dict) -> dict[str, str]:
+    """The overview's quality lines: coherence, diversity, outliers, agreement with labels."""
+    figures = {
+        f"Coherence (mean NPMI of the top {metrics['top_n_words']} words, −1…1)": _figure(metrics["npmi"]),
+        "Topic diversity (unique share of the top words, 0…1)": _figure(metrics["diversity"]),
+        "Outlier share (before assignment to the nearest topic)": f"{metrics['outlier_share']:.1%}",
+    }
+    agreement = metrics.get("labels")
+    if agreement:
+        figures[f"Agreement with the papers' labels ({agreement['labelled_papers']} papers, {agreement['labels']} labels)"] = (
+            f"NMI {_figure(agreement['nmi'])}, ARI {_figure(agreement['ari'])}, "
+            f"homogeneity {_figure(agreement['homogeneity'])}"
+        )
+    coarse = metrics.get("coarse")
+    if coarse and coarse.get("labels"):
+        figures[f"Agreement of the {coarse['groups']} topic groups with the labels"] = (
+            f"NMI {_figure(coarse['labels']['nmi'])}, ARI {_figure(coarse['labels']['ari'])}"
+        )
+    return figures
 
 
-def quality_fragment(metrics: dict | None) -> str:
-    """A "Quality" block for the overview, or nothing when there are no metrics."""
-    if not metrics:
+def coherence_by_topic(metrics: dict | None) -> dict[int, float | None]:
+    return {row["topic"]: row["npmi"] for row in metrics["per_topic"]} if metrics else {}
+
+
+def topic_groups_section(topic_details: list[dict], groups: list[dict]) -> str:
+    """The coarse layer: each group with its topics, largest group first."""
+    if not groups:
         return ""
-    return "<h3>Quality</h3>" + definition_list(flatten_metrics(metrics))
+    label_of = {t["topic"]: t["label"] for t in topic_details}
+    items = []
+    for group in groups:
+        members = "".join(
+            f'<li><a href="#topic-{topic}">Topic {topic}: {html.escape(label_of.get(topic, ""))}</a></li>'
+            for topic in group["topics"]
+        )
+        items.append(
+            f'<li class="topic-group"><strong>{html.escape(group["label"])}</strong> '
+            f'<span class="size">{group["size"]} papers, {len(group["topics"])} topics</span><ul>{members}</ul></li>'
+        )
+    return (
+        '<section id="topic-groups"><h2>Topic groups</h2>'
+        '<p class="hint">A coarser layer: similar topics merged by their place in the topic hierarchy.</p>'
+        f'<ol class="topic-groups">{"".join(items)}</ol></section>'
+    )

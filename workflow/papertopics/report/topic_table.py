@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.quality import coherence_by_topic
 
 
 def share_per_dump(inputs: ReportInputs) -> dict[str, dict[int, float]]:
@@ -23,12 +24,20 @@ def _cell(text, sort_value=None) -> str:
     return f"<td{value}>{html.escape(str(text))}</td>"
 
 
+def _npmi_cell(npmi: float | None) -> str:
+    """Coherence, or an empty cell (sorted last) for the outliers and topics it could not score."""
+    return _cell(f"{npmi:.3f}", npmi) if npmi is not None else _cell("", -2)
+
+
 def topic_table_section(inputs: ReportInputs) -> str:
     shares = share_per_dump(inputs)
     dumps = sorted(shares)
     dump_labels = inputs.dump_labels
-    header = ["Topic", "Label", "Top keywords", "Size", "% of corpus"] + [f"% of {dump_labels[d]}" for d in dumps]
-    numeric = {0, 3, 4} | set(range(5, 5 + len(dumps)))
+    coherence = coherence_by_topic(inputs.metrics)
+    header = ["Topic", "Label", "Top keywords", "Size", "% of corpus", "Coherence (NPMI)"] + [
+        f"% of {dump_labels[d]}" for d in dumps
+    ]
+    numeric = {0, 3, 4, 5} | set(range(6, 6 + len(dumps)))
     head = "".join(
         f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
         for i, h in enumerate(header)
@@ -41,6 +50,7 @@ def topic_table_section(inputs: ReportInputs) -> str:
             _cell(", ".join(word for word, _ in topic["keywords"][:8])),
             _cell(topic["size"], topic["size"]),
             _cell(f"{topic['share']:.1%}", topic["share"]),
+            _npmi_cell(coherence.get(topic["topic"])),
         ]
         for dump in dumps:
             share = shares[dump].get(topic["topic"], 0.0)

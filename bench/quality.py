@@ -1,0 +1,264 @@
+"""Topic-quality benchmark on a labelled corpus (see README, "Topic quality")."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.text import clean_for_keywords
+
+REPO = Path(__file__).resolve().parents[1]
+
+_LOG = logging.getLogger("quality")
+
+
+def load_corpus(path: Path) -> list[dict]:
+    """Papers of a labelled JSON Lines corpus, cleaned the way the pipeline cleans abstracts."""
+    papers = []
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            papers.append(
+                {
+                    "id": record["id"],
+                    "title": record.get("title") or None,
+                    "abstract": record["abstract"],
+                    "text": clean_for_keywords(record["abstract"]),
+                    "label": record["label"],
+                }
+            )
+    return papers
+
+
+def cached_embeddings(papers: list[dict], corpus: Path, model: str, cache_dir: Path) -> np.ndarray:
+    """Embed once per corpus and model; later runs read the cached vectors."""
+    from papertopics.embed import embed_texts, embedding_text, load_model
+
+    key = hashlib.sha256(f"{corpus.name}|{model}|{len(papers)}".encode()).hexdigest()[:12]
+    cache = cache_dir / f"{corpus.name.split('.')[0]}-{key}.npz"
+    if cache.exists():
+        stored = storage.read_arrays(cache)
+        if stored["ids"].tolist() == [p["id"] for p in papers]:
+            return stored["vectors"]
+    encoder = load_model(model, max_seq_length=256)
+    vectors = embed_texts(encoder, [embedding_text(p) for p in papers], batch_size=32)
+    storage.write_arrays(cache, ids=np.array([p["id"] for p in papers]), vectors=vectors)
+    return vectors
+
+
+def default_config() -> dict:
+    import yaml
+
+    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+
+
+def with_overrides(config: dict, overrides: dict) -> dict:
+    """The config with some knobs changed: ``{"umap": {"word_weight": 0}}``."""
+    return {section: {**values, **overrides.get(section, {})} if isinstance(values, dict) else values
+            for section, values in config.items()}
+
+
+def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict, cache_dir: Path):
+    """The reduce stage's cluster-space vectors, cached per corpus and UMAP settings: variants
+    that differ only after clustering share one UMAP run, and reruns skip it."""
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import reduce_embeddings
+
+    ids = [p["id"] for p in papers]
+    key = hashlib.sha256(json.dumps([ids, umap], sort_keys=True).encode()).hexdigest()[:16]
+    cache = cache_dir / f"reduced-{key}.npz"
+    if cache.exists():
+        stored = storage.read_arrays(cache)
+        return stored["cluster_space"], json.loads(str(stored["settings"]))
+    cluster_space, _, used = reduce_embeddings(
+        embeddings, texts=[embedding_text(p) for p in papers], with_map=False, **umap
+    )
+    storage.write_arrays(cache, cluster_space=cluster_space, settings=np.array(json.dumps(used)))
+    return cluster_space, used
+
+
+def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
+    """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus."""
+    from papertopics.cluster import cluster_points
+    from papertopics.quality import evaluate_topics
+    from papertopics.sizing import resolve_coarse_topics
+    from papertopics.topics import describe_topics, fit_topic_model, topic_groups
+
+    texts = [p["text"] for p in papers]
+    cluster_space, umap_used = cached_cluster_space(papers, embeddings, config["umap"], cache_dir)
+    clusters, hdbscan_used = cluster_points(cluster_space, **config["hdbscan"])
+    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs"}
+    model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
+    details = describe_topics(model, [p["id"] for p in papers], embeddings, assigned, 1)
+    labels = {d["topic"]: d["label"] for d in details}
+    group_of, groups = topic_groups(
+        embeddings, assigned, labels, resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels))
+    )
+    metrics = evaluate_topics(
+        texts, assigned, was_outlier, {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
+        top_n_words=config["evaluate"]["top_n_words"], labels=[p["label"] for p in papers], group_of=group_of,
+    )
+    metrics["settings"] = {"n_neighbors": umap_used["n_neighbors"], "min_cluster_size": hdbscan_used["min_cluster_size"]}
+    metrics["example_labels"] = [d["label"] for d in details[:8]]
+    return metrics
+
+
+def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
+    """BERTopic as it comes (UMAP 15/5, HDBSCAN 10, CountVectorizer, c-TF-IDF) on the same
+    embeddings and cleaned texts; only UMAP's seed is fixed, for a repeatable figure."""
+    from bertopic import BERTopic
+    from umap import UMAP
+
+    from papertopics.quality import evaluate_topics
+
+    texts = [p["text"] for p in papers]
+    umap_model = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", low_memory=False,
+                      random_state=random_state)
+    model = BERTopic(embedding_model=encoder, umap_model=umap_model)
+    topics = np.asarray(model.fit_transform(texts, embeddings=embeddings)[0])
+    keyphrases = {t: [w for w, _ in model.get_topic(t) or [] if w] for t in set(topics.tolist())}
+    return evaluate_topics(texts, topics, topics == -1, keyphrases, top_n_words=10, labels=[p["label"] for p in papers])
+
+
+def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
+    """The classic baseline: TF-IDF → 100-d SVD → k-means with k = the number of labels;
+    a cluster's words are the heaviest terms of its TF-IDF centroid."""
+    from sklearn.cluster import KMeans
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
+
+    from papertopics.quality import evaluate_topics
+
+    texts = [p["text"] for p in papers]
+    labels = [p["label"] for p in papers]
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2)
+    weights = vectorizer.fit_transform(texts)
+    reduced = normalize(TruncatedSVD(100, random_state=random_state).fit_transform(weights))
+    clusters = KMeans(len(set(labels)), n_init=10, random_state=random_state).fit_predict(reduced)
+    vocabulary = vectorizer.get_feature_names_out()
+    keyphrases = {}
+    for cluster in sorted(set(clusters.tolist())):
+        centroid = np.asarray(weights[clusters == cluster].mean(axis=0)).ravel()
+        keyphrases[cluster] = [vocabulary[i] for i in np.argsort(-centroid, kind="stable")[:10]]
+    return evaluate_topics(texts, clusters, np.zeros(len(texts), bool), keyphrases, top_n_words=10, labels=labels)
+
+
+# What each change adds: our defaults with one change taken back (or, for the word vectors,
+# which measured no gain, put in) at a time.
+ABLATIONS = {
+    "(a) with word vectors joined to the embeddings (umap.word_weight 0.3)": {"umap": {"word_weight": 0.3}},
+    "(a) without outlier reduction (topics.reduce_outliers false)": {"topics": {"reduce_outliers": False}},
+    "(a) keywords: plain c-TF-IDF (reduce_frequent_words false)": {"topics": {"reduce_frequent_words": False}},
+    "(a) keywords: MMR (diversity 0.3) on damped c-TF-IDF": {"topics": {"representation": "mmr"}},
+    "(a) keywords: KeyBERTInspired on plain c-TF-IDF": {"topics": {"representation": "keybert", "reduce_frequent_words": False}},
+}
+
+
+def row(name: str, metrics: dict) -> dict:
+    agreement = metrics["labels"]
+    return {
+        "variant": name,
+        "nmi": agreement["nmi"],
+        "ari": agreement["ari"],
+        "homogeneity": agreement["homogeneity"],
+        "topics": metrics["topics"],
+        "outliers": metrics["outlier_share"],
+        "unassigned": metrics["unassigned_share"],
+        "npmi": metrics["npmi"],
+        "diversity": metrics["diversity"],
+    }
+
+
+def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42) -> dict:
+    from papertopics.embed import load_model
+
+    config = default_config()
+    papers = load_corpus(corpus)
+    embeddings = cached_embeddings(papers, corpus, config["embedding"]["model"], cache_dir)
+    if limit:  # a quick look at the first papers only
+        papers, embeddings = papers[:limit], embeddings[:limit]
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    rows = []
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir)
+    rows.append(row("(a) papertopics defaults", ours))
+    if ours["coarse"]:
+        coarse = {**ours, "labels": ours["coarse"]["labels"], "topics": ours["coarse"]["groups"]}
+        rows.append(row("(a) its coarse layer (topic groups; keyword scores of the topics)", coarse))
+    _LOG.info("%s: ours done", corpus.name)
+    if ablations:
+        for name, overrides in ABLATIONS.items():
+            rows.append(row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder, cache_dir)))
+            _LOG.info("%s: %s done", corpus.name, name)
+    rows.append(row("(b) BERTopic defaults, same embeddings", run_bertopic_defaults(papers, embeddings, encoder, random_state)))
+    rows.append(row("(c) TF-IDF + k-means, k = number of labels", run_tfidf_kmeans(papers, random_state)))
+    return {
+        "corpus": corpus.name,
+        "papers": len(papers),
+        "labels": len({p["label"] for p in papers}),
+        "resolved": ours["settings"],
+        "example_labels": ours["example_labels"],
+        "rows": rows,
+    }
+
+
+def markdown(results: list[dict]) -> str:
+    lines = ["# Topic quality benchmark", "", "Written by `make quality` (bench/quality.py); labels are used for scoring only.", ""]
+    for result in results:
+        lines += [
+            f"## {result['corpus']} ({result['papers']} papers, {result['labels']} labels)",
+            "",
+            f"Sizes our `auto` knobs resolved to: {result['resolved']}. "
+            f"First topic labels: {'; '.join(result['example_labels'])}.",
+            "",
+            "| variant | NMI | ARI | homogeneity | topics | outliers | left unassigned | NPMI | diversity |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in result["rows"]:
+            lines.append(
+                f"| {r['variant']} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['homogeneity']:.3f} | {r['topics']} "
+                f"| {r['outliers']:.1%} | {r['unassigned']:.1%} | {r['npmi']:.3f} | {r['diversity']:.3f} |"
+            )
+        lines.append("")
+    lines.append(
+        "Outliers: share of papers HDBSCAN left unclustered; left unassigned: share still without a topic "
+        "(our defaults assign outliers to their nearest topic; BERTopic's defaults keep them as one cluster, -1, "
+        "and NMI/ARI score that cluster like any other). "
+        "NPMI: gensim c_npmi of each topic's top 10 words over the cleaned abstracts, averaged over topics. "
+        "Diversity: unique share of all topics' top 10 words."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("corpora", nargs="+", type=Path, help="labelled .jsonl.gz corpora (id, title, abstract, label)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "papertopics-quality",
+                        help="where embeddings are cached between runs (outside the repository)")
+    parser.add_argument("--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json")
+    parser.add_argument("--no-ablations", action="store_true", help="skip the rows that take back one change at a time")
+    parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("gensim").setLevel(logging.WARNING)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    missing = [str(c) for c in args.corpora if not c.exists()]
+    if missing:
+        raise SystemExit(f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)")
+    results = [benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit) for corpus in args.corpora]
+    storage.write_json(args.output.with_suffix(".json"), results)
+    storage.write_text(args.output.with_suffix(".md"), markdown(results))
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Readable topic labels: clean keyphrases, no twins, no two topics alike."""
+
+import numpy as np
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from papertopics.sizing import resolve_coarse_topics
+from papertopics.topics import distinct_labels, label_phrases, singular, topic_groups
+
+STOP = frozenset(ENGLISH_STOP_WORDS)
+
+
+def test_singular_handles_the_common_plural_endings_and_leaves_singulars_alone():
+    assert [singular(w) for w in ["policies", "graphs", "classes", "boxes", "approaches"]] == [
+        "policy", "graph", "class", "box", "approach"
+    ]
+    assert [singular(w) for w in ["analysis", "corpus", "class", "bus", "gas"]] == [
+        "analysis", "corpus", "class", "bus", "gas"
+    ]
+
+
+def test_numbers_and_stop_words_never_make_it_into_a_label():
+    assert label_phrases(["2020", "3.5%", "the", "of the", "we propose", "graph"], STOP) == ["graph"]
+
+
+def test_plural_twins_are_merged_keeping_the_first_form():
+    assert label_phrases(["networks", "network", "policy", "policies"], STOP) == ["networks", "policy"]
+
+
+def test_a_longer_phrase_replaces_the_words_it_covers():
+    assert label_phrases(["graph", "neural", "graph neural networks", "node"], STOP) == [
+        "graph neural networks", "node"
+    ]
+
+
+def test_labels_have_two_phrases_when_available_and_never_repeat():
+    labels = distinct_labels(
+        {
+            0: ["graph", "learning", "node", "edge"],
+            1: ["graph", "learning", "molecule"],
+            2: ["image", "segmentation", "pixels"],
+            3: ["image"],
+        },
+        STOP,
+    )
+    assert labels[0] == "graph, learning, node"
+    assert labels[1] == "graph, learning, molecule"
+    assert labels[2] == "image, segmentation"
+    assert labels[3] == "image"
+    assert len(set(labels.values())) == len(labels)
+
+
+def test_topics_whose_keyphrases_run_out_are_told_apart_by_number():
+    labels = distinct_labels({4: ["graph", "node"], 9: ["graphs", "nodes"], 2: ["image"]}, STOP)
+    assert labels == {2: "image", 4: "graph, node", 9: "graphs, nodes (topic 9)"}
+
+
+def test_labels_stop_at_four_phrases():
+    labels = distinct_labels({0: list("abcdefg"), 1: list("abcdefh")}, frozenset())
+    assert all(len(label.split(", ")) <= 4 for label in labels.values())
+
+
+def test_coarse_layer_size_follows_the_number_of_topics():
+    assert resolve_coarse_topics("auto", 50) == 10
+    assert resolve_coarse_topics("auto", 100) == 12
+    assert resolve_coarse_topics("auto", 12) == 2
+    assert resolve_coarse_topics("auto", 4) == 0
+    assert resolve_coarse_topics(0, 50) == 0
+    assert resolve_coarse_topics(60, 50) == 0
+    assert resolve_coarse_topics(8, 50) == 8
+
+
+def test_topic_groups_merge_topics_with_nearby_centroids():
+    rng = np.random.default_rng(0)
+    directions = np.eye(4)[[0, 0, 1, 1, 2, 2]] + 0.05 * np.eye(4)[[1, 2, 0, 2, 0, 1]]
+    topics = np.repeat(np.arange(6), [5, 4, 3, 3, 2, 2])
+    embeddings = directions[topics] + 0.01 * rng.standard_normal((len(topics), 4))
+    labels = {t: f"topic{t}, words" for t in range(6)}
+    group_of, groups = topic_groups(embeddings, topics, labels, 3)
+    assert [g["topics"] for g in groups] == [[0, 1], [2, 3], [4, 5]]
+    assert [g["size"] for g in groups] == [9, 6, 4]
+    assert groups[0]["label"] == "topic0, topic1"
+    assert group_of == {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 2}
+    assert topic_groups(embeddings, topics, labels, 6) == ({}, [])

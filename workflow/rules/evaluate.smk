@@ -1,0 +1,17 @@
+rule evaluate:
+    input:
+        papers="results/corpus/papers.jsonl",
+        topic_papers="results/topics/papers.csv",
+        details="results/topics/topic_details.json",
+    output:
+        metrics="results/metrics.json",
+    params:
+        top_n_words=config["evaluate"]["top_n_words"],
+    log:
+        "results/logs/evaluate.log",
+    benchmark:
+        "results/benchmarks/evaluate.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/evaluate.py"
