@@ -115,9 +115,10 @@ def open_report(context, workdir: Path) -> OpenedReport:
 
 
 def paragraphs_of(dump: Path) -> tuple[str, list[str]]:
-    from papertopics.parse import split_title_and_paragraphs
+    from papertopics.formats import read_dump
 
-    return split_title_and_paragraphs(dump.read_text(encoding="utf-8"))
+    raw = read_dump(dump)
+    return raw.title, [record.fields["abstract"] for record in raw.records]
 
 
 def test_report_file_is_self_contained_with_plotly_inlined_once(seed_run):
