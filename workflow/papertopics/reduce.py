@@ -26,7 +26,10 @@ def umap_project(
     min_dist: float,
     metric: str,
     random_state: int,
+    fit_sample_size: int | None = None,
 ) -> np.ndarray:
+    """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
+    with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus)."""
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
@@ -40,7 +43,14 @@ def umap_project(
         random_state=random_state,
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
     )
-    return reducer.fit_transform(embeddings).astype(np.float32)
+    if fit_sample_size is None or n_papers <= fit_sample_size:
+        return reducer.fit_transform(embeddings).astype(np.float32)
+    fitted = np.zeros(n_papers, dtype=bool)
+    fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
+    coordinates = np.zeros((n_papers, n_components), dtype=np.float32)
+    coordinates[fitted] = reducer.fit_transform(embeddings[fitted])
+    coordinates[~fitted] = reducer.transform(embeddings[~fitted])
+    return coordinates
 
 
 def reduce_embeddings(
@@ -50,10 +60,11 @@ def reduce_embeddings(
     min_dist: float,
     metric: str,
     random_state: int,
+    fit_sample_size: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """Return (cluster-space vectors, 2-d map coordinates, the settings actually used)."""
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
-    shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state)
+    shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state, fit_sample_size=fit_sample_size)
     cluster_space = umap_project(embeddings, n_components, min_dist=min_dist, **shared)
     map_2d = umap_project(embeddings, 2, min_dist=max(min_dist, 0.1), **shared)
     settings = {
@@ -64,5 +75,7 @@ def reduce_embeddings(
         "min_dist": min_dist,
         "metric": metric,
         "random_state": random_state,
+        "fit_sample_size": fit_sample_size,
+        "fitted_on_sample": fit_sample_size is not None and len(embeddings) > fit_sample_size,
     }
     return cluster_space, map_2d, settings

@@ -1,5 +1,6 @@
 import glob
 import os
+import sys
 from pathlib import Path
 
 # Stage logic lives in workflow/papertopics; make it importable by the rules' scripts
@@ -7,6 +8,9 @@ from pathlib import Path
 os.environ["PYTHONPATH"] = os.pathsep.join(
     filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")])
 )
+
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
+from papertopics.sharding import planned_shards
 
 ENVIRONMENT = "../../environment.yml"
 
@@ -40,7 +44,30 @@ def check_config_consistency(config):
 
 check_config_consistency(config)
 DUMPS = find_dumps(config["inputs"])
+# Embedding jobs per dump, planned from the raw files (see papertopics.sharding).
+SHARDS = {dump: planned_shards(path, config["embedding"]["shard_size"]) for dump, path in DUMPS.items()}
 
 
 wildcard_constraints:
     dump="|".join(map(re.escape, DUMPS)),
+    shard=r"\d+",
+    shards=r"\d+",
+
+
+def embedding_params():
+    settings = config["embedding"]
+    return dict(
+        model=settings["model"],
+        backend=settings["backend"],
+        batch_size=settings["batch_size"],
+        max_seq_length=settings["max_seq_length"],
+        cache_dir=settings["cache_dir"],
+        model_cache_dir=settings["model_cache_dir"],
+    )
+
+
+def shard_files(wildcards):
+    count = SHARDS[wildcards.dump]
+    if count == 1:
+        return []
+    return [f"results/embeddings/shards/{wildcards.dump}/{index}-of-{count}.npz" for index in range(count)]

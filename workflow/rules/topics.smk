@@ -11,6 +11,7 @@ rule reduce:
         min_dist=config["umap"]["min_dist"],
         metric=config["umap"]["metric"],
         random_state=config["umap"]["random_state"],
+        fit_sample_size=config["umap"]["fit_sample_size"],
     log:
         "results/logs/reduce.log",
     benchmark:
