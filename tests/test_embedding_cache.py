@@ -128,3 +128,20 @@ def test_concurrent_jobs_leave_only_complete_entries(tmp_path, seed_texts):
     vectors, computed, _ = run(texts, tmp_path)
     assert computed == 0
     np.testing.assert_array_equal(vectors, np.vstack([fake_vector(t) for t in texts]))
+
+
+@pytest.mark.slow
+def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(tmp_path):
+    from conftest import make_workdir, planned_jobs, run_workflow
+
+    workdir = make_workdir(tmp_path, embedding={"backend": "onnx-int8"})
+    run_workflow(workdir)
+    dump = workdir / "data" / "raw" / SEEDS[0].name
+    title, first, *rest = dump.read_text(encoding="utf-8").split("\n\n")
+    dump.write_text("\n\n".join([title, first + " One sentence more.", *rest]), encoding="utf-8")
+    plan = planned_jobs(workdir)
+    assert plan["parse"] == 1 and plan["embed"] == 1
+
+    run_workflow(workdir)
+    log = (workdir / "results" / "logs" / "embed" / f"{SEEDS[0].stem}.log").read_text(encoding="utf-8")
+    assert "1 embedded now (onnx-int8)" in log, log

@@ -25,6 +25,7 @@ from papertopics.errors import PipelineInputError
 
 ONNX_BACKENDS = ("onnx", "onnx-int8")
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_PROGRESS_EVERY = 8  # batches between progress lines in the job log
 _LOG = logging.getLogger(__name__)
 
 
@@ -158,4 +159,6 @@ class OnnxEncoder:
             mask = feeds["attention_mask"][:, :, None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
             vectors[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            if (start // batch_size + 1) % _PROGRESS_EVERY == 0 or start + batch_size >= len(texts):
+                _LOG.info("embedded %d/%d abstracts", min(start + batch_size, len(texts)), len(texts))
         return vectors
