@@ -138,6 +138,8 @@ class OnnxEncoder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
+        # Idle worker threads sleep instead of spinning: spinning only burns CPU that parallel jobs need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         model_file = cached_onnx_model(location, backend, model_cache_dir)
         self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         self.input_names = {i.name for i in self.session.get_inputs()}
