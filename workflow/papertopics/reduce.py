@@ -26,7 +26,10 @@ def umap_project(
     min_dist: float,
     metric: str,
     random_state: int,
+    fit_sample_size: int | None = None,
 ) -> np.ndarray:
+    """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
+    with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus)."""
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
@@ -41,7 +44,14 @@ def umap_project(
         n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so avoids its warning
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
     )
-    return reducer.fit_transform(embeddings).astype(np.float32)
+    if fit_sample_size is None or n_papers <= fit_sample_size:
+        return reducer.fit_transform(embeddings).astype(np.float32)
+    fitted = np.zeros(n_papers, dtype=bool)
+    fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
+    coordinates = np.zeros((n_papers, n_components), dtype=np.float32)
+    coordinates[fitted] = reducer.fit_transform(embeddings[fitted])
+    coordinates[~fitted] = reducer.transform(embeddings[~fitted])
+    return coordinates
 
 
 def word_vectors(texts: list[str], dimensions: int, random_state: int) -> np.ndarray:
@@ -90,17 +100,19 @@ def reduce_embeddings(
     random_state: int,
     word_weight: float,
     word_dimensions: int,
+    fit_sample_size: int | None = None,
     with_map: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None, dict]:
     """Return (cluster-space vectors, 2-d map coordinates, the settings actually used).
 
     Both are projected from the embeddings joined with the texts' word vectors
-    (``word_weight`` of the similarity; 0 for the embeddings alone). ``with_map=False``
-    skips the 2-d map, for callers that only cluster.
+    (``word_weight`` of the similarity; 0 for the embeddings alone). Above
+    ``fit_sample_size`` papers UMAP is fitted on a seeded sample and the rest transformed.
+    ``with_map=False`` skips the 2-d map, for callers that only cluster.
     """
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
     vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
-    shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state)
+    shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state, fit_sample_size=fit_sample_size)
     cluster_space = umap_project(vectors, n_components, min_dist=min_dist, **shared)
     map_2d = umap_project(vectors, 2, min_dist=max(min_dist, 0.1), **shared) if with_map else None
     settings = {
@@ -113,5 +125,7 @@ def reduce_embeddings(
         "random_state": random_state,
         "word_weight": word_weight,
         "word_dimensions": word_dimensions,
+        "fit_sample_size": fit_sample_size,
+        "fitted_on_sample": fit_sample_size is not None and len(embeddings) > fit_sample_size,
     }
     return cluster_space, map_2d, settings

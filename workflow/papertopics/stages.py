@@ -51,13 +51,49 @@ def corpus(papers_paths: list[str], summary_paths: list[str], papers_out: str, s
     _LOG.info("corpus: %d papers from %d dumps", summary["papers"], len(dumps))
 
 
-def embed(papers_path: str, embeddings_out: str, model: str, batch_size: int, max_seq_length: int) -> None:
-    from papertopics.embed import embed_texts, embedding_text, load_model
+def embed(
+    papers_path: str,
+    embeddings_out: str,
+    model: str,
+    backend: str,
+    batch_size: int,
+    max_seq_length: int,
+    cache_dir: str,
+    model_cache_dir: str,
+    threads: int = 1,
+    shard: int = 0,
+    shards: int = 1,
+) -> None:
+    """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors."""
+    from papertopics.embed import embedding_text, encoder_identity, load_encoder
+    from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
+    from papertopics.sharding import shard_bounds
 
     papers = storage.read_jsonl(papers_path)
-    encoder = load_model(model, max_seq_length)
-    vectors = embed_texts(encoder, [embedding_text(p) for p in papers], batch_size=batch_size)
-    storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers]), vectors=vectors)
+    start, end = shard_bounds(len(papers), shard, shards)
+    papers = papers[start:end]
+    cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length))
+    vectors, computed = embed_with_cache(
+        [embedding_text(p) for p in papers],
+        cache,
+        lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads),
+        batch_size=batch_size,
+    )
+    storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers], dtype=str), vectors=vectors)
+    _LOG.info(
+        "papers %d-%d: %d embedded now (%s), %d from the cache (%d corrupt entries rebuilt)",
+        start, end, computed, backend, len(papers) - computed, cache.rebuilt,
+    )
+
+
+def gather_embedding_shards(shard_paths: list[str], embeddings_out: str) -> None:
+    """Concatenate a dump's shard embeddings, in shard order, into the dump's embedding file."""
+    shards = [storage.read_arrays(path) for path in shard_paths]
+    filled = [shard for shard in shards if len(shard["ids"])]
+    ids = np.concatenate([shard["ids"] for shard in filled]) if filled else np.array([], dtype=str)
+    vectors = np.vstack([shard["vectors"] for shard in filled]).astype(np.float32) if filled else np.zeros((0, 0), np.float32)
+    storage.write_arrays(embeddings_out, ids=ids, vectors=vectors)
+    _LOG.info("gathered %d embeddings from %d shards", len(ids), len(shards))
 
 
 def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[list[dict], np.ndarray]:

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from papertopics.embed import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
+from papertopics.sharding import planned_shards
 from papertopics.startup import check_config, release_stale_locks
 
 ENVIRONMENT = "../../environment.yml"
@@ -60,6 +61,30 @@ except PipelineInputError as error:
 if release_stale_locks():
     logger.warning("Removed the locks of an earlier run that was killed; resuming its work.")
 
+# Embedding jobs per dump, planned from the raw files (see papertopics.sharding).
+SHARDS = {dump: planned_shards(path, config["embedding"]["shard_size"]) for dump, path in DUMPS.items()}
+
 
 wildcard_constraints:
     dump="|".join(map(re.escape, DUMPS)),
+    shard=r"\d+",
+    shards=r"\d+",
+
+
+def embedding_params():
+    settings = config["embedding"]
+    return dict(
+        model=settings["model"],
+        backend=settings["backend"],
+        batch_size=settings["batch_size"],
+        max_seq_length=settings["max_seq_length"],
+        cache_dir=settings["cache_dir"],
+        model_cache_dir=settings["model_cache_dir"],
+    )
+
+
+def shard_files(wildcards):
+    count = SHARDS[wildcards.dump]
+    if count == 1:
+        return []
+    return [f"results/embeddings/shards/{wildcards.dump}/{index}-of-{count}.npz" for index in range(count)]

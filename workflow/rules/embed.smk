@@ -1,12 +1,34 @@
-rule embed:
+# A dump above embedding.shard_size is embedded as several embed_shard jobs (which --cores or a
+# cluster executor can run side by side); embed then gathers them into the dump's one file.
+
+
+rule embed_shard:
     input:
         "results/parsed/{dump}.jsonl",
     output:
+        "results/embeddings/shards/{dump}/{shard}-of-{shards}.npz",
+    params:
+        **embedding_params(),
+    threads: config["embedding"]["threads"]
+    log:
+        "results/logs/embed/{dump}/{shard}-of-{shards}.log",
+    benchmark:
+        "results/benchmarks/embed/{dump}/{shard}-of-{shards}.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/embed.py"
+
+
+rule embed:
+    input:
+        papers="results/parsed/{dump}.jsonl",
+        shards=shard_files,
+    output:
         "results/embeddings/{dump}.npz",
     params:
-        model=config["embedding"]["model"],
-        batch_size=config["embedding"]["batch_size"],
-        max_seq_length=config["embedding"]["max_seq_length"],
+        **embedding_params(),
+    threads: lambda wildcards: 1 if SHARDS[wildcards.dump] > 1 else config["embedding"]["threads"]
     log:
         "results/logs/embed/{dump}.log",
     benchmark:

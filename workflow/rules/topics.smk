@@ -13,6 +13,7 @@ rule reduce:
         random_state=config["umap"]["random_state"],
         word_weight=config["umap"]["word_weight"],
         word_dimensions=config["umap"]["word_dimensions"],
+        fit_sample_size=config["umap"]["fit_sample_size"],
     log:
         "results/logs/reduce.log",
     benchmark:

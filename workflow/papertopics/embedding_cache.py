@@ -1,0 +1,92 @@
+"""Per-abstract embedding cache: one small ``.npy`` file per embedded text.
+
+Entries live under ``<cache_dir>/<encoder key>/<sha[:2]>/<sha>.npy``, where the encoder key
+identifies the model files, backend and sequence length, and ``sha`` is the SHA-256 of the
+text that was embedded. Each entry is written to a temporary file and renamed into place, so
+concurrent jobs never see (or leave) a partial entry; an entry that fails to load or is not a
+finite unit vector of the right size is treated as missing and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+_UNIT_TOLERANCE = 1e-3
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encoder_key(identity: dict) -> str:
+    """A short, stable name for everything that determines an embedding besides its text."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:20]
+
+
+class EmbeddingCache:
+    def __init__(self, directory: str | Path, identity: dict, dimension: int | None = None):
+        self.root = Path(directory) / encoder_key(identity)
+        self.dimension = dimension
+        self.rebuilt = 0  # entries found corrupt, so read as misses
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.npy"
+
+    def _valid(self, vector: np.ndarray) -> bool:
+        if vector.dtype != np.float32 or vector.ndim != 1:
+            return False
+        if self.dimension is not None and vector.shape[0] != self.dimension:
+            return False
+        return bool(np.isfinite(vector).all()) and abs(float(np.linalg.norm(vector)) - 1.0) < _UNIT_TOLERANCE
+
+    def get(self, text: str) -> np.ndarray | None:
+        path = self._path(text_key(text))
+        try:
+            vector = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError) as error:
+            _LOG.warning("embedding cache entry %s is unreadable (%s); embedding again", path, error)
+            self.rebuilt += 1
+            return None
+        if not self._valid(vector):
+            _LOG.warning("embedding cache entry %s is not a valid embedding; embedding again", path)
+            self.rebuilt += 1
+            return None
+        if self.dimension is None:
+            self.dimension = vector.shape[0]
+        return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        with storage.atomic_path(self._path(text_key(text))) as temporary:
+            with open(temporary, "wb") as stream:
+                np.save(stream, np.ascontiguousarray(vector, dtype=np.float32))
+
+
+def embed_with_cache(texts: list[str], cache: EmbeddingCache, load_encoder, batch_size: int) -> tuple[np.ndarray, int]:
+    """Embeddings of ``texts``, computing only the cache misses (the encoder is loaded only then).
+
+    Returns the (n, dimension) float32 matrix and how many texts were embedded now.
+    """
+    found = [cache.get(text) for text in texts]
+    missing = sorted({text for text, vector in zip(texts, found) if vector is None})
+    computed: dict[str, np.ndarray] = {}
+    if missing:
+        encoder = load_encoder()
+        vectors = encoder.encode(missing, batch_size=batch_size)
+        for text, vector in zip(missing, vectors):
+            cache.put(text, vector)
+            computed[text] = vector
+        cache.dimension = cache.dimension or vectors.shape[1]
+    rows = [vector if vector is not None else computed[text] for text, vector in zip(texts, found)]
+    if not rows:
+        return np.zeros((0, cache.dimension or 0), dtype=np.float32), 0
+    return np.vstack(rows).astype(np.float32), len(missing)
