@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import SEEDS
-from papertopics.embed import embedding_text
+from papertopics.embed import embedding_text, resolve_backend
 from papertopics.embedding_cache import EmbeddingCache, embed_with_cache, text_key
 from papertopics.parse import parse_dump
 
@@ -134,7 +134,7 @@ def test_concurrent_jobs_leave_only_complete_entries(tmp_path, seed_texts):
 def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(tmp_path):
     from conftest import make_workdir, planned_jobs, run_workflow
 
-    workdir = make_workdir(tmp_path, embedding={"backend": "onnx-int8"})
+    workdir = make_workdir(tmp_path)  # the default backend, auto
     run_workflow(workdir)
     dump = workdir / "data" / "raw" / SEEDS[0].name
     title, first, *rest = dump.read_text(encoding="utf-8").split("\n\n")
@@ -144,4 +144,4 @@ def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(tmp_
 
     run_workflow(workdir)
     log = (workdir / "results" / "logs" / "embed" / f"{SEEDS[0].stem}.log").read_text(encoding="utf-8")
-    assert "1 embedded now (onnx-int8)" in log, log
+    assert f"1 embedded now ({resolve_backend('auto')})" in log, log

