@@ -1,4 +1,5 @@
-"""UMAP fitted on a sample, the rest placed by transform (the large-corpus path)."""
+"""UMAP on exact neighbours shared by both projections, or fitted on a sample with the rest placed
+by transform (the large-corpus path)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 from sklearn.metrics import normalized_mutual_info_score
 
 from papertopics.cluster import cluster_points
-from papertopics.reduce import reduce_embeddings
+from papertopics.reduce import exact_neighbours, reduce_embeddings
 
 
 def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
@@ -40,3 +41,23 @@ def test_a_corpus_within_the_sample_size_is_fitted_whole():
     points, _ = blobs(n_per_blob=30)
     _, _, settings = reduce_embeddings(points, fit_sample_size=len(points), **SETTINGS)
     assert not settings["fitted_on_sample"]
+
+
+def test_exact_neighbours_are_each_papers_closest_by_cosine_itself_first():
+    points, _ = blobs(n_per_blob=20)
+    indices, distances = exact_neighbours(points, n_neighbors=6, metric="cosine")
+    similarity = points @ points.T
+    expected = np.argsort(-similarity, axis=1, kind="stable")[:, :6]
+    np.testing.assert_array_equal(indices[:, 0], np.arange(len(points)))
+    np.testing.assert_array_equal(np.sort(indices, axis=1), np.sort(expected, axis=1))
+    np.testing.assert_allclose(distances, 1 - np.take_along_axis(similarity, indices, axis=1), atol=1e-5)
+
+
+def test_a_whole_corpus_fit_on_shared_neighbours_keeps_its_structure_and_repeats():
+    points, truth = blobs()
+    cluster_space, map_2d, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
+    assert normalized_mutual_info_score(truth, labels) > 0.9
+    again, map_again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    np.testing.assert_array_equal(again, cluster_space)
+    np.testing.assert_array_equal(map_again, map_2d)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from papertopics.sizing import resolve_n_neighbors
@@ -19,6 +21,19 @@ def principal_components(points: np.ndarray, n_components: int) -> np.ndarray:
     return np.hstack([projected, padding]).astype(np.float32)
 
 
+def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's ``n_neighbors`` nearest points (itself included), as UMAP's ``precomputed_knn``.
+
+    Brute force is a few matrix products up to tens of thousands of papers, and exact; UMAP's
+    approximate search (NN-descent) spends 20-30 s compiling in every fresh process first.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    search = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm="brute").fit(vectors)
+    distances, indices = search.kneighbors(vectors)
+    return indices, distances.astype(np.float32)
+
+
 def umap_project(
     embeddings: np.ndarray,
     n_components: int,
@@ -27,14 +42,17 @@ def umap_project(
     metric: str,
     random_state: int,
     fit_sample_size: int | None = None,
+    neighbours: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
-    with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus)."""
+    with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
+    ``neighbours``: the papers' ``exact_neighbours``, shared between projections of a whole corpus."""
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
     from umap import UMAP
 
+    sampled = fit_sample_size is not None and n_papers > fit_sample_size
     reducer = UMAP(
         n_components=n_components,
         n_neighbors=n_neighbors,
@@ -43,9 +61,14 @@ def umap_project(
         random_state=random_state,
         n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so avoids its warning
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
+        # transform() needs UMAP's own search index, so a sampled fit builds one.
+        precomputed_knn=(None, None, None) if sampled or neighbours is None else neighbours,
     )
-    if fit_sample_size is None or n_papers <= fit_sample_size:
-        return reducer.fit_transform(embeddings).astype(np.float32)
+    if not sampled:
+        with warnings.catch_warnings():
+            # UMAP warns that without its search index transform() is unavailable; a whole-corpus fit never transforms.
+            warnings.filterwarnings("ignore", message="precomputed_knn", category=UserWarning)
+            return reducer.fit_transform(embeddings).astype(np.float32)
     fitted = np.zeros(n_papers, dtype=bool)
     fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
     coordinates = np.zeros((n_papers, n_components), dtype=np.float32)
@@ -112,7 +135,13 @@ def reduce_embeddings(
     """
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
     vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
-    shared = dict(n_neighbors=resolved, metric=metric, random_state=random_state, fit_sample_size=fit_sample_size)
+    sampled = fit_sample_size is not None and len(vectors) > fit_sample_size
+    small = len(vectors) < max(n_components, 2) + 2  # projected linearly, no neighbours needed
+    neighbours = None if sampled or small else exact_neighbours(vectors, resolved, metric)
+    shared = dict(
+        n_neighbors=resolved, metric=metric, random_state=random_state, fit_sample_size=fit_sample_size,
+        neighbours=neighbours,
+    )
     cluster_space = umap_project(vectors, n_components, min_dist=min_dist, **shared)
     map_2d = umap_project(vectors, 2, min_dist=max(min_dist, 0.1), **shared) if with_map else None
     settings = {
