@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, SEEDS
 
 HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "hdbscan", "onnxruntime"]
@@ -38,3 +40,21 @@ def test_gathering_shards_and_reading_the_cache_import_no_heavy_library(tmp_path
         f"EmbeddingCache({str(tmp_path)!r}, {{'model': 'x'}}).get('some text')\n"
     )
     assert imported_after(code) == []
+
+
+@pytest.mark.slow
+def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
+    results = seed_run / "results"
+    inputs = dict(
+        corpus_summary=results / "corpus" / "summary.json", umap_settings=results / "reduced" / "umap.json",
+        hdbscan_settings=results / "clusters" / "hdbscan.json", topics=results / "topics" / "topics.csv",
+        papers=results / "topics" / "papers.csv", details=results / "topics" / "topic_details.json",
+        figures=results / "topics" / "figures.json", metrics=results / "metrics.json",
+    )
+    report = tmp_path / "index.html"
+    code = (
+        "from papertopics import stages\n"
+        f"stages.report({str(report)!r}, 'auto', 100, **{ {k: str(v) for k, v in inputs.items()}!r})\n"
+    )
+    assert imported_after(code) == []
+    assert 'id="topic-hierarchy"' in report.read_text(encoding="utf-8")

@@ -11,6 +11,7 @@ import pytest
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import hover_text
 from papertopics.report.embedding import data_block, gzip_block, script_json
+from papertopics.report.model_figures import model_figures
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
@@ -65,7 +66,8 @@ def _inputs(labels: list[int], titles=("Dump A", "Dump B"), abstract: str = "An 
         topic_details=details,
         topics=pd.DataFrame({"id": [d["topic"] for d in details], "label": [d["label"] for d in details]}),
         papers=papers,
-        model=None,
+        # as the topics stage stores them; without a fitted model each chart says why it is missing
+        figures=model_figures(None, sum(d["topic"] != -1 for d in details)),
     )
 
 

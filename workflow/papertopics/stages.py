@@ -139,6 +139,7 @@ def topics(
     papers_out: str,
     details_out: str,
     model_out: str,
+    figures_out: str,
     embedding_model: str,
     max_seq_length: int,
     n_representative_docs: int,
@@ -149,6 +150,7 @@ def topics(
 
     from papertopics.embed import load_model, resolve_model_location
     from papertopics.parse import input_columns
+    from papertopics.report.model_figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, topic_groups
 
@@ -211,6 +213,7 @@ def topics(
         "coarse_topics": len(groups),
     }
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
+    storage.write_json(figures_out, model_figures(model, n_topics))
     _save_model(model, model_out, resolve_model_location(embedding_model))
     _LOG.info("%d topics: %s", settings["topics"], [d["label"] for d in details])
 

@@ -8,7 +8,7 @@ rule report:
         topics="results/topics/topics.csv",
         papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
-        model="results/topics/model",
+        figures="results/topics/figures.json",
         metrics="results/metrics.json",
     output:
         "results/report/index.html",

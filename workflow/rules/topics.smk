@@ -55,6 +55,7 @@ rule topics:
         papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         model=directory("results/topics/model"),
+        figures="results/topics/figures.json",
     params:
         embedding_model=config["embedding"]["model"],
         max_seq_length=config["embedding"]["max_seq_length"],

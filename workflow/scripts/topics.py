@@ -12,5 +12,6 @@ run_stage(
     snakemake.output.papers,
     snakemake.output.details,
     snakemake.output.model,
+    snakemake.output.figures,
     **snakemake.params,
 )

@@ -19,7 +19,7 @@ class ReportInputs:
     topic_details: list[dict]
     topics: pd.DataFrame
     papers: pd.DataFrame
-    model: object  # a fitted BERTopic model, for BERTopic's own figures
+    figures: dict[str, dict]  # BERTopic's figures of the model, drawn by the topics stage
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
 
@@ -41,14 +41,6 @@ class ReportInputs:
         return self.papers["dumps"].map(lambda names: ", ".join(labels.get(n, n) for n in names.split(";")))
 
 
-def load_topic_model(model_dir: str):
-    """Load the saved BERTopic model without loading an embedding model (not needed to plot)."""
-    from bertopic import BERTopic
-    from bertopic.backend import BaseEmbedder
-
-    return BERTopic.load(model_dir, embedding_model=BaseEmbedder())
-
-
 def load_report_inputs(
     corpus_summary: str,
     umap_settings: str,
@@ -56,7 +48,7 @@ def load_report_inputs(
     topics: str,
     papers: str,
     details: str,
-    model: str,
+    figures: str,
     metrics: str | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures) is optional."""
@@ -69,7 +61,7 @@ def load_report_inputs(
         topic_details=topic_details["topics"],
         topics=pd.read_csv(topics, keep_default_na=False),
         papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
-        model=load_topic_model(model),
+        figures=storage.read_json(figures),
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
     )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import html
-import logging
 from importlib import resources
 
+import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from papertopics.report import structure
@@ -13,13 +13,11 @@ from papertopics.report.document_map import document_map
 from papertopics.report.dump_share import dump_share_chart
 from papertopics.report.embedding import data_block, figure_block, gzip_block, notice, web_link
 from papertopics.report.inputs import ReportInputs
-from papertopics.report.keywords import keyword_barchart
 from papertopics.report.overview import overview_section
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import share_per_dump, topic_table_section
 
-_LOG = logging.getLogger(__name__)
 
 
 def _asset(name: str) -> str:
@@ -33,16 +31,10 @@ def report_title(setting: str, corpus_summary: dict) -> str:
     return "Topics of " + " + ".join(titles)
 
 
-def _bertopic_figure(figure_id: str, kind: str, n_topics: int, draw) -> str:
-    """A BERTopic figure, or a sentence saying why there is none."""
-    needed = structure.MIN_TOPICS.get(kind, 1)
-    if n_topics < needed:
-        return notice(f"This chart needs at least {needed} topics; this corpus has {n_topics}.")
-    try:
-        return figure_block(figure_id, draw())
-    except Exception as error:  # BERTopic's figures have edge cases of their own; the report must still render
-        _LOG.warning("%s chart not drawn: %s", kind, error)
-        return notice(f"This chart could not be drawn for this corpus ({type(error).__name__}).")
+def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
+    """A figure the topics stage drew from the model (see ``model_figures``), or why there is none."""
+    entry = figures[figure_id]
+    return notice(entry["notice"]) if "notice" in entry else figure_block(figure_id, go.Figure(entry["figure"]))
 
 
 def _paper_records(papers) -> list[dict]:
@@ -65,24 +57,24 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
     shares = share_per_dump(inputs)
-    model = inputs.model
     shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
 
     map_html = figure_block("document-map", document_map(shown_papers, labels_with_outliers, hover_chars))
-    keywords_html = _bertopic_figure(
-        "keyword-chart", "keywords", n_topics, lambda: keyword_barchart(model, n_topics)
-    )
+    keywords_html = _model_figure("keyword-chart", inputs.figures)
+    needed = structure.MIN_TOPICS["intertopic"]
     structure_html = (
-        "<h3>Intertopic distance map</h3>"
-        + _bertopic_figure("intertopic-map", "intertopic", n_topics, lambda: structure.intertopic_distance_map(model))
-        + "<h3>Topic hierarchy</h3>"
-        + _bertopic_figure("topic-hierarchy", "hierarchy", n_topics, lambda: structure.topic_hierarchy(model, n_topics))
-        + "<h3>Topic similarity</h3>"
-        + _bertopic_figure(
-            "topic-heatmap", "heatmap", n_topics, lambda: structure.topic_similarity_heatmap(model, n_topics)
+        "<h3>Intertopic map</h3>"
+        + (
+            figure_block("intertopic-map", structure.intertopic_map(inputs.papers, inputs.topic_details))
+            if n_topics >= needed
+            else notice(f"This chart needs at least {needed} topics; this corpus has {n_topics}.")
         )
+        + "<h3>Topic hierarchy</h3>"
+        + _model_figure("topic-hierarchy", inputs.figures)
+        + "<h3>Topic similarity</h3>"
+        + _model_figure("topic-heatmap", inputs.figures)
         + "<h3>Topic share per dump</h3>"
         + (
             figure_block("dump-share", dump_share_chart(shares, labels_with_outliers, inputs.dump_labels))

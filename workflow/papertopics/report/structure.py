@@ -1,13 +1,58 @@
-"""Topic structure: BERTopic's intertopic distance map, hierarchy and similarity heatmap."""
+"""Topic structure: the intertopic map, and BERTopic's hierarchy and similarity heatmap."""
 
 from __future__ import annotations
 
-# Fewest non-outlier topics each BERTopic figure can be drawn from.
-MIN_TOPICS = {"intertopic": 3, "hierarchy": 2, "heatmap": 2}
+import pandas as pd
+import plotly.graph_objects as go
+
+from papertopics.report.document_map import topic_colour
+from papertopics.report.embedding import plotly_text
+from papertopics.topics import OUTLIER
+
+# Fewest non-outlier topics each figure can be drawn from.
+MIN_TOPICS = {"keywords": 1, "intertopic": 2, "hierarchy": 2, "heatmap": 2}
+_LARGEST_BUBBLE_PX = 70
 
 
-def intertopic_distance_map(model):
-    return model.visualize_topics(custom_labels=True, title="", width=700, height=600)
+def intertopic_map(papers: pd.DataFrame, topic_details: list[dict]) -> go.Figure:
+    """Each topic a circle at the centre of its papers on the 2-d map, its area their number.
+
+    BERTopic's intertopic distance map runs UMAP again on the c-TF-IDF vectors (a fresh numba
+    compilation per process); this one reuses the paper map's layout, so the two read together.
+    """
+    topics = [t for t in topic_details if t["topic"] != OUTLIER]
+    centres = papers[papers["topic"] != OUTLIER].groupby("topic")[["x", "y"]].mean()
+    sizes = [t["size"] for t in topics]
+    figure = go.Figure(
+        go.Scatter(
+            x=[centres.at[t["topic"], "x"] for t in topics],
+            y=[centres.at[t["topic"], "y"] for t in topics],
+            mode="markers+text",
+            text=[str(t["topic"]) for t in topics],
+            textfont={"size": 11, "color": "#222"},
+            marker={
+                "size": sizes,
+                "sizemode": "area",
+                "sizeref": 2 * max(sizes) / _LARGEST_BUBBLE_PX**2,
+                "sizemin": 4,
+                "color": [topic_colour(t["topic"]) for t in topics],
+                "opacity": 0.55,
+                "line": {"width": 1, "color": "#555"},
+            },
+            hovertext=[plotly_text(f"{t['topic']}: {t['label']} · {t['size']} papers") for t in topics],
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        width=700,
+        height=600,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"visible": False},
+        yaxis={"visible": False, "scaleanchor": "x"},
+        plot_bgcolor="white",
+        showlegend=False,
+    )
+    return figure
 
 
 def topic_hierarchy(model, n_topics: int):
