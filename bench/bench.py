@@ -124,13 +124,14 @@ def scratch_workdir(root: Path, backend: str | None) -> dict:
 EMBED_ONLY = """
 import json, sys, time
 from papertopics import storage
-from papertopics.embed import embedding_text, load_encoder
+from papertopics.embed import embedding_text, load_encoder, resolve_backend
 papers_path, model, backend, max_seq_length, model_cache_dir, batch_size, threads = sys.argv[1:]
+backend = resolve_backend(backend)
 texts = [embedding_text(p) for p in storage.read_jsonl(papers_path)]
 encoder = load_encoder(model, backend, int(max_seq_length), model_cache_dir, int(threads))
 start = time.perf_counter()
 encoder.encode(texts, batch_size=int(batch_size))
-print(json.dumps({"docs": len(texts), "encode_seconds": time.perf_counter() - start}))
+print(json.dumps({"docs": len(texts), "backend": backend, "encode_seconds": time.perf_counter() - start}))
 """
 
 PLAIN_BERTOPIC = """
@@ -213,7 +214,7 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     result = {
         "size": size,
         "docs": docs,
-        "backend": embedding["backend"],
+        "backend": embed_only["result"]["backend"],
         "cold_seconds": cold["seconds"],
         "noop_seconds": noop["seconds"],
         "new_dump_rerun_seconds": warm["seconds"],
