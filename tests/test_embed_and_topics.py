@@ -84,7 +84,7 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     model, topics, was_outlier = fit_topic_model(
         texts, seed_embeddings, labels, encoder,
         ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=False,
-        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3,
+        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
     )
     # Pass-through: BERTopic keeps the given clusters (renumbered by size), it does not refit them.
     assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(np.bincount(labels[labels >= 0]).tolist())

@@ -4,7 +4,14 @@ import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from papertopics.sizing import resolve_coarse_topics
-from papertopics.topics import distinct_labels, label_phrases, singular, topic_groups
+from papertopics.topics import (
+    SharedKeywords,
+    distinct_labels,
+    label_phrases,
+    shared_keywords_first,
+    singular,
+    topic_groups,
+)
 
 STOP = frozenset(ENGLISH_STOP_WORDS)
 
@@ -81,3 +88,35 @@ def test_topic_groups_merge_topics_with_nearby_centroids():
     assert groups[0]["label"] == "topic0, topic1"
     assert group_of == {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 2}
     assert topic_groups(embeddings, topics, labels, 6) == ({}, [])
+
+
+def test_keywords_most_papers_of_a_topic_use_come_first():
+    scores = np.array([0.9, 0.5, 0.4, 0.0, 0.2])
+    shares = np.array([0.05, 0.5, 0.1, 0.9, 0.0])
+    # 0 (one paper's word) falls behind 1 and 2; 3 has no c-TF-IDF weight and never counts.
+    assert shared_keywords_first(scores, shares, 0.1, 3) == [1, 2, 0]
+    assert shared_keywords_first(scores, shares, 0.1, 10) == [1, 2, 0, 4]
+    assert shared_keywords_first(scores, shares, 0.0, 2) == [0, 1]
+
+
+def test_shared_keywords_reads_the_share_of_each_topics_papers_using_a_word():
+    import pandas as pd
+    from scipy.sparse import csr_matrix
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    documents = pd.DataFrame({
+        "Document": ["graph graph zebra", "graph node", "graph node", "graph node", "image pixel", "image pixel"],
+        "Topic": [0, 0, 0, 0, 1, 1],
+    })
+
+    class FittedModel:
+        vectorizer_model = CountVectorizer().fit(documents.Document)
+
+    words = FittedModel.vectorizer_model.get_feature_names_out().tolist()
+    weights = {0: {"zebra": 0.9, "graph": 0.5, "node": 0.4}, 1: {"image": 0.6, "pixel": 0.5}}
+    c_tf_idf = csr_matrix([[weights[t].get(w, 0.0) for w in words] for t in (0, 1)])
+    candidates = {0: [("zebra", 0.9), ("graph", 0.5), ("node", 0.4)], 1: [("image", 0.6), ("pixel", 0.5)]}
+    kept = SharedKeywords(min_share=0.5).extract_topics(FittedModel(), documents, c_tf_idf, candidates)
+    # "zebra" is in 1 of topic 0's 4 papers (25%): it drops behind the words most of them use.
+    assert [w for w, _ in kept[0]] == ["graph", "node", "zebra"]
+    assert [w for w, _ in kept[1]] == ["image", "pixel"]

@@ -17,17 +17,66 @@ _NUMBER = re.compile(r"^[\d.,%]+$")
 REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
 
 
-def representation_model(name: str, top_n_words: int, mmr_diversity: float, random_state: int = 42):
-    """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR."""
+def shared_keywords_first(scores: np.ndarray, shares: np.ndarray, min_share: float, count: int) -> list[int]:
+    """Indices of a topic's ``count`` keyword candidates: words with a positive c-TF-IDF ``score``
+    that at least ``min_share`` of the topic's papers use, best first, then (only if too few
+    are left) the other positive-scoring words, best first."""
+    order = np.argsort(-scores, kind="stable")
+    order = order[scores[order] > 0]
+    common = shares[order] >= min_share
+    return np.concatenate([order[common], order[~common]])[:count].tolist()
+
+
+class SharedKeywords:
+    """Keyword candidates that a good share of a topic's papers use.
+
+    Damped c-TF-IDF (``reduce_frequent_words``) favours words distinctive of a topic, but also
+    words that one or two of its papers repeat: they make incoherent, unrepresentative labels.
+    Used as the first of BERTopic's chained representation models (a list), so MMR or
+    KeyBERTInspired, when chosen, re-rank the candidates it keeps.
+    """
+
+    def __init__(self, min_share: float):
+        self.min_share = min_share
+
+    def extract_topics(self, topic_model, documents, c_tf_idf, topics: dict) -> dict:
+        import scipy.sparse as sp
+
+        # c_tf_idf's rows are the topics in sorted order (as BERTopic builds and reads it).
+        labels = sorted(int(t) for t in documents.Topic.unique())
+        row_of = {label: row for row, label in enumerate(labels)}
+        words = topic_model.vectorizer_model.get_feature_names_out()
+        used = (topic_model.vectorizer_model.transform(documents.Document.tolist()) > 0).astype(np.float64)
+        rows = np.array([row_of[int(t)] for t in documents.Topic])
+        membership = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows)))
+        sizes = np.asarray(membership.sum(axis=1)).ravel()
+        shares = sp.diags(1 / sizes) @ (membership @ used)
+        kept = {}
+        for label, candidates in topics.items():
+            row = row_of[int(label)]
+            scores = c_tf_idf[row].toarray().ravel()
+            chosen = shared_keywords_first(scores, shares[row].toarray().ravel(), self.min_share, len(candidates))
+            kept[label] = [(words[i], float(scores[i])) for i in chosen] or candidates
+        return kept
+
+
+def representation_model(
+    name: str, top_n_words: int, mmr_diversity: float, min_keyword_share: float = 0.0, random_state: int = 42
+):
+    """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR, after
+    keeping to keywords at least ``min_keyword_share`` of a topic's papers use (0: no such rule)."""
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     if name == "keybert":
-        return KeyBERTInspired(top_n_words=top_n_words, random_state=random_state)
-    if name == "mmr":
-        return MaximalMarginalRelevance(diversity=mmr_diversity, top_n_words=top_n_words)
-    if name == "ctfidf":
-        return None
-    raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
+        rerank = [KeyBERTInspired(top_n_words=top_n_words, random_state=random_state)]
+    elif name == "mmr":
+        rerank = [MaximalMarginalRelevance(diversity=mmr_diversity, top_n_words=top_n_words)]
+    elif name == "ctfidf":
+        rerank = []
+    else:
+        raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
+    chain = ([SharedKeywords(min_keyword_share)] if min_keyword_share > 0 else []) + rerank
+    return chain or None
 
 
 def fit_topic_model(
@@ -42,6 +91,7 @@ def fit_topic_model(
     reduce_frequent_words: bool,
     representation: str,
     mmr_diversity: float,
+    min_keyword_share: float,
 ):
     """Fit BERTopic without refitting UMAP/HDBSCAN; return (model, topics, was_outlier)."""
     from bertopic import BERTopic
@@ -57,7 +107,7 @@ def fit_topic_model(
         return dict(
             vectorizer_model=vectorizer(),
             ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
-            representation_model=representation_model(representation, top_n_words, mmr_diversity),
+            representation_model=representation_model(representation, top_n_words, mmr_diversity, min_keyword_share),
             top_n_words=top_n_words,
         )
 

@@ -67,6 +67,7 @@ rule topics:
         reduce_frequent_words=config["topics"]["reduce_frequent_words"],
         representation=config["topics"]["representation"],
         mmr_diversity=config["topics"]["mmr_diversity"],
+        min_keyword_share=config["topics"]["min_keyword_share"],
         coarse_topics=config["report"]["coarse_topics"],
     log:
         "results/logs/topics.log",

@@ -87,14 +87,15 @@ def overview_section(inputs: ReportInputs) -> str:
         ),
         "hdbscan.min_cluster_size": f"{hdbscan['min_cluster_size']} (setting: {hdbscan['min_cluster_size_setting']})",
         "hdbscan.min_samples / cluster_selection_method": (
-            f"{hdbscan['min_samples']} / {hdbscan['cluster_selection_method']}"
+            f"{hdbscan['min_samples'] or '= min_cluster_size'} / {hdbscan['cluster_selection_method']}"
         ),
         "topics.ngram_range / stop_words / top_n_words": (
             f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
         ),
         "topics.reduce_outliers": settings["reduce_outliers"],
-        "topics.representation / reduce_frequent_words": (
+        "topics.representation / reduce_frequent_words / min_keyword_share": (
             f"{settings.get('representation')} / {settings.get('reduce_frequent_words')}"
+            f" / {settings.get('min_keyword_share')}"
         ),
         "umap.word_weight": umap.get("word_weight"),
         "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
