@@ -87,6 +87,8 @@ class OpenedReport:
 
     def search(self, words: str) -> list[str]:
         self.page.fill("#search-box", words)
+        # The page searches once typing pauses; it marks the query it has searched for.
+        self.page.wait_for_function("query => document.getElementById('search-box').dataset.searched === query", arg=words)
         return self.page.locator("#search-results li").all_text_contents()
 
     def highlighted_points(self) -> int:
