@@ -3,7 +3,7 @@
 Subcommands (each updates its part of bench/results.json and rewrites bench/results.md):
 
   pipeline --size N   N arXiv abstracts as a dump in a scratch copy: cold run, no-op rerun,
-                      rerun after a new 1,000-abstract dump; per-rule seconds and peak RSS from the
+                      rerun after a new 1,000-abstract dump (IJCAI abstracts); per-rule seconds and peak RSS from the
                       rules' benchmark files; the embedding step alone; plain BERTopic on the same
                       documents and model (in its own process, so its peak RSS is its own).
   quality             NMI/ARI against the IJCAI area labels of each embedding backend's vectors,
@@ -188,8 +188,8 @@ print(json.dumps({}))
 
 def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline: bool) -> dict:
     records = read_corpus(ARXIV)
-    if size + NEW_DUMP_SIZE > len(records):
-        raise SystemExit(f"--size {size}: the arXiv corpus has {len(records)} abstracts; at most {len(records) - NEW_DUMP_SIZE}.")
+    if size > len(records):
+        raise SystemExit(f"--size {size}: the arXiv corpus has {len(records)} abstracts.")
     workdir = scratch / f"pipeline-{size}"
     config = scratch_workdir(workdir, backend)
     embedding = config["embedding"]
@@ -198,8 +198,9 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     cold = snakemake(workdir)
     cold_rules = rule_benchmarks(workdir)
     noop = snakemake(workdir)
-    write_dump(workdir / "data" / "raw" / "arxiv_new.txt", "New arXiv abstracts",
-               [r["abstract"] for r in records[size : size + NEW_DUMP_SIZE]])
+    # The new dump is another venue's (IJCAI's first abstracts), as when a conference's papers arrive.
+    write_dump(workdir / "data" / "raw" / "ijcai_new.txt", "New IJCAI abstracts",
+               [r["abstract"] for r in read_corpus(IJCAI)[:NEW_DUMP_SIZE]])
     # Only the jobs of the rerun: clear the cold run's benchmark files first.
     shutil.rmtree(workdir / "results" / "benchmarks")
     warm = snakemake(workdir)
@@ -274,7 +275,7 @@ def bench_quality(backends: list[str], scratch: Path) -> dict:
             str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]),
         )
         vectors[backend] = np.load(out)
-        cluster_space, _, _ = reduce_embeddings(vectors[backend], **umap)
+        cluster_space, _, _ = reduce_embeddings(vectors[backend], texts=json.loads(texts_path.read_text()), with_map=False, **umap)
         assigned, _ = cluster_points(cluster_space, **hdbscan)
         rows[backend] = {
             "docs": len(papers),

@@ -39,18 +39,20 @@ def load_corpus(path: Path) -> list[dict]:
     return papers
 
 
-def cached_embeddings(papers: list[dict], corpus: Path, model: str, cache_dir: Path) -> np.ndarray:
-    """Embed once per corpus and model; later runs read the cached vectors."""
-    from papertopics.embed import embed_texts, embedding_text, load_model
+def cached_embeddings(papers: list[dict], corpus: Path, embedding: dict, cache_dir: Path) -> np.ndarray:
+    """Embed once per corpus, model and backend (the pipeline's ``embedding`` settings, ``auto``
+    resolved for this machine); later runs read the cached vectors."""
+    from papertopics.embed import embedding_text, load_encoder, resolve_backend
 
-    key = hashlib.sha256(f"{corpus.name}|{model}|{len(papers)}".encode()).hexdigest()[:12]
+    model, backend = embedding["model"], resolve_backend(embedding["backend"])
+    key = hashlib.sha256(f"{corpus.name}|{model}|{backend}|{len(papers)}".encode()).hexdigest()[:12]
     cache = cache_dir / f"{corpus.name.split('.')[0]}-{key}.npz"
     if cache.exists():
         stored = storage.read_arrays(cache)
         if stored["ids"].tolist() == [p["id"] for p in papers]:
             return stored["vectors"]
-    encoder = load_model(model, max_seq_length=256)
-    vectors = embed_texts(encoder, [embedding_text(p) for p in papers], batch_size=32)
+    encoder = load_encoder(model, backend, embedding["max_seq_length"], str(cache_dir / "models"), embedding["threads"])
+    vectors = encoder.encode([embedding_text(p) for p in papers], batch_size=embedding["batch_size"])
     storage.write_arrays(cache, ids=np.array([p["id"] for p in papers]), vectors=vectors)
     return vectors
 
@@ -182,11 +184,11 @@ def row(name: str, metrics: dict) -> dict:
 
 
 def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42) -> dict:
-    from papertopics.embed import load_model
+    from papertopics.embed import load_model, resolve_backend
 
     config = default_config()
     papers = load_corpus(corpus)
-    embeddings = cached_embeddings(papers, corpus, config["embedding"]["model"], cache_dir)
+    embeddings = cached_embeddings(papers, corpus, config["embedding"], cache_dir)
     if limit:  # a quick look at the first papers only
         papers, embeddings = papers[:limit], embeddings[:limit]
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
@@ -208,6 +210,7 @@ def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None 
         "papers": len(papers),
         "labels": len({p["label"] for p in papers}),
         "resolved": ours["settings"],
+        "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
         "example_labels": ours["example_labels"],
         "rows": rows,
     }
@@ -219,7 +222,7 @@ def markdown(results: list[dict]) -> str:
         lines += [
             f"## {result['corpus']} ({result['papers']} papers, {result['labels']} labels)",
             "",
-            f"Sizes our `auto` knobs resolved to: {result['resolved']}. "
+            f"Embeddings: {result['embedding']}. Sizes our `auto` knobs resolved to: {result['resolved']}. "
             f"First topic labels: {'; '.join(result['example_labels'])}.",
             "",
             "| variant | NMI | ARI | homogeneity | topics | outliers | left unassigned | NPMI | diversity |",
