@@ -17,7 +17,6 @@ _BRACES = re.compile(r"[{}]")
 _MARKDOWN_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _BACKTICKS = re.compile(r"`+")
-_WHITESPACE = re.compile(r"\s+")
 # Invisible characters that scrapes and word processors leave inside words: zero-width space,
 # word joiner, a byte-order mark inside the text, soft hyphen. (Zero-width joiners stay: they
 # change how some scripts and emoji render.)
@@ -37,7 +36,8 @@ _HTML_TAG = re.compile(
 
 
 def collapse_whitespace(text: str) -> str:
-    return _WHITESPACE.sub(" ", text).strip()
+    # str.split() splits on exactly the characters regex \s matches (checked over all of Unicode), several times faster.
+    return " ".join(text.split())
 
 
 def normalise_text(text: str) -> str:
