@@ -61,3 +61,16 @@ def test_a_whole_corpus_fit_on_shared_neighbours_keeps_its_structure_and_repeats
     again, map_again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
     np.testing.assert_array_equal(again, cluster_space)
     np.testing.assert_array_equal(map_again, map_2d)
+
+
+def test_no_topic_exceeds_the_largest_share_where_hdbscan_would_keep_one_big_cluster():
+    points, truth = blobs(n_per_blob=150, n_blobs=4)
+    points[truth < 2] = points[truth == 0][0]  # two blobs made one dense cluster of half the points
+    points[truth < 2] += np.random.default_rng(1).normal(scale=0.05, size=points[truth < 2].shape)
+    unlimited, _ = cluster_points(points, min_cluster_size=20, min_samples=None, cluster_selection_method="eom")
+    limited, settings = cluster_points(
+        points, min_cluster_size=20, min_samples=None, cluster_selection_method="eom", max_cluster_share=0.3
+    )
+    assert settings["max_cluster_size"] == 180
+    assert np.bincount(unlimited[unlimited >= 0]).max() > 180
+    assert np.bincount(limited[limited >= 0]).max() <= 180

@@ -17,3 +17,13 @@ def test_explicit_n_neighbors_is_kept_below_the_corpus_size():
 def test_auto_min_cluster_size(n, expected):
     assert resolve_min_cluster_size("auto", n) == expected
     assert resolve_min_cluster_size(7, n) == 7
+
+
+def test_the_largest_topic_limit_applies_only_where_two_smallest_topics_fit():
+    from papertopics.sizing import resolve_max_cluster_size
+
+    assert resolve_max_cluster_size(0.1, 10000, 40) == 1000
+    assert resolve_max_cluster_size(0.1, 3281, 13) == 328
+    assert resolve_max_cluster_size(0.1, 38, 4) == 0  # 3 papers could not hold two topics of 4
+    assert resolve_max_cluster_size(0.0, 10000, 40) == 0
+    assert resolve_max_cluster_size(1.0, 10000, 40) == 0

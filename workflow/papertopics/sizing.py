@@ -20,6 +20,13 @@ def resolve_min_cluster_size(setting: int | str, n_papers: int) -> int:
     return _clamp(n_papers / 10, 2, max(10, round(n_papers / 250)))
 
 
+def resolve_max_cluster_size(share: float, n_papers: int, min_cluster_size: int) -> int:
+    """Largest topic HDBSCAN may keep (0 = no limit): ``share`` of the corpus, where that leaves
+    room for at least two topics of ``min_cluster_size``; smaller corpora get no limit."""
+    limit = int(share * n_papers)
+    return limit if 0 < share < 1 and limit >= 2 * min_cluster_size else 0
+
+
 def resolve_coarse_topics(setting: int | str, n_topics: int) -> int:
     """Topic groups in the coarse layer; "auto" is about a fifth of the topics, 2 to 12.
 

@@ -34,6 +34,7 @@ rule cluster:
         min_cluster_size=config["hdbscan"]["min_cluster_size"],
         min_samples=config["hdbscan"]["min_samples"],
         cluster_selection_method=config["hdbscan"]["cluster_selection_method"],
+        max_cluster_share=config["hdbscan"]["max_cluster_share"],
     log:
         "results/logs/cluster.log",
     benchmark:

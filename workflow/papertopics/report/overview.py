@@ -89,6 +89,10 @@ def overview_section(inputs: ReportInputs) -> str:
         "hdbscan.min_samples / cluster_selection_method": (
             f"{hdbscan['min_samples'] or '= min_cluster_size'} / {hdbscan['cluster_selection_method']}"
         ),
+        "hdbscan.max_cluster_share": (
+            f"{hdbscan.get('max_cluster_share', 0)} (largest topic allowed: "
+            f"{hdbscan.get('max_cluster_size') or 'no limit'} papers)"
+        ),
         "topics.ngram_range / stop_words / top_n_words": (
             f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
         ),
