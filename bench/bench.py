@@ -236,6 +236,17 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     return result
 
 
+def rule_table(heading: str, sizes: dict, order: list, run: str) -> list[str]:
+    """Markdown lines: a rule per row, for each size its summed seconds / largest peak RSS / jobs in ``run``."""
+    lines = ["", f"### {heading}", "",
+             "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
+    for rule in sorted({rule for size in order for rule in sizes[size][run]}):
+        entries = [sizes[size][run].get(rule) for size in order]
+        cells = [f"{e['seconds']:.1f} s / {e['peak_rss_mib']:.0f} / {e['jobs']}" if e else "–" for e in entries]
+        lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def ratios(result: dict) -> dict:
     found = {
         "cold_over_embedding_only": result["cold_seconds"] / result["embedding_only_seconds"],
@@ -405,24 +416,8 @@ def render_markdown(results: dict) -> str:
         lines += ["", f"The targets are set for 10,000 abstracts: with fewer, the fixed costs (imports, model "
                   f"loading, numba compilation) weigh more, and the new {NEW_DUMP_SIZE:,}-abstract dump "
                   "is a larger share of the corpus. The plain BERTopic baseline embeds with torch (fp32), as it comes."]
-        rules = sorted({rule for size in order for run in ("cold_rules",) for rule in sizes[size][run]})
-        lines += ["", "### Per rule, cold run (summed job seconds / largest peak RSS MiB / jobs)", "",
-                  "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
-        for rule in rules:
-            cells = []
-            for size in order:
-                entry = sizes[size]["cold_rules"].get(rule)
-                cells.append(f"{entry['seconds']:.1f} s / {entry['peak_rss_mib']:.0f} / {entry['jobs']}" if entry else "–")
-            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
-        lines += ["", f"### Per rule, rerun after the new {NEW_DUMP_SIZE:,}-abstract dump", "",
-                  "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
-        rules = sorted({rule for size in order for rule in sizes[size]["new_dump_rules"]})
-        for rule in rules:
-            cells = []
-            for size in order:
-                entry = sizes[size]["new_dump_rules"].get(rule)
-                cells.append(f"{entry['seconds']:.1f} s / {entry['peak_rss_mib']:.0f} / {entry['jobs']}" if entry else "–")
-            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+        lines += rule_table("Per rule, cold run (summed job seconds / largest peak RSS MiB / jobs)", sizes, order, "cold_rules")
+        lines += rule_table(f"Per rule, rerun after the new {NEW_DUMP_SIZE:,}-abstract dump", sizes, order, "new_dump_rules")
     quality = results.get("quality")
     if quality:
         lines += ["", f"## Embedding backends on IJCAI ({quality['corpus']})", "",

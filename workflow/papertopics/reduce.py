@@ -46,7 +46,8 @@ def umap_project(
 ) -> np.ndarray:
     """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
     with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
-    ``neighbours``: the papers' ``exact_neighbours``, shared between projections of a whole corpus."""
+    ``neighbours``: the papers' ``exact_neighbours``, shared between projections of a whole corpus;
+    None for a sampled fit, whose transform() needs UMAP's own search index."""
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
@@ -61,8 +62,7 @@ def umap_project(
         random_state=random_state,
         n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so avoids its warning
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
-        # transform() needs UMAP's own search index, so a sampled fit builds one.
-        precomputed_knn=(None, None, None) if sampled or neighbours is None else neighbours,
+        precomputed_knn=(None, None, None) if neighbours is None else neighbours,
     )
     if not sampled:
         with warnings.catch_warnings():
@@ -155,6 +155,6 @@ def reduce_embeddings(
         "word_weight": word_weight,
         "word_dimensions": word_dimensions,
         "fit_sample_size": fit_sample_size,
-        "fitted_on_sample": fit_sample_size is not None and len(embeddings) > fit_sample_size,
+        "fitted_on_sample": sampled,
     }
     return cluster_space, map_2d, settings

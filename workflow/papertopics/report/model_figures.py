@@ -25,9 +25,9 @@ def model_figures(model, n_topics: int) -> dict[str, dict]:
     }
     figures = {}
     for figure_id, (kind, draw) in drawers.items():
-        needed = structure.MIN_TOPICS[kind]
-        if n_topics < needed:
-            figures[figure_id] = {"notice": f"This chart needs at least {needed} topics; this corpus has {n_topics}."}
+        reason = structure.too_few_topics(kind, n_topics)
+        if reason:
+            figures[figure_id] = {"notice": reason}
             continue
         try:
             figures[figure_id] = {"figure": json.loads(draw().to_json())}

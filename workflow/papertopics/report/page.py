@@ -63,13 +63,13 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 
     map_html = figure_block("document-map", document_map(shown_papers, labels_with_outliers, hover_chars))
     keywords_html = _model_figure("keyword-chart", inputs.figures)
-    needed = structure.MIN_TOPICS["intertopic"]
+    intertopic_problem = structure.too_few_topics("intertopic", n_topics)
     structure_html = (
         "<h3>Intertopic map</h3>"
         + (
-            figure_block("intertopic-map", structure.intertopic_map(inputs.papers, inputs.topic_details))
-            if n_topics >= needed
-            else notice(f"This chart needs at least {needed} topics; this corpus has {n_topics}.")
+            notice(intertopic_problem)
+            if intertopic_problem
+            else figure_block("intertopic-map", structure.intertopic_map(inputs.papers, inputs.topic_details))
         )
         + "<h3>Topic hierarchy</h3>"
         + _model_figure("topic-hierarchy", inputs.figures)

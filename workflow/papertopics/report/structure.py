@@ -14,6 +14,12 @@ MIN_TOPICS = {"keywords": 1, "intertopic": 2, "hierarchy": 2, "heatmap": 2}
 _LARGEST_BUBBLE_PX = 70
 
 
+def too_few_topics(kind: str, n_topics: int) -> str | None:
+    """Why a figure of ``kind`` cannot be drawn from ``n_topics`` topics, or None if it can."""
+    needed = MIN_TOPICS[kind]
+    return f"This chart needs at least {needed} topics; this corpus has {n_topics}." if n_topics < needed else None
+
+
 def intertopic_map(papers: pd.DataFrame, topic_details: list[dict]) -> go.Figure:
     """Each topic a circle at the centre of its papers on the 2-d map, its area their number.
 

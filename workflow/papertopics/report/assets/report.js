@@ -96,11 +96,9 @@
     if (!words.length) {
       count.textContent = "";
       highlightOnMap(null);
-      document.getElementById("search-box").dataset.searched = query;
-      return;
+        return;
     }
     var found = papers.filter(function (paper) { return matches(paper, words); });
-    document.getElementById("search-box").dataset.searched = query;
     count.textContent = found.length + " of " + papers.length + " papers";
     found.slice(0, 300).forEach(function (paper) {
       var item = document.createElement("li");
@@ -164,7 +162,11 @@
   var pendingSearch = null;
   box.addEventListener("input", function () {
     clearTimeout(pendingSearch);
-    pendingSearch = setTimeout(function () { runSearch(box.value); }, 150);
+    pendingSearch = setTimeout(function () {
+      var query = box.value;
+      runSearch(query);
+      box.dataset.searched = query;  // what the page has searched for (tests wait on it)
+    }, 150);
   });
   document.querySelectorAll("table.sortable").forEach(function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (cell, column) {
