@@ -286,7 +286,7 @@ def bench_quality(backends: list[str], scratch: Path) -> dict:
             str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]),
         )
         vectors[backend] = np.load(out)
-        cluster_space, _, _ = reduce_embeddings(vectors[backend], texts=json.loads(texts_path.read_text()), with_map=False, **umap)
+        cluster_space, _ = reduce_embeddings(vectors[backend], texts=json.loads(texts_path.read_text()), **umap)
         assigned, _ = cluster_points(cluster_space, **hdbscan)
         rows[backend] = {
             "docs": len(papers),
@@ -356,13 +356,17 @@ def bench_scale(size: int, scratch: Path, source_size: int, noise: float) -> dic
     steps = {
         "reduce": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
                        coordinates_out=f"{w}/coordinates.npz", settings_out=f"{w}/umap.json", **config["umap"]),
+        "map_layout": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
+                           map_out=f"{w}/map.npz", **{k: v for k, v in config["umap"].items() if k != "n_components"}),
         "cluster": dict(coordinates_path=f"{w}/coordinates.npz", labels_out=f"{w}/labels.npz",
                         settings_out=f"{w}/hdbscan.json", **config["hdbscan"]),
         "topics": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
-                       coordinates_path=f"{w}/coordinates.npz", labels_path=f"{w}/labels.npz",
+                       map_path=f"{w}/map.npz", labels_path=f"{w}/labels.npz",
                        topics_out=f"{w}/topics.csv", papers_out=f"{w}/papers.csv", details_out=f"{w}/details.json",
-                       model_out=f"{w}/model", embedding_model=config["embedding"]["model"],
-                       max_seq_length=config["embedding"]["max_seq_length"], **config["topics"]),
+                       model_out=f"{w}/model", figures_out=f"{w}/figures.json",
+                       embedding_model=config["embedding"]["model"],
+                       max_seq_length=config["embedding"]["max_seq_length"],
+                       coarse_topics=config["report"]["coarse_topics"], **config["topics"]),
     }
     stages = {}
     for name, arguments in steps.items():

@@ -81,8 +81,8 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     if cache.exists():
         stored = storage.read_arrays(cache)
         return stored["cluster_space"], json.loads(str(stored["settings"]))
-    cluster_space, _, used = reduce_embeddings(
-        embeddings, texts=[embedding_text(p) for p in papers], with_map=False, **umap
+    cluster_space, used = reduce_embeddings(
+        embeddings, texts=[embedding_text(p) for p in papers], **umap
     )
     storage.write_arrays(cache, cluster_space=cluster_space, settings=np.array(json.dumps(used)))
     return cluster_space, used

@@ -9,7 +9,7 @@ from papertopics.embed import embed_texts, embedding_text, gather_embeddings, lo
 from papertopics.errors import PipelineInputError
 from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
-from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, representative_ids
+from papertopics.topics import OUTLIER, assign_outliers, describe_topics, fit_topic_model, representative_ids
 
 
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
@@ -51,12 +51,15 @@ def test_gather_orders_by_id_and_reports_missing():
 
 
 def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
-    cluster_space, map_2d, settings = reduce_embeddings(
+    cluster_space, settings = reduce_embeddings(
         seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+    )
+    map_2d, _ = reduce_embeddings(
+        seed_embeddings, n_neighbors="auto", n_components=2, min_dist=0.1, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     assert cluster_space.shape == (38, 5) and map_2d.shape == (38, 2)
     assert settings["n_neighbors"] == 5 and settings["n_neighbors_setting"] == "auto"
-    again, _, _ = reduce_embeddings(
+    again, _ = reduce_embeddings(
         seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     np.testing.assert_array_equal(cluster_space, again)
@@ -65,8 +68,11 @@ def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
 @pytest.mark.parametrize("n_papers", [1, 2, 3, 5, 9])
 def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_papers):
     points = seed_embeddings[:n_papers]
-    cluster_space, map_2d, _ = reduce_embeddings(
+    cluster_space, _ = reduce_embeddings(
         points, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+    )
+    map_2d, _ = reduce_embeddings(
+        points, n_neighbors="auto", n_components=2, min_dist=0.1, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
@@ -74,7 +80,7 @@ def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_paper
 
 
 def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
-    cluster_space, _, _ = reduce_embeddings(
+    cluster_space, _ = reduce_embeddings(
         seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
     )
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
@@ -95,6 +101,51 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     for detail in details:
         assert len(detail["representative_ids"]) == min(3, detail["size"])
         assert detail["keywords"] and detail["label"] != "(no keywords)"
+
+
+@pytest.fixture(scope="module")
+def seed_clusters(seed_embeddings):
+    """The seed papers in three clusters, three of them outliers."""
+    cluster_space, _ = reduce_embeddings(
+        seed_embeddings, n_neighbors=10, n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+    )
+    labels, _ = cluster_points(cluster_space, "auto", None, "eom")
+    assert (labels == OUTLIER).any() and len(set(labels.tolist()) - {OUTLIER}) >= 2
+    return labels
+
+
+def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(encoder, seed_papers, seed_embeddings, seed_clusters):
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+
+    texts = [p["text"] for p in seed_papers]
+    model = BERTopic(embedding_model=encoder, umap_model=BaseDimensionalityReduction(), hdbscan_model=BaseCluster())
+    topics, _ = model.fit_transform(texts, embeddings=seed_embeddings, y=seed_clusters)
+    theirs = np.asarray(model.reduce_outliers(texts, topics, strategy="embeddings", embeddings=seed_embeddings))
+    ours = assign_outliers(seed_embeddings, seed_clusters)
+    assert (ours != OUTLIER).all()
+    # Same partition of the papers (BERTopic renumbers topics by size).
+    pairs = set(zip(ours.tolist(), theirs.tolist()))
+    assert len(pairs) == len(set(ours.tolist())) == len(set(theirs.tolist()))
+
+
+def test_reduced_outliers_end_in_topics_and_stay_marked(seed_papers, seed_embeddings, seed_clusters):
+    model, topics, was_outlier = fit_topic_model(
+        [p["text"] for p in seed_papers], seed_embeddings, seed_clusters, None,
+        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=True,
+        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+    )
+    assert (topics != OUTLIER).all() and (was_outlier == (seed_clusters == OUTLIER)).all()
+    sizes = np.bincount(topics)
+    assert sizes.tolist() == sorted(sizes.tolist(), reverse=True), "topics are numbered by size"
+    assert all(model.get_topic(topic) for topic in set(topics.tolist()))
+
+
+def test_a_paper_similar_to_no_topic_stays_an_outlier():
+    embeddings = np.array([[1, 0], [0.9, 0.1], [-1, 0], [0.5, 0.5]], dtype=np.float32)
+    labels = np.array([0, 0, OUTLIER, OUTLIER])
+    assert assign_outliers(embeddings, labels).tolist() == [0, 0, OUTLIER, 0]
 
 
 def test_representative_papers_are_closest_to_the_centroid():

@@ -1,5 +1,5 @@
-"""UMAP on exact neighbours shared by both projections, or fitted on a sample with the rest placed
-by transform (the large-corpus path)."""
+"""UMAP on exact neighbours, or fitted on a sample with the rest placed by transform (the
+large-corpus path)."""
 
 from __future__ import annotations
 
@@ -26,20 +26,21 @@ SETTINGS = dict(
 
 def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_structure():
     points, truth = blobs()
-    cluster_space, map_2d, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    cluster_space, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    map_2d, _ = reduce_embeddings(points, fit_sample_size=100, **{**SETTINGS, "n_components": 2})
     assert settings["fitted_on_sample"] and settings["fit_sample_size"] == 100
     assert cluster_space.shape == (len(points), 5) and map_2d.shape == (len(points), 2)
     assert np.isfinite(cluster_space).all() and np.isfinite(map_2d).all()
     labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
     assert normalized_mutual_info_score(truth, labels) > 0.9
 
-    again, _, _ = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    again, _ = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
     np.testing.assert_array_equal(again, cluster_space)
 
 
 def test_a_corpus_within_the_sample_size_is_fitted_whole():
     points, _ = blobs(n_per_blob=30)
-    _, _, settings = reduce_embeddings(points, fit_sample_size=len(points), **SETTINGS)
+    _, settings = reduce_embeddings(points, fit_sample_size=len(points), **SETTINGS)
     assert not settings["fitted_on_sample"]
 
 
@@ -53,14 +54,13 @@ def test_exact_neighbours_are_each_papers_closest_by_cosine_itself_first():
     np.testing.assert_allclose(distances, 1 - np.take_along_axis(similarity, indices, axis=1), atol=1e-5)
 
 
-def test_a_whole_corpus_fit_on_shared_neighbours_keeps_its_structure_and_repeats():
+def test_a_whole_corpus_fit_on_exact_neighbours_keeps_its_structure_and_repeats():
     points, truth = blobs()
-    cluster_space, map_2d, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    cluster_space, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
     labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
     assert normalized_mutual_info_score(truth, labels) > 0.9
-    again, map_again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
     np.testing.assert_array_equal(again, cluster_space)
-    np.testing.assert_array_equal(map_again, map_2d)
 
 
 def test_no_topic_exceeds_the_largest_share_where_hdbscan_would_keep_one_big_cluster():
@@ -74,3 +74,34 @@ def test_no_topic_exceeds_the_largest_share_where_hdbscan_would_keep_one_big_clu
     assert settings["max_cluster_size"] == 180
     assert np.bincount(unlimited[unlimited >= 0]).max() > 180
     assert np.bincount(limited[limited >= 0]).max() <= 180
+
+
+def test_exact_neighbours_put_each_paper_first_among_its_duplicates():
+    points, _ = blobs(n_per_blob=10)
+    points[1:4] = points[0]  # four identical papers
+    indices, distances = exact_neighbours(points, n_neighbors=5, metric="cosine")
+    np.testing.assert_array_equal(indices[:, 0], np.arange(len(points)))
+    assert set(indices[2, :4].tolist()) == {0, 1, 2, 3}
+    np.testing.assert_allclose(distances[:4, :4], 0, atol=1e-6)
+
+
+def test_exact_neighbours_by_another_metric_agree_with_cosine_on_unit_vectors():
+    points, _ = blobs(n_per_blob=20)
+    by_cosine, _ = exact_neighbours(points, n_neighbors=6, metric="cosine")
+    by_euclidean, _ = exact_neighbours(points, n_neighbors=6, metric="euclidean")
+    np.testing.assert_array_equal(np.sort(by_cosine, axis=1), np.sort(by_euclidean, axis=1))
+
+
+def test_umap_kernels_are_kept_in_numbas_disk_cache_one_variant_per_function():
+    import umap.layouts
+    import umap.umap_
+    from numba.core.caching import NullCache
+
+    from papertopics.reduce import cache_umap_kernels
+
+    cache_umap_kernels()
+    serial_epoch = umap.layouts._nb_optimize_layout_euclidean_single_epoch
+    for kernel in (umap.umap_.smooth_knn_dist, umap.umap_.compute_membership_strengths, serial_epoch):
+        assert not isinstance(kernel._cache, NullCache), kernel
+    # The parallel variant of the same function would share the serial one's cache entries.
+    assert isinstance(umap.layouts._nb_optimize_layout_euclidean_single_epoch_parallel._cache, NullCache)

@@ -41,7 +41,7 @@ def test_seed_run_outputs_add_up(seed_run):
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), "the report must load nothing from the network"
     for identifier in papers["id"]:
         assert identifier in report
-    for rule in ("parse", "corpus", "embed", "reduce", "cluster", "topics", "evaluate", "report"):
+    for rule in ("parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "evaluate", "report"):
         assert list(results.glob(f"benchmarks/{rule}*")), rule
         assert list(results.glob(f"logs/{rule}*")), rule
 
@@ -67,11 +67,16 @@ def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
     assert planned_jobs(finished_run) == {"cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1}
 
 
-def test_changed_n_neighbors_reruns_reduce_onward_without_embedding(finished_run):
+def test_changed_n_neighbors_reruns_both_projections_onward_without_embedding(finished_run):
     write_config(finished_run, umap={"n_neighbors": 7})
     assert planned_jobs(finished_run) == {
-        "reduce": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1
+        "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1
     }
+
+
+def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
+    write_config(finished_run, umap={"n_components": 4})
+    assert planned_jobs(finished_run) == {"reduce": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1}
 
 
 def test_changed_report_setting_reruns_only_the_report(finished_run):
@@ -84,7 +89,8 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
     (finished_run / "data" / "raw" / "new_dump.txt").write_text("New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8")
     plan = planned_jobs(finished_run)
     assert plan == {
-        "parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1
+        "parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "evaluate": 1,
+        "report": 1, "all": 1,
     }
 
 

@@ -10,6 +10,10 @@ from papertopics.sizing import resolve_n_neighbors
 
 # Spectral initialisation needs more points than dimensions + 1; below this, use random init.
 _SMALL_CORPUS = 8
+# The map spreads papers apart a little (UMAP's min_dist) so that overlapping points stay visible.
+MAP_MIN_DIST = 0.1
+# Rows of the similarity matrix computed at once in exact_neighbours (memory: rows x papers floats).
+_NEIGHBOUR_BLOCK = 1024
 
 
 def principal_components(points: np.ndarray, n_components: int) -> np.ndarray:
@@ -26,12 +30,66 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
 
     Brute force is a few matrix products up to tens of thousands of papers, and exact; UMAP's
     approximate search (NN-descent) spends 20-30 s compiling in every fresh process first.
+    Cosine, the default, is a product of unit vectors taken a block of rows at a time (6x
+    faster here than scikit-learn's general brute-force search); other metrics go to scikit-learn.
     """
-    from sklearn.neighbors import NearestNeighbors
+    if metric != "cosine":
+        from sklearn.neighbors import NearestNeighbors
 
-    search = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm="brute").fit(vectors)
-    distances, indices = search.kneighbors(vectors)
-    return indices, distances.astype(np.float32)
+        search = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm="brute").fit(vectors)
+        distances, indices = search.kneighbors(vectors)
+        return indices, distances.astype(np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    units = (vectors / np.where(norms > 0, norms, 1)).astype(np.float32)
+    indices = np.empty((len(units), n_neighbors), dtype=np.int64)
+    distances = np.empty((len(units), n_neighbors), dtype=np.float32)
+    for start in range(0, len(units), _NEIGHBOUR_BLOCK):
+        block = slice(start, start + _NEIGHBOUR_BLOCK)
+        similarity = units[block] @ units.T
+        rows = np.arange(similarity.shape[0])
+        similarity[rows, rows + start] = np.inf  # a paper is its own nearest neighbour, even among duplicates
+        nearest = np.argpartition(-similarity, n_neighbors - 1, axis=1)[:, :n_neighbors]
+        order = np.lexsort((nearest, -np.take_along_axis(similarity, nearest, axis=1)), axis=1)
+        indices[block] = np.take_along_axis(nearest, order, axis=1)
+        distances[block] = np.clip(1.0 - np.take_along_axis(similarity, indices[block], axis=1), 0.0, 2.0)
+    return indices, distances
+
+
+def cache_umap_kernels() -> None:
+    """Keep UMAP's compiled numba kernels on disk, so that later processes load them.
+
+    umap-learn compiles them afresh in every process (most are not declared ``cache=True``):
+    about 7 s per reduce job. numba's own cache (beside the library, or in the user's cache
+    folder where that is read-only) is keyed by the source files, so an upgrade recompiles.
+    """
+    import umap.distances
+    import umap.layouts
+    import umap.sparse
+    import umap.spectral
+    import umap.umap_
+    import umap.utils
+    from numba.core.caching import NullCache
+    from numba.core.registry import CPUDispatcher
+
+    kernels = [
+        kernel
+        for module in (umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse)
+        for kernel in vars(module).values()
+        if isinstance(kernel, CPUDispatcher)
+    ]
+    # numba names a cache entry by the Python function and its signature only, so of variants of
+    # one function compiled with other options only one may be cached: the serial one, which a
+    # seeded UMAP runs (the others load each other's code otherwise).
+    cached_functions = set()
+    for kernel in sorted(kernels, key=lambda kernel: bool(kernel.targetoptions.get("parallel"))):
+        if id(kernel.py_func) in cached_functions:
+            continue
+        if isinstance(kernel._cache, NullCache):
+            try:
+                kernel.enable_caching()
+            except RuntimeError:  # no writable cache folder: compile in memory, as before
+                return
+        cached_functions.add(id(kernel.py_func))
 
 
 def umap_project(
@@ -46,13 +104,14 @@ def umap_project(
 ) -> np.ndarray:
     """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
     with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
-    ``neighbours``: the papers' ``exact_neighbours``, shared between projections of a whole corpus;
-    None for a sampled fit, whose transform() needs UMAP's own search index."""
+    ``neighbours``: the papers' ``exact_neighbours``; None for a sampled fit, whose transform()
+    needs UMAP's own search index."""
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
     from umap import UMAP
 
+    cache_umap_kernels()
     sampled = fit_sample_size is not None and n_papers > fit_sample_size
     reducer = UMAP(
         n_components=n_components,
@@ -124,26 +183,23 @@ def reduce_embeddings(
     word_weight: float,
     word_dimensions: int,
     fit_sample_size: int | None = None,
-    with_map: bool = True,
-) -> tuple[np.ndarray, np.ndarray | None, dict]:
-    """Return (cluster-space vectors, 2-d map coordinates, the settings actually used).
+) -> tuple[np.ndarray, dict]:
+    """Return the papers' ``n_components``-d UMAP coordinates and the settings actually used.
 
-    Both are projected from the embeddings joined with the texts' word vectors
-    (``word_weight`` of the similarity; 0 for the embeddings alone). Above
-    ``fit_sample_size`` papers UMAP is fitted on a seeded sample and the rest transformed.
-    ``with_map=False`` skips the 2-d map, for callers that only cluster.
+    Projected from the embeddings joined with the texts' word vectors (``word_weight`` of the
+    similarity; 0 for the embeddings alone). Above ``fit_sample_size`` papers UMAP is fitted on
+    a seeded sample and the rest transformed. The cluster space and the 2-d map are two calls
+    (two Snakemake jobs, which run side by side: a seeded UMAP uses one core).
     """
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
     vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
     sampled = fit_sample_size is not None and len(vectors) > fit_sample_size
-    small = len(vectors) < max(n_components, 2) + 2  # projected linearly, no neighbours needed
+    small = len(vectors) < n_components + 2  # projected linearly, no neighbours needed
     neighbours = None if sampled or small else exact_neighbours(vectors, resolved, metric)
-    shared = dict(
-        n_neighbors=resolved, metric=metric, random_state=random_state, fit_sample_size=fit_sample_size,
-        neighbours=neighbours,
+    coordinates = umap_project(
+        vectors, n_components, n_neighbors=resolved, min_dist=min_dist, metric=metric, random_state=random_state,
+        fit_sample_size=fit_sample_size, neighbours=neighbours,
     )
-    cluster_space = umap_project(vectors, n_components, min_dist=min_dist, **shared)
-    map_2d = umap_project(vectors, 2, min_dist=max(min_dist, 0.1), **shared) if with_map else None
     settings = {
         "n_papers": len(embeddings),
         "n_neighbors": resolved,
@@ -157,4 +213,4 @@ def reduce_embeddings(
         "fit_sample_size": fit_sample_size,
         "fitted_on_sample": sampled,
     }
-    return cluster_space, map_2d, settings
+    return coordinates, settings

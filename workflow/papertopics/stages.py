@@ -105,17 +105,32 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
     return papers, gather_embeddings([p["id"] for p in papers], stored)
 
 
-def reduce(papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap) -> None:
+def _reduce_corpus(papers_path: str, embedding_paths: list[str], **umap) -> tuple[np.ndarray, np.ndarray, dict]:
+    from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
-    from papertopics.embed import embedding_text
-
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-    cluster_space, map_2d, settings = reduce_embeddings(embeddings, [embedding_text(p) for p in papers], **umap)
-    ids = np.array([p["id"] for p in papers])
-    storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space, map_2d=map_2d)
+    coordinates, settings = reduce_embeddings(embeddings, [embedding_text(p) for p in papers], **umap)
+    return np.array([p["id"] for p in papers]), coordinates, settings
+
+
+def reduce(papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap) -> None:
+    """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions."""
+    ids, cluster_space, settings = _reduce_corpus(papers_path, embedding_paths, **umap)
+    storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space)
     storage.write_json(settings_out, settings)
-    _LOG.info("reduced %d papers with %s", len(papers), settings)
+    _LOG.info("reduced %d papers with %s", len(ids), settings)
+
+
+def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_dist: float, **umap) -> None:
+    """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``."""
+    from papertopics.reduce import MAP_MIN_DIST
+
+    ids, map_2d, settings = _reduce_corpus(
+        papers_path, embedding_paths, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
+    )
+    storage.write_arrays(map_out, ids=ids, map_2d=map_2d)
+    _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
 def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan) -> None:
@@ -133,7 +148,7 @@ def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan
 def topics(
     papers_path: str,
     embedding_paths: list[str],
-    coordinates_path: str,
+    map_path: str,
     labels_path: str,
     topics_out: str,
     papers_out: str,
@@ -152,20 +167,21 @@ def topics(
     from papertopics.parse import input_columns
     from papertopics.report.model_figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, topic_groups
+    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, needs_embedding_model, topic_groups
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
     ids = [p["id"] for p in papers]
-    coordinates = storage.read_arrays(coordinates_path)
+    layout = storage.read_arrays(map_path)
     clusters = storage.read_arrays(labels_path)
-    if coordinates["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
-        raise RuntimeError("reduced coordinates or cluster labels are out of step with the corpus; rerun reduce.")
+    if layout["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
+        raise RuntimeError("the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce.")
 
+    needed = needs_embedding_model(representation["representation"])
     model, assigned, was_outlier = fit_topic_model(
         [p["text"] for p in papers],
         embeddings,
         clusters["labels"],
-        embedding_model=load_model(embedding_model, max_seq_length),
+        embedding_model=load_model(embedding_model, max_seq_length) if needed else None,
         **representation,
     )
     details = describe_topics(model, ids, embeddings, assigned, n_representative_docs)
@@ -187,7 +203,7 @@ def topics(
         }
     )
     storage.write_csv(topics_out, topic_table)
-    x, y = coordinates["map_2d"][:, 0], coordinates["map_2d"][:, 1]
+    x, y = layout["map_2d"][:, 0], layout["map_2d"][:, 1]
     pipeline_columns = {
         "id": ids,
         "dump": [p["dump"] for p in papers],

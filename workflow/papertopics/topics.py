@@ -79,6 +79,27 @@ def representation_model(
     return chain or None
 
 
+def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each outlier (-1) moved to the topic whose centroid is most cosine-similar to it.
+
+    This is BERTopic's ``reduce_outliers(strategy="embeddings")`` (centroid topic embeddings,
+    threshold 0: a paper similar to no topic stays an outlier), done before the fit instead of
+    after it, so that c-TF-IDF and the keywords are computed once rather than twice.
+    """
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    labels = np.asarray(labels)
+    outliers = np.flatnonzero(labels == OUTLIER)
+    topics = np.unique(labels[labels != OUTLIER])
+    if not len(outliers) or not len(topics):
+        return labels.copy()
+    centroids = np.vstack([embeddings[labels == topic].mean(axis=0) for topic in topics])
+    similarity = cosine_similarity(embeddings[outliers], centroids)
+    assigned = labels.copy()
+    assigned[outliers] = np.where(similarity.max(axis=1) > 0, topics[similarity.argmax(axis=1)], OUTLIER)
+    return assigned
+
+
 def fit_topic_model(
     texts: list[str],
     embeddings: np.ndarray,
@@ -93,39 +114,35 @@ def fit_topic_model(
     mmr_diversity: float,
     min_keyword_share: float,
 ):
-    """Fit BERTopic without refitting UMAP/HDBSCAN; return (model, topics, was_outlier)."""
+    """Fit BERTopic without refitting UMAP/HDBSCAN; return (model, topics, was_outlier).
+
+    Topics are numbered by size, largest first (BERTopic's order), after outliers are assigned
+    (``reduce_outliers``). ``embedding_model`` is needed only by the keybert and mmr representations.
+    """
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    def vectorizer():
-        return CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words)
-
-    def settings():
-        return dict(
-            vectorizer_model=vectorizer(),
-            ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
-            representation_model=representation_model(representation, top_n_words, mmr_diversity, min_keyword_share),
-            top_n_words=top_n_words,
-        )
-
+    was_outlier = np.asarray(cluster_labels) == OUTLIER
+    labels = assign_outliers(embeddings, cluster_labels) if reduce_outliers else np.asarray(cluster_labels)
     model = BERTopic(
         embedding_model=embedding_model,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        **settings(),
+        vectorizer_model=CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
+        representation_model=representation_model(representation, top_n_words, mmr_diversity, min_keyword_share),
+        top_n_words=top_n_words,
     )
-    topics, _ = model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
-    topics = np.asarray(topics)
-    was_outlier = topics == OUTLIER
-    if reduce_outliers and was_outlier.any() and (~was_outlier).any():
-        topics = np.asarray(
-            model.reduce_outliers(texts, topics.tolist(), strategy="embeddings", embeddings=embeddings)
-        )
-        model.update_topics(texts, topics=topics.tolist(), **settings())
-    return model, topics, was_outlier
+    topics, _ = model.fit_transform(texts, embeddings=embeddings, y=labels)
+    return model, np.asarray(topics), was_outlier
+
+
+def needs_embedding_model(representation: str) -> bool:
+    """Whether a representation embeds keywords (KeyBERTInspired, MMR), so needs the model loaded."""
+    return representation in ("keybert", "mmr")
 
 
 def singular(word: str) -> str:

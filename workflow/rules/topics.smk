@@ -1,3 +1,5 @@
+# The cluster space and the 2-d map are separate jobs: each UMAP fit is seeded, so runs on one
+# core, and with --cores 2 or more the two run side by side.
 rule reduce:
     input:
         papers="results/corpus/papers.jsonl",
@@ -6,14 +8,7 @@ rule reduce:
         coordinates="results/reduced/coordinates.npz",
         settings="results/reduced/umap.json",
     params:
-        n_neighbors=config["umap"]["n_neighbors"],
-        n_components=config["umap"]["n_components"],
-        min_dist=config["umap"]["min_dist"],
-        metric=config["umap"]["metric"],
-        random_state=config["umap"]["random_state"],
-        word_weight=config["umap"]["word_weight"],
-        word_dimensions=config["umap"]["word_dimensions"],
-        fit_sample_size=config["umap"]["fit_sample_size"],
+        **umap_params(cluster_space=True),
     log:
         "results/logs/reduce.log",
     benchmark:
@@ -22,6 +17,24 @@ rule reduce:
         ENVIRONMENT
     script:
         "../scripts/reduce.py"
+
+
+rule map:
+    input:
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+    output:
+        "results/reduced/map.npz",
+    params:
+        **umap_params(cluster_space=False),
+    log:
+        "results/logs/map.log",
+    benchmark:
+        "results/benchmarks/map.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/map.py"
 
 
 rule cluster:
@@ -49,7 +62,7 @@ rule topics:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
-        coordinates="results/reduced/coordinates.npz",
+        map="results/reduced/map.npz",
         labels="results/clusters/labels.npz",
     output:
         topics="results/topics/topics.csv",

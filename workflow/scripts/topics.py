@@ -6,7 +6,7 @@ run_stage(
     stages.topics,
     snakemake.input.papers,
     list(snakemake.input.embeddings),
-    snakemake.input.coordinates,
+    snakemake.input.map,
     snakemake.input.labels,
     snakemake.output.topics,
     snakemake.output.papers,
