@@ -255,7 +255,6 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    logging.getLogger("gensim").setLevel(logging.WARNING)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     missing = [str(c) for c in args.corpora if not c.exists()]
     if missing:
