@@ -152,3 +152,16 @@ def test_representative_papers_are_closest_to_the_centroid():
     embeddings = np.array([[1, 0], [0.8, 0.6], [0.6, 0.8], [0, 1]], dtype=np.float32)
     topics = np.array([0, 0, 0, 1])
     assert representative_ids(["a", "b", "c", "d"], embeddings, topics, 0, 2) == ["b", "c"]
+
+
+def test_the_models_representative_documents_are_the_papers_nearest_each_centroid(seed_papers, seed_embeddings, seed_clusters):
+    texts = [p["text"] for p in seed_papers]
+    model, topics, _ = fit_topic_model(
+        texts, seed_embeddings, seed_clusters, None,
+        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=True,
+        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+    )
+    ids = list(range(len(texts)))
+    for topic in set(topics.tolist()):
+        nearest = representative_ids(ids, seed_embeddings, topics, topic, 3)
+        assert model.get_representative_docs(topic) == [texts[i] for i in nearest]

@@ -101,6 +101,7 @@ def umap_project(
     random_state: int,
     fit_sample_size: int | None = None,
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
+    n_epochs: int | None = None,
 ) -> np.ndarray:
     """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
     with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
@@ -117,6 +118,7 @@ def umap_project(
         n_components=n_components,
         n_neighbors=n_neighbors,
         min_dist=min_dist,
+        n_epochs=n_epochs,
         metric=metric,
         random_state=random_state,
         n_jobs=1,  # a seed makes UMAP single-threaded anyway; saying so avoids its warning
@@ -183,6 +185,7 @@ def reduce_embeddings(
     word_weight: float,
     word_dimensions: int,
     fit_sample_size: int | None = None,
+    n_epochs: int | str = "auto",
 ) -> tuple[np.ndarray, dict]:
     """Return the papers' ``n_components``-d UMAP coordinates and the settings actually used.
 
@@ -198,7 +201,7 @@ def reduce_embeddings(
     neighbours = None if sampled or small else exact_neighbours(vectors, resolved, metric)
     coordinates = umap_project(
         vectors, n_components, n_neighbors=resolved, min_dist=min_dist, metric=metric, random_state=random_state,
-        fit_sample_size=fit_sample_size, neighbours=neighbours,
+        fit_sample_size=fit_sample_size, neighbours=neighbours, n_epochs=None if n_epochs == "auto" else int(n_epochs),
     )
     settings = {
         "n_papers": len(embeddings),
@@ -206,6 +209,7 @@ def reduce_embeddings(
         "n_neighbors_setting": n_neighbors,
         "n_components": n_components,
         "min_dist": min_dist,
+        "n_epochs": n_epochs,
         "metric": metric,
         "random_state": random_state,
         "word_weight": word_weight,

@@ -127,7 +127,7 @@ def fit_topic_model(
 
     was_outlier = np.asarray(cluster_labels) == OUTLIER
     labels = assign_outliers(embeddings, cluster_labels) if reduce_outliers else np.asarray(cluster_labels)
-    model = BERTopic(
+    model = _bertopic_with_centroid_representatives(BERTopic, embeddings)(
         embedding_model=embedding_model,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
@@ -138,6 +138,26 @@ def fit_topic_model(
     )
     topics, _ = model.fit_transform(texts, embeddings=embeddings, y=labels)
     return model, np.asarray(topics), was_outlier
+
+
+def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarray):
+    """BERTopic whose representative documents are the 3 papers nearest each topic's centroid.
+
+    They are the report's choice too. BERTopic's own ranks a 500-paper sample per topic by
+    c-TF-IDF, tokenising about the whole corpus once more (4 s of 20 at 10,000 papers).
+    """
+
+    class CentroidRepresentatives(bertopic_class):
+        def _save_representative_docs(self, documents) -> None:
+            texts = documents["Document"].tolist()
+            rows = list(range(len(texts)))
+            vectors, topics = embeddings[documents["ID"].to_numpy()], documents["Topic"].to_numpy()
+            self.representative_docs_ = {
+                int(topic): [texts[row] for row in representative_ids(rows, vectors, topics, topic, 3)]
+                for topic in sorted(set(topics.tolist()))
+            }
+
+    return CentroidRepresentatives
 
 
 def needs_embedding_model(representation: str) -> bool:

@@ -85,7 +85,10 @@ def embedding_params():
 
 def umap_params(*, cluster_space):
     """The umap knobs a projection reads; the 2-d map does not read n_components."""
-    knobs = ["n_neighbors", "min_dist", "metric", "random_state", "word_weight", "word_dimensions", "fit_sample_size"]
+    knobs = [
+        "n_neighbors", "min_dist", "n_epochs", "metric", "random_state", "word_weight", "word_dimensions",
+        "fit_sample_size",
+    ]
     if cluster_space:
         knobs.append("n_components")
     return {knob: config["umap"][knob] for knob in knobs}
