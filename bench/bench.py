@@ -190,7 +190,7 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     records = read_corpus(ARXIV)
     if size > len(records):
         raise SystemExit(f"--size {size}: the arXiv corpus has {len(records)} abstracts.")
-    workdir = scratch / f"pipeline-{size}"
+    workdir = scratch / ("pipeline-" + run_key(size, backend).replace(" ", "-"))
     config = scratch_workdir(workdir, backend)
     embedding = config["embedding"]
     write_dump(workdir / "data" / "raw" / "arxiv.txt", "arXiv cs abstracts", [r["abstract"] for r in records[:size]])
@@ -236,10 +236,20 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     return result
 
 
+def run_key(size: int, backend: str | None) -> str:
+    """Where a pipeline run is kept in results.json: by size, and by backend when one was forced."""
+    return str(size) if backend is None else f"{size} {backend}"
+
+
+def run_heading(key: str, run: dict) -> str:
+    forced = key.split(" ", 1)[1:]
+    return f"{run['size']:,} abstracts" + (f" ({forced[0]} forced)" if forced else "")
+
+
 def rule_table(heading: str, sizes: dict, order: list, run: str) -> list[str]:
     """Markdown lines: a rule per row, for each size its summed seconds / largest peak RSS / jobs in ``run``."""
     lines = ["", f"### {heading}", "",
-             "| rule | " + " | ".join(f"{int(s):,}" for s in order) + " |", "|---|" + "---:|" * len(order)]
+             "| rule | " + " | ".join(run_heading(s, sizes[s]) for s in order) + " |", "|---|" + "---:|" * len(order)]
     for rule in sorted({rule for size in order for rule in sizes[size][run]}):
         entries = [sizes[size][run].get(rule) for size in order]
         cells = [f"{e['seconds']:.1f} s / {e['peak_rss_mib']:.0f} / {e['jobs']}" if e else "–" for e in entries]
@@ -392,8 +402,8 @@ def render_markdown(results: dict) -> str:
              "seconds, and every RSS is the peak resident memory of one process (MiB).", ""]
     sizes = results.get("pipeline", {})
     if sizes:
-        order = sorted(sizes, key=int)
-        header = "| | " + " | ".join(f"{int(s):,} abstracts" for s in order) + " |"
+        order = sorted(sizes, key=lambda key: (sizes[key]["size"], key))
+        header = "| | " + " | ".join(run_heading(key, sizes[key]) for key in order) + " |"
         lines += ["## Pipeline", "", header, "|---|" + "---:|" * len(order)]
 
         def row(label, render):
@@ -491,7 +501,8 @@ def main() -> None:
 
     if arguments.command == "pipeline":
         result = bench_pipeline(arguments.size, arguments.backend, arguments.scratch, arguments.skip_baseline)
-        save(lambda results: results.setdefault("pipeline", {}).__setitem__(str(arguments.size), result))
+        key = run_key(arguments.size, arguments.backend)
+        save(lambda results: results.setdefault("pipeline", {}).__setitem__(key, result))
     elif arguments.command == "quality":
         result = bench_quality(arguments.backends, arguments.scratch)
         save(lambda results: results.__setitem__("quality", result))
