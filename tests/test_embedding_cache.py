@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import multiprocessing
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from conftest import SEEDS
 from papertopics.embed import embedding_text, resolve_backend
-from papertopics.embedding_cache import EmbeddingCache, embed_with_cache, text_key
+from papertopics.embedding_cache import EmbeddingCache, embed_with_cache, encoder_key, text_key
 from papertopics.parse import parse_dump
 
 IDENTITY = {"model": "test", "files": "0", "backend": "fake", "max_seq_length": 256}
@@ -78,6 +79,23 @@ def test_editing_one_abstract_embeds_only_that_abstract(tmp_path, seed_texts):
     np.testing.assert_array_equal(vectors[3], fake_vector(edited[3]))
 
 
+def test_entries_are_npy_files_as_numpy_writes_and_reads_them(tmp_path):
+    written, by_numpy = "A text the cache wrote.", "A text numpy wrote, as earlier versions of the cache did."
+    EmbeddingCache(tmp_path, IDENTITY).put(written, fake_vector(written))
+    expected = io.BytesIO()
+    np.save(expected, fake_vector(written))
+    assert entry_path(tmp_path, written).read_bytes() == expected.getvalue()
+
+    key = text_key(by_numpy)
+    (tmp_path / encoder_key(IDENTITY) / key[:2]).mkdir(exist_ok=True)
+    np.save(tmp_path / encoder_key(IDENTITY) / key[:2] / f"{key}.npy", fake_vector(by_numpy))
+    for dimension in (None, DIMENSION):  # the entry's size not yet known, or known
+        cache = EmbeddingCache(tmp_path, IDENTITY, dimension=dimension)
+        for text in (written, by_numpy, written):
+            np.testing.assert_array_equal(cache.get(text), fake_vector(text))
+        assert cache.rebuilt == 0
+
+
 def test_another_model_or_backend_does_not_share_entries(tmp_path, seed_texts):
     run(seed_texts, tmp_path)
     encoder = CountingEncoder()
@@ -93,9 +111,10 @@ def test_another_model_or_backend_does_not_share_entries(tmp_path, seed_texts):
         lambda path: path.write_bytes(b"not a numpy file at all"),  # garbage
         lambda path: path.write_bytes(b""),  # empty
         lambda path: np.save(path, np.full(DIMENSION, 7, dtype=np.float32)),  # loads, but not a unit vector
+        lambda path: np.save(path, np.full(DIMENSION, np.nan, dtype=np.float32)),  # loads, but not finite
         lambda path: np.save(path, np.ones(3, dtype=np.float32) / np.sqrt(3)),  # wrong size
     ],
-    ids=["truncated", "garbage", "empty", "not-unit", "wrong-size"],
+    ids=["truncated", "garbage", "empty", "not-unit", "not-finite", "wrong-size"],
 )
 def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, seed_texts, damage):
     run(seed_texts, tmp_path)

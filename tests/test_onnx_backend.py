@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from conftest import SEEDS
-from papertopics.embed import BACKENDS, embedding_text, load_encoder, resolve_backend, resolve_model_location
+from papertopics.embed import (
+    BACKENDS,
+    cpu_flags,
+    cpu_has_bf16,
+    embedding_text,
+    load_encoder,
+    resolve_backend,
+    resolve_model_location,
+)
 from papertopics.errors import PipelineInputError
 from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
 from papertopics.parse import parse_dump
@@ -53,6 +61,40 @@ def test_auto_picks_a_concrete_backend_and_leaves_named_ones_alone():
     assert resolve_backend("auto") in {"torch-bf16", "torch"}
     for backend in BACKENDS:
         assert resolve_backend(backend) == backend
+
+
+def test_bf16_support_read_from_the_cpu_flags_agrees_with_torch():
+    import torch
+
+    if cpu_flags() is None:
+        pytest.skip("this OS lists no CPU flags in /proc/cpuinfo; torch's probe is asked directly")
+    assert cpu_has_bf16() == (torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+
+
+X86_WITH_AVX512_BF16 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16\n\nprocessor\t: 1\n"
+X86_WITH_AMX = "processor\t: 0\nflags\t\t: fpu avx512f amx_bf16 amx_tile\n"
+X86_WITHOUT = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n"
+
+
+@pytest.mark.parametrize(
+    "cpu_info, flag, bf16",
+    [(X86_WITH_AVX512_BF16, "avx512_bf16", True), (X86_WITH_AMX, "amx_tile", True), (X86_WITHOUT, "avx512_vnni", False)],
+)
+def test_bf16_support_from_linux_cpu_flags(tmp_path, cpu_info, flag, bf16):
+    path = tmp_path / "cpuinfo"
+    path.write_text(cpu_info)
+    assert "fpu" in cpu_flags(str(path)) and flag in cpu_flags(str(path))
+    assert cpu_has_bf16(str(path)) is bf16
+
+
+def test_without_a_flags_list_torch_is_asked(tmp_path):
+    import torch
+
+    arm = tmp_path / "cpuinfo"
+    arm.write_text("processor\t: 0\nFeatures\t: fp asimd evtstrm aes\n")
+    assert cpu_flags(str(arm)) is None and cpu_flags(str(tmp_path / "absent")) is None
+    expected = torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+    assert cpu_has_bf16(str(arm)) == expected
 
 
 @pytest.mark.slow

@@ -1,3 +1,6 @@
+import os
+import stat
+
 import numpy as np
 import pytest
 
@@ -28,3 +31,19 @@ def test_jsonl_round_trip_keeps_unicode(tmp_path):
     records = [{"title": "ICML 2026 论文列表"}, {"title": "</script>"}]
     storage.write_jsonl(tmp_path / "r.jsonl", records)
     assert storage.read_jsonl(tmp_path / "r.jsonl") == records
+
+
+def test_new_files_get_the_usual_permissions(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    storage.write_text(tmp_path / "a.txt", "text")
+    storage.write_bytes(str(tmp_path / "b.bin"), b"bytes")
+    assert (tmp_path / "b.bin").read_bytes() == b"bytes"
+    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("a.txt", "b.bin")] == [0o666 & ~umask] * 2
+
+
+def test_a_failed_small_write_leaves_no_temporary(tmp_path):
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(OSError):
+        storage.write_bytes(str(tmp_path / "taken"), b"bytes")  # a folder is in the way
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]

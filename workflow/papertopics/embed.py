@@ -83,8 +83,34 @@ def effective_max_seq_length(location: str, configured: int) -> int:
     return configured
 
 
-def cpu_has_bf16() -> bool:
-    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX); elsewhere bf16 is emulated, slowly."""
+_CPU_INFO = "/proc/cpuinfo"
+# The CPU flags (as Linux names them) of the instructions torch's bfloat16 probes look for.
+_BF16_FLAGS = {"avx512_bf16", "amx_tile"}
+
+
+def cpu_flags(cpu_info: str = _CPU_INFO) -> set[str] | None:
+    """The first CPU's flags as the Linux kernel lists them (only those it has enabled), or None
+    where there is no such list (another OS, or a CPU whose list has another name)."""
+    try:
+        with open(cpu_info, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                name, _, value = line.partition(":")
+                if name.strip() == "flags":
+                    return set(value.split())
+    except OSError:
+        return None
+    return None
+
+
+def cpu_has_bf16(cpu_info: str = _CPU_INFO) -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX); elsewhere bf16 is emulated, slowly.
+
+    Read from the kernel's CPU flags where it lists them: asking torch means importing it,
+    seconds that a run finding every abstract in the embedding cache would spend on nothing else.
+    """
+    flags = cpu_flags(cpu_info)
+    if flags is not None:
+        return bool(flags & _BF16_FLAGS)
     import torch
 
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")

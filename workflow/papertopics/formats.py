@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
-from papertopics.text import CONTROL_CHARACTER, normalise_text
+from papertopics.text import CONTROL_CHARACTER, is_blank, normalise_text
 
 SUPPORTED_EXTENSIONS = (".txt", ".md", ".jsonl", ".json", ".csv", ".tsv")
 COMPRESSED_SUFFIX = ".gz"
@@ -158,7 +158,7 @@ def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
         raise PipelineInputError(
             f"{path}: this looks like a binary file ({controls} control characters in {len(text)}), not a text dump."
         )
-    if not normalise_text(text):
+    if is_blank(text):
         raise PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
     return text, encoding, warnings
 
@@ -167,7 +167,7 @@ def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
     """Runs of non-blank lines, each with its first line's 1-based number."""
     blocks, current, start = [], [], 0
     for number, line in enumerate(lines, start=1):
-        if normalise_text(line):
+        if not is_blank(line):
             if not current:
                 start = number
             current.append(line)

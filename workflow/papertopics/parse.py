@@ -8,6 +8,7 @@ of an earlier paper in the same dump, or rejected with its reason (``empty``,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ KNOWN_FIELDS = {
 REJECTION_REASONS = ("empty", "too_short", "unparsable")
 
 
+# Asked for every known field of every record, of the same few names.
+@functools.lru_cache(maxsize=1024)
 def field_key(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name).casefold()
 
@@ -143,8 +146,9 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         if not text:
             parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
             continue
-        if len(strip_html(abstract)) < min_abstract_chars:
-            detail = f"{len(strip_html(abstract))} characters, fewer than parse.min_abstract_chars = {min_abstract_chars}"
+        length = len(strip_html(abstract))
+        if length < min_abstract_chars:
+            detail = f"{length} characters, fewer than parse.min_abstract_chars = {min_abstract_chars}"
             parsed.rejected.append({**where, "reason": "too_short", "detail": detail})
             continue
         identifier = paper_id(abstract)
