@@ -56,7 +56,7 @@ clean:
 # Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
 # `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);
 # `make bench-quality` compares the embedding backends on IJCAI (NMI; speed, interleaved);
-# `make bench-scale` runs 100k synthetic abstracts through reduce, cluster and topics (after
+# `make bench-scale` runs 100k synthetic abstracts through reduce, map, cluster and topics (after
 # `make bench SIZE=10000`, whose embeddings it resamples).
 SIZE ?= 10000
 bench: $(INSTALLED)

@@ -10,7 +10,7 @@ Subcommands (each updates its part of bench/results.json and rewrites bench/resu
                       clustered with the pipeline's reduce and cluster functions, and cosine to torch.
   speed               the backends' embedding speed, measured interleaved (torch, onnx, onnx-int8,
                       repeated) in one process, so that all see the same machine load.
-  scale --size N      reduce, cluster and topics on N synthetic papers (the 10k run's abstracts and
+  scale --size N      reduce, map, cluster and topics on N synthetic papers (the 10k run's abstracts and
                       embeddings resampled with noise); wall seconds and peak RSS per stage.
 
 Every measurement runs in a fresh child process; peak RSS is the child's ``ru_maxrss``.
@@ -455,7 +455,7 @@ def render_markdown(results: dict) -> str:
             lines.append(f"| {backend} | {r['docs_per_second']:.1f} | {r['speedup_over_torch']:.2f}× |")
     scale = results.get("scale")
     if scale:
-        lines += ["", f"## {scale['size']:,} synthetic abstracts (reduce, cluster, topics)", "",
+        lines += ["", f"## {scale['size']:,} synthetic abstracts ({', '.join(scale['stages'])})", "",
                   f"The {scale['resampled_from']:,}-abstract run's papers and embeddings resampled with Gaussian noise "
                   f"(sd {scale['noise_sd']}); UMAP fitted on a {scale['fit_sample_size']:,}-paper sample. The texts repeat "
                   f"those {scale['resampled_from']:,} abstracts, so the topics stage's vocabulary (and memory) is smaller "
