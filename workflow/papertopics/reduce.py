@@ -59,7 +59,7 @@ def cache_umap_kernels() -> None:
     """Keep UMAP's compiled numba kernels on disk, so that later processes load them.
 
     umap-learn compiles them afresh in every process (most are not declared ``cache=True``):
-    about 7 s per reduce job. numba's own cache (beside the library, or in the user's cache
+    5-10 s per reduce or map job. numba's own cache (beside the library, or in the user's cache
     folder where that is read-only) is keyed by the source files, so an upgrade recompiles.
     """
     import umap.distances
@@ -80,15 +80,14 @@ def cache_umap_kernels() -> None:
     # numba names a cache entry by the Python function and its signature only, so of variants of
     # one function compiled with other options only one may be cached: the serial one, which a
     # seeded UMAP runs (the others load each other's code otherwise).
-    cached_functions = set()
+    cached_functions = {id(kernel.py_func) for kernel in kernels if not isinstance(kernel._cache, NullCache)}
     for kernel in sorted(kernels, key=lambda kernel: bool(kernel.targetoptions.get("parallel"))):
         if id(kernel.py_func) in cached_functions:
             continue
-        if isinstance(kernel._cache, NullCache):
-            try:
-                kernel.enable_caching()
-            except RuntimeError:  # no writable cache folder: compile in memory, as before
-                return
+        try:
+            kernel.enable_caching()
+        except RuntimeError:  # no writable cache folder: compile in memory, as before
+            return
         cached_functions.add(id(kernel.py_func))
 
 
