@@ -79,6 +79,13 @@ def representation_model(
     return chain or None
 
 
+def topic_centroids(embeddings: np.ndarray, topics: np.ndarray, topic_ids) -> np.ndarray:
+    """Unit-length mean embedding of each topic in ``topic_ids``, one row each, in that order."""
+    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids])
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+    return centroids / np.where(norms > 0, norms, 1.0)
+
+
 def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Each outlier (-1) moved to the topic whose centroid is most cosine-similar to it.
 
@@ -86,15 +93,14 @@ def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
     threshold 0: a paper similar to no topic stays an outlier), done before the fit instead of
     after it, so that c-TF-IDF and the keywords are computed once rather than twice.
     """
-    from sklearn.metrics.pairwise import cosine_similarity
-
     labels = np.asarray(labels)
     outliers = np.flatnonzero(labels == OUTLIER)
     topics = np.unique(labels[labels != OUTLIER])
     if not len(outliers) or not len(topics):
         return labels.copy()
-    centroids = np.vstack([embeddings[labels == topic].mean(axis=0) for topic in topics])
-    similarity = cosine_similarity(embeddings[outliers], centroids)
+    # Products with unit centroids: each row is its cosine similarities times the paper's norm,
+    # so the best topic and the sign (similar to none) are the cosine's.
+    similarity = embeddings[outliers] @ topic_centroids(embeddings, labels, topics).T
     assigned = labels.copy()
     assigned[outliers] = np.where(similarity.max(axis=1) > 0, topics[similarity.argmax(axis=1)], OUTLIER)
     return assigned
@@ -249,8 +255,7 @@ def representative_ids(
 ) -> list[str]:
     """The ``count`` papers of a topic closest (cosine) to the topic's centroid."""
     members = np.flatnonzero(topics == topic)
-    centroid = embeddings[members].mean(axis=0)
-    centroid /= np.linalg.norm(centroid) or 1.0
+    centroid = topic_centroids(embeddings, topics, [topic])[0]
     order = np.argsort(-(embeddings[members] @ centroid), kind="stable")
     return [ids[i] for i in members[order[:count]]]
 
@@ -294,9 +299,7 @@ def topic_groups(
     real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
     if n_groups < 2 or len(real) <= n_groups:
         return {}, []
-    centroids = np.vstack([embeddings[topics == t].mean(axis=0) for t in real])
-    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
-    tree = linkage(centroids.astype(np.float64), method="average", metric="cosine")
+    tree = linkage(topic_centroids(embeddings, topics, real).astype(np.float64), method="average", metric="cosine")
     clusters = fcluster(tree, t=n_groups, criterion="maxclust")
     sizes = {t: int((topics == t).sum()) for t in real}
     members: dict[int, list[int]] = {}
