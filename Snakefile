@@ -6,6 +6,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/parse.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/topics.smk"
+include: "workflow/rules/changes.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 

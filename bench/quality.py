@@ -93,14 +93,14 @@ def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, 
     from papertopics.cluster import cluster_points
     from papertopics.quality import evaluate_topics
     from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import describe_topics, fit_topic_model, topic_groups
+    from papertopics.topics import describe_topics, fit_topic_model, topic_groups, topic_keywords
 
     texts = [p["text"] for p in papers]
     cluster_space, umap_used = cached_cluster_space(papers, embeddings, config["umap"], cache_dir)
     clusters, hdbscan_used = cluster_points(cluster_space, **config["hdbscan"])
     representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs"}
     model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
-    details = describe_topics(model, [p["id"] for p in papers], embeddings, assigned, 1)
+    details = describe_topics(topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1)
     labels = {d["topic"]: d["label"] for d in details}
     group_of, groups = topic_groups(
         embeddings, assigned, labels, resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels))

@@ -9,7 +9,7 @@ from papertopics.embed import embed_texts, embedding_text, gather_embeddings, lo
 from papertopics.errors import PipelineInputError
 from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
-from papertopics.topics import OUTLIER, assign_outliers, describe_topics, fit_topic_model, representative_ids
+from papertopics.topics import OUTLIER, assign_outliers, describe_topics, fit_topic_model, representative_ids, topic_keywords
 
 
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
@@ -96,7 +96,7 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(np.bincount(labels[labels >= 0]).tolist())
     assert (was_outlier == (labels == OUTLIER)).all()
     ids = [p["id"] for p in seed_papers]
-    details = describe_topics(model, ids, seed_embeddings, topics, n_representative_docs=3)
+    details = describe_topics(topic_keywords(model, topics), ids, seed_embeddings, topics, n_representative_docs=3)
     assert sum(d["size"] for d in details) == 38
     for detail in details:
         assert len(detail["representative_ids"]) == min(3, detail["size"])

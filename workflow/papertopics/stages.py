@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -155,19 +156,27 @@ def topics(
     details_out: str,
     model_out: str,
     figures_out: str,
+    lineage_out: str,
+    history_dir: str,
     embedding_model: str,
     max_seq_length: int,
     n_representative_docs: int,
     coarse_topics: int | str,
+    min_overlap: float,
+    min_similarity: float,
     **representation,
 ) -> None:
+    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``)."""
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
+    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run
     from papertopics.parse import input_columns
     from papertopics.report.model_figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import OUTLIER, describe_topics, fit_topic_model, needs_embedding_model, topic_groups
+    from papertopics.topics import (
+        OUTLIER, describe_topics, fit_topic_model, needs_embedding_model, topic_groups, topic_keywords,
+    )
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
     ids = [p["id"] for p in papers]
@@ -177,16 +186,27 @@ def topics(
         raise RuntimeError("the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce.")
 
     needed = needs_embedding_model(representation["representation"])
-    model, assigned, was_outlier = fit_topic_model(
+    model, model_topics, was_outlier = fit_topic_model(
         [p["text"] for p in papers],
         embeddings,
         clusters["labels"],
         embedding_model=load_model(embedding_model, max_seq_length) if needed else None,
         **representation,
     )
-    details = describe_topics(model, ids, embeddings, assigned, n_representative_docs)
-    label_of = {d["topic"]: d["label"] for d in details}
-    model.set_topic_labels(label_of)
+    history = TopicHistory(history_dir)
+    snapshots = _topic_snapshots(ids, embeddings, model_topics)
+    stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
+    stable_id[OUTLIER] = OUTLIER
+    assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
+    keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
+    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs)
+    label_of, relabelled = _labels_after_history(details, keywords, baseline)
+    for record in details:
+        record["label"] = label_of[record["topic"]]
+    model_topic = {stable: own for own, stable in stable_id.items()}
+    for record in details:
+        record["model_topic"] = model_topic[record["topic"]]
+    model.set_topic_labels({own: label_of[stable] for own, stable in stable_id.items() if stable in label_of})
     n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
     n_groups = resolve_coarse_topics(coarse_topics, n_topics)
     group_of, groups = topic_groups(embeddings, assigned, label_of, n_groups)
@@ -231,7 +251,53 @@ def topics(
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
     storage.write_json(figures_out, model_figures(model, n_topics))
     _save_model(model, model_out, resolve_model_location(embedding_model))
-    _LOG.info("%d topics: %s", settings["topics"], [d["label"] for d in details])
+    sizes = {d["topic"]: d["size"] for d in details}
+    storage.write_json(
+        lineage_out,
+        lineage_events(matching, stable_id, label_of, sizes, baseline, run, relabelled, set(ids)),
+    )
+    # Last, once every output is written: a failed job leaves history as the last good run left it.
+    record_run(
+        history,
+        run,
+        baseline,
+        [
+            replace(s, id=stable_id[s.id], label=label_of[stable_id[s.id]], keywords=tuple(w for w, _ in keywords[stable_id[s.id]]))
+            for s in snapshots
+        ],
+    )
+    _LOG.info("%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in details])
+
+
+def _topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray):
+    """This run's real topics, largest first, for matching against history (labels come later)."""
+    from papertopics.lineage import TopicSnapshot
+    from papertopics.topics import OUTLIER, topic_centroids
+
+    real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
+    if not real:
+        return []
+    centroids = topic_centroids(embeddings, topics, real)
+    paper_ids = np.asarray(ids)
+    return [
+        TopicSnapshot(
+            id=topic, label="", keywords=(), size=int((topics == topic).sum()), centroid=centroid,
+            papers=frozenset(paper_ids[topics == topic].tolist()),
+        )
+        for topic, centroid in zip(real, centroids)
+    ]
+
+
+def _labels_after_history(details: list[dict], keywords: dict, baseline: dict | None) -> tuple[dict[int, str], list[dict]]:
+    """Labels by stable id: earlier labels carried where they still fit (see ``carry_labels``)."""
+    from papertopics.lineage import carry_labels
+    from papertopics.topics import OUTLIER
+
+    fresh = {d["topic"]: d["label"] for d in details if d["topic"] != OUTLIER}
+    earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
+    labels, relabelled = carry_labels(fresh, {t: [w for w, _ in keywords[t]] for t in fresh}, earlier)
+    labels.update({d["topic"]: d["label"] for d in details if d["topic"] == OUTLIER})
+    return labels, relabelled
 
 
 def _save_model(model, model_out: str, embedding_model_location: str) -> None:
@@ -287,3 +353,31 @@ def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metric
         metrics["topics"], metrics["npmi"], metrics["diversity"], 100 * metrics["outlier_share"],
         f", NMI {metrics['labels']['nmi']:.3f}" if metrics["labels"] else "",
     )
+
+
+def changes(
+    papers_path: str, details_path: str, lineage_path: str, shares_out: str, changes_out: str, **comparison
+) -> None:
+    """Topic shares per dump (or year) with intervals, and what changed between two of them."""
+    import pandas as pd
+
+    from papertopics.changes import describe_changes
+
+    papers = pd.read_csv(
+        papers_path, keep_default_na=False, dtype={"id": str, "dumps": str, "year": str},
+        usecols=lambda name: name in {"id", "topic", "dumps", "display_name", "year"},
+    )
+    shares, record = describe_changes(
+        papers, storage.read_json(details_path)["topics"], storage.read_json(lineage_path), **comparison
+    )
+    storage.write_csv(shares_out, shares)
+    storage.write_json(changes_out, record)
+    if record["comparable"]:
+        significant = sum(row["significant"] for row in record["comparison"])
+        _LOG.info(
+            "%s %s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
+            record["by"], record["baseline"], record["target"], significant, len(record["comparison"]),
+            len(record["new_topics"]), len(record["faded_topics"]),
+        )
+    else:
+        _LOG.info("no comparison: %s", record["reason"])

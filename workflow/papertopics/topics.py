@@ -182,7 +182,7 @@ def singular(word: str) -> str:
     return word
 
 
-def _word_stems(phrase: str) -> frozenset[str]:
+def word_stems(phrase: str) -> frozenset[str]:
     """Singular forms of a phrase's words, so that 'model' and 'models' match."""
     return frozenset(singular(word) for word in phrase.lower().split())
 
@@ -200,10 +200,10 @@ def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset())
     for keyword in keywords:
         if not _is_clean_keyphrase(keyword, stop_words):
             continue
-        stems = _word_stems(keyword)
-        if any(stems <= _word_stems(phrase) for phrase in chosen):
+        stems = word_stems(keyword)
+        if any(stems <= word_stems(phrase) for phrase in chosen):
             continue
-        covered = [i for i, phrase in enumerate(chosen) if _word_stems(phrase) < stems]
+        covered = [i for i, phrase in enumerate(chosen) if word_stems(phrase) < stems]
         if covered:
             chosen[covered[0]] = keyword
             chosen = [p for i, p in enumerate(chosen) if i not in covered[1:]]
@@ -231,7 +231,7 @@ def distinct_labels(
 
     def twin_key(topic: int) -> frozenset:
         """Labels alike up to plurals and phrase order ('graphs' and 'graph') count as the same."""
-        return frozenset(_word_stems(phrase) for phrase in phrases[topic][: length[topic]])
+        return frozenset(word_stems(phrase) for phrase in phrases[topic][: length[topic]])
 
     while True:
         by_label: dict[frozenset, list[int]] = {}
@@ -260,16 +260,25 @@ def representative_ids(
     return [ids[i] for i in members[order[:count]]]
 
 
+def topic_keywords(model, topics) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's weighted keywords from a fitted BERTopic model, by the model's topic number."""
+    return {
+        int(topic): [(word, float(weight)) for word, weight in (model.get_topic(topic) or []) if word]
+        for topic in sorted(set(np.asarray(topics).tolist()))
+    }
+
+
 def describe_topics(
-    model, ids: list[str], embeddings: np.ndarray, topics: np.ndarray, n_representative_docs: int
+    keywords: dict[int, list[tuple[str, float]]],
+    ids: list[str],
+    embeddings: np.ndarray,
+    topics: np.ndarray,
+    n_representative_docs: int,
 ) -> list[dict]:
     """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
-    keywords = {
-        topic: [(word, float(weight)) for word, weight in (model.get_topic(topic) or []) if word] for topic in present
-    }
     labels = distinct_labels(
         {t: [word for word, _ in keywords[t]] for t in present if t != OUTLIER}, frozenset(ENGLISH_STOP_WORDS)
     )

@@ -10,6 +10,7 @@ rule report:
         details="results/topics/topic_details.json",
         figures="results/topics/figures.json",
         metrics="results/metrics.json",
+        changes="results/topics/changes.json",
     output:
         "results/report/index.html",
     params:

@@ -70,7 +70,10 @@ rule topics:
         details="results/topics/topic_details.json",
         model=directory("results/topics/model"),
         figures="results/topics/figures.json",
+        lineage="results/topics/lineage.json",
     params:
+        # Each run's topics are kept here, so that the next run numbers the same topics alike.
+        history_dir="results/history",
         embedding_model=config["embedding"]["model"],
         max_seq_length=config["embedding"]["max_seq_length"],
         ngram_range=config["topics"]["ngram_range"],
@@ -83,6 +86,8 @@ rule topics:
         mmr_diversity=config["topics"]["mmr_diversity"],
         min_keyword_share=config["topics"]["min_keyword_share"],
         coarse_topics=config["report"]["coarse_topics"],
+        min_overlap=config["lineage"]["min_overlap"],
+        min_similarity=config["lineage"]["min_similarity"],
     log:
         "results/logs/topics.log",
     benchmark:

@@ -13,5 +13,6 @@ run_stage(
     snakemake.output.details,
     snakemake.output.model,
     snakemake.output.figures,
+    snakemake.output.lineage,
     **snakemake.params,
 )

@@ -22,6 +22,7 @@ class ReportInputs:
     figures: dict[str, dict]  # BERTopic's figures of the model, drawn by the topics stage
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
+    changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
 
     @property
     def real_topics(self) -> list[dict]:
@@ -50,8 +51,10 @@ def load_report_inputs(
     details: str,
     figures: str,
     metrics: str | None = None,
+    changes: str | None = None,
 ) -> ReportInputs:
-    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) is optional."""
+    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
+    (the comparison of dumps) are optional."""
     topic_details = storage.read_json(details)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
@@ -64,4 +67,5 @@ def load_report_inputs(
         figures=storage.read_json(figures),
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
+        changes=storage.read_json(changes) if changes else None,
     )

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from papertopics.report import structure
+from papertopics.report.changes import changes_section
 from papertopics.report.document_map import document_map
 from papertopics.report.dump_share import dump_share_chart
 from papertopics.report.embedding import data_block, figure_block, gzip_block, notice, web_link
@@ -88,7 +89,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     body = f"""
 <header><h1>{html.escape(heading)}</h1>
 <nav><a href="#overview">Overview</a><a href="#topics">Topics</a><a href="#map">Map</a>
-<a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#downloads">Downloads</a></nav></header>
+<a href="#changes">What changed</a><a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#downloads">Downloads</a></nav></header>
 <main>
 {overview_section(inputs)}
 {topic_table_section(inputs)}
@@ -101,6 +102,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <div class="map-layout">{map_html}<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
 <ol id="search-results"></ol>
 </section>
+{changes_section(inputs.changes, inputs.dump_labels)}
 <section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
 {topic_cards_section(inputs.topic_details, shown_papers)}
 <section id="structure"><h2>Topic structure</h2>{structure_html}</section>

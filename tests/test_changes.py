@@ -1,0 +1,160 @@
+"""Topic shares per dump with intervals, tested changes between dumps, new and faded topics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from papertopics.changes import (
+    benjamini_hochberg,
+    compare_periods,
+    describe_changes,
+    dump_shares,
+    paper_periods,
+    share_difference_interval,
+    wilson_interval,
+)
+from papertopics.errors import PipelineInputError
+
+NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
+
+
+def test_wilson_interval_matches_values_computed_by_hand():
+    # 2 of 10: p = 0.2, z = 1.959964; centre (0.2 + z²/20) / (1 + z²/10) = 0.283265,
+    # half-width z / (1 + z²/10) · √(0.2·0.8/10 + z²/400) = 0.226578.
+    low, high = wilson_interval([2, 0, 5, 0], [10, 20, 5, 0])
+    assert low[0] == pytest.approx(0.283265 - 0.226578, abs=1e-5)
+    assert high[0] == pytest.approx(0.283265 + 0.226578, abs=1e-5)
+    # 0 of 20: [0, z² / (n + z²)] = [0, 0.161125]; 5 of 5: [n / (n + z²), 1] = [0.565518, 1].
+    assert (low[1], high[1]) == pytest.approx((0.0, 0.161125), abs=1e-5)
+    assert (low[2], high[2]) == pytest.approx((0.565518, 1.0), abs=1e-5)
+    assert (low[3], high[3]) == (0.0, 1.0)  # an empty dump says nothing
+
+
+def test_share_difference_interval_matches_newcombe_1998():
+    # Newcombe (1998), Statistics in Medicine 17:873, table II, method 10: 56/70 − 48/80 and 9/10 − 3/10.
+    change, low, high = share_difference_interval([48, 3], [80, 10], [56, 9], [70, 10])
+    assert change == pytest.approx([0.2, 0.6])
+    assert low == pytest.approx([0.0524, 0.1705], abs=1e-4)
+    assert high == pytest.approx([0.3339, 0.8090], abs=1e-4)
+
+
+def test_benjamini_hochberg_by_hand():
+    # Sorted 0.005, 0.01, 0.03, 0.04 (m = 4): p·m/rank = 0.02, 0.02, 0.04, 0.04, already monotone.
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+
+
+def _papers(assignments: list[tuple[str, int]], years=None) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(len(assignments))],
+            "dumps": [dumps for dumps, _ in assignments],
+            "topic": [topic for _, topic in assignments],
+            "display_name": [f"Paper {i}" for i in range(len(assignments))],
+        }
+    )
+    if years is not None:
+        frame["year"] = years
+    return frame
+
+
+def test_shares_per_dump_on_a_hand_made_assignment():
+    # Dump a: 10 papers (topic 0: 6, topic 1: 3, outlier: 1); dump b: 4 papers (topic 1: 4),
+    # one of which (the last) is also in dump a.
+    papers = _papers([("a", 0)] * 6 + [("a", 1)] * 2 + [("a", -1)] + [("b", 1)] * 3 + [("a;b", 1)])
+    periods = paper_periods(papers, "auto", ["a", "b"])
+    assert periods.by == "dump" and periods.names == ["a", "b"]
+    table = dump_shares(papers, periods, {0: "zero", 1: "one", -1: "Outliers"}, 0.95).set_index(["topic", "period"])
+    assert table.loc[(0, "a"), "papers"] == 6 and table.loc[(0, "a"), "period_papers"] == 10
+    assert table.loc[(1, "a"), "papers"] == 3  # the paper in both dumps counts in a too
+    assert table.loc[(1, "b"), "share"] == 1.0 and table.loc[(0, "b"), "papers"] == 0
+    assert table.loc[(-1, "a"), "share"] == pytest.approx(0.1)
+    # 6 of 10: centre (0.6 + z²/20) / (1 + z²/10) = 0.572246; half-width 0.259572 (by hand).
+    assert table.loc[(0, "a"), "share_low"] == pytest.approx(0.572246 - 0.259572, abs=1e-5)
+    assert table.loc[(0, "a"), "share_high"] == pytest.approx(0.572246 + 0.259572, abs=1e-5)
+    assert table.loc[(0, "b"), "label"] == "zero"
+
+
+def test_the_corrected_test_flags_a_planted_change_and_not_noise():
+    rng = np.random.default_rng(7)
+    topics = 20
+    even = np.full(topics, 1 / topics)
+    planted = even.copy()
+    planted[0], planted[1:] = 0.15, (1 - 0.15) / (topics - 1)
+    before = rng.choice(topics, size=1000, p=even)
+    after = rng.choice(topics, size=1000, p=planted)
+    papers = _papers([("old", int(t)) for t in before] + [("new", int(t)) for t in after])
+    shares = dump_shares(papers, paper_periods(papers, "dump", ["old", "new"]), {t: f"t{t}" for t in range(topics)}, 0.95)
+    comparison = compare_periods(shares, "old", "new", 0.95, 0.05).set_index("topic")
+    assert comparison.loc[0, "significant"]
+    assert not comparison.drop(index=0)["significant"].any()
+    assert comparison.loc[0, "change_low_pp"] > 0
+
+
+def test_a_few_papers_in_a_small_dump_are_not_called_a_trend():
+    papers = _papers([("big", t % 5) for t in range(500)] + [("small", 0)] * 3 + [("small", t % 4 + 1) for t in range(27)])
+    shares = dump_shares(papers, paper_periods(papers, "dump", ["big", "small"]), {t: str(t) for t in range(5)}, 0.95)
+    comparison = compare_periods(shares, "big", "small", 0.95, 0.05)
+    assert not comparison["significant"].any()
+
+
+def _details(topics: list[int]) -> list[dict]:
+    return [{"topic": t, "label": f"topic {t}", "representative_ids": []} for t in topics]
+
+
+def test_new_and_faded_topics_with_their_papers():
+    # 2023: topics 0 and 1 evenly, 10 papers of topic 2; 2024: topics 0 and 1 evenly, 12 of topic 3.
+    rows = [("x", 0)] * 45 + [("x", 1)] * 45 + [("x", 2)] * 10 + [("x", 0)] * 44 + [("x", 1)] * 44 + [("x", 3)] * 12
+    years = [2023] * 100 + [2024] * 100
+    papers = _papers(rows, years=years)
+    _, record = describe_changes(
+        papers, _details([0, 1, 2, 3]), NO_HISTORY, ["x"], by="auto", baseline="auto", target="auto",
+        confidence=0.95, false_discovery_rate=0.05, new_topic_share=0.9, faded_topic_share=0.1, min_papers=5,
+    )
+    assert record["by"] == "year" and (record["baseline"], record["target"]) == ("2023", "2024")
+    assert [t["topic"] for t in record["new_topics"]] == [3]
+    assert [t["topic"] for t in record["faded_topics"]] == [2]
+    assert len(record["new_topics"][0]["examples"]) == 3
+    assert all(e["id"] in set(papers["id"][188:]) for e in record["new_topics"][0]["examples"])
+    assert {row["topic"]: row["significant"] for row in record["comparison"]} == {0: False, 1: False, 2: True, 3: True}
+    assert [s["topic"] for s in record["series"]] == [0, 1, 2, 3]
+
+
+def test_three_years_give_a_series_and_the_two_newest_are_compared():
+    rows = [("x", t % 2) for t in range(60)]
+    papers = _papers(rows, years=[2020] * 20 + [2022] * 20 + [2021] * 20)
+    shares, record = describe_changes(
+        papers, _details([0, 1]), NO_HISTORY, ["x"], "auto", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
+    )
+    assert record["periods"] == ["2020", "2021", "2022"]
+    assert (record["baseline"], record["target"]) == ("2021", "2022")
+    assert len(record["series"][0]["share"]) == 3
+    assert set(shares["period"]) == {"2020", "2021", "2022"}
+
+
+def test_one_dump_says_there_is_nothing_to_compare():
+    papers = _papers([("only", 0)] * 5 + [("only", 1)] * 5)
+    shares, record = describe_changes(
+        papers, _details([0, 1]), NO_HISTORY, ["only"], "auto", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
+    )
+    assert record["comparable"] is False and "only one dump" in record["reason"]
+    assert shares["share"].sum() == pytest.approx(1.0)
+
+
+def test_an_unknown_baseline_or_a_year_nobody_has_is_a_clear_error():
+    papers = _papers([("a", 0), ("b", 0), ("b", 1)])
+    with pytest.raises(PipelineInputError, match=r"compare.baseline is 'c', but the papers' dumps are a, b"):
+        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "c", "auto", 0.95, 0.05, 0.9, 0.1, 5)
+    with pytest.raises(PipelineInputError, match="compare.by is 'year' but no paper carries a year"):
+        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "year", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5)
+    with pytest.raises(PipelineInputError, match="both 'b'"):
+        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "b", "b", 0.95, 0.05, 0.9, 0.1, 5)
+
+
+def test_papers_without_a_year_are_left_out_and_counted():
+    papers = _papers([("x", 0)] * 4 + [("x", 1)] * 4, years=[2023, 2023, 2024, 2024, 2023, 2024, "", "n/a"])
+    periods = paper_periods(papers, "auto", ["x"])
+    assert periods.by == "dump"  # not every paper has a year
+    periods = paper_periods(papers, "year", ["x"])
+    assert periods.names == ["2023", "2024"] and periods.left_out == 2

@@ -1,0 +1,363 @@
+"""Stable topic ids across reruns.
+
+Every run of the topics stage keeps a record of its topics (id, label, keywords, size, centroid
+in the embedding space, papers) under ``results/history/``. The next run matches its topics to
+that record: by the papers two topics share, where papers are in both runs, and by the cosine
+similarity of their centroids only where a topic's papers are mostly new (or mostly gone). A
+matched topic keeps its id, and its label while that label's keyphrases are still among its
+keywords; every other topic gets an id never used before. Only the numbering follows history:
+the partition itself is the same whatever came before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.topics import word_stems
+
+HISTORY_FORMAT = 1
+# A topic is followed by its papers when at least this share of them is in both runs.
+_TRACKED_BY_PAPERS = 0.5
+# Merge and split pieces: most of one side's shared papers (0.5) on the other, and a real part
+# of the other side (0.2), so that a handful of papers drifting across is not called a split.
+_MOST = 0.5
+_PART = 0.2
+_ID_SUFFIX = re.compile(r" \(topic \d+\)$")
+
+
+@dataclass(frozen=True)
+class TopicSnapshot:
+    """One topic of one run, as history keeps it."""
+
+    id: int
+    label: str
+    keywords: tuple[str, ...]
+    size: int
+    centroid: np.ndarray
+    papers: frozenset[str]
+
+    def to_record(self) -> dict:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "keywords": list(self.keywords),
+            "size": self.size,
+            "centroid": [round(float(value), 6) for value in self.centroid],
+            "papers": sorted(self.papers),
+        }
+
+    @classmethod
+    def from_record(cls, record: dict) -> TopicSnapshot:
+        return cls(
+            id=int(record["id"]),
+            label=record["label"],
+            keywords=tuple(record["keywords"]),
+            size=int(record["size"]),
+            centroid=np.asarray(record["centroid"], dtype=np.float64),
+            papers=frozenset(record["papers"]),
+        )
+
+
+@dataclass
+class Matching:
+    """How the current topics (by their key in this run) relate to the previous run's (by id)."""
+
+    continued: dict[int, int] = field(default_factory=dict)  # current key → previous id
+    matched_by: dict[int, str] = field(default_factory=dict)  # current key → "papers" or "centroid"
+    merges: list[tuple[int, list[int]]] = field(default_factory=list)  # (current key, previous ids)
+    splits: list[tuple[int, list[int]]] = field(default_factory=list)  # (previous id, current keys)
+    new: list[int] = field(default_factory=list)  # current keys
+    gone: list[int] = field(default_factory=list)  # previous ids
+
+
+def partition_digest(topics: list[TopicSnapshot]) -> str:
+    """A fingerprint of which papers go together, whatever the topics are numbered or labelled."""
+    groups = sorted(sorted(topic.papers) for topic in topics)
+    return hashlib.sha256(json.dumps(groups).encode("utf-8")).hexdigest()
+
+
+def _overlaps(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
+    """Papers each previous topic (rows) shares with each current topic (columns)."""
+    row_of = {paper: row for row, topic in enumerate(previous) for paper in topic.papers}
+    shared = np.zeros((len(previous), len(current)), dtype=np.int64)
+    for column, topic in enumerate(current):
+        rows = [row_of[paper] for paper in topic.papers if paper in row_of]
+        np.add.at(shared[:, column], rows, 1)
+    return shared
+
+
+def _similarities(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
+    if not previous or not current:
+        return np.zeros((len(previous), len(current)))
+    before = np.vstack([topic.centroid for topic in previous])
+    after = np.vstack([topic.centroid for topic in current])
+    if before.shape[1] != after.shape[1]:  # another embedding model: centroids do not compare
+        return np.zeros((len(previous), len(current)))
+    return before @ after.T
+
+
+def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
+    """One-to-one pairs maximising the total score (Hungarian), among the allowed pairs."""
+    from scipy.optimize import linear_sum_assignment
+
+    if not allowed.any():
+        return []
+    rows, columns = linear_sum_assignment(np.where(allowed, scores, 0.0), maximize=True)
+    return [(int(r), int(c)) for r, c in zip(rows, columns) if allowed[r, c]]
+
+
+def match_topics(
+    previous: list[TopicSnapshot],
+    current: list[TopicSnapshot],
+    min_overlap: float,
+    min_similarity: float,
+) -> Matching:
+    """Match the current topics to the previous run's, and name merges, splits, new and gone topics.
+
+    Args:
+        previous: the previous run's topics (their ``id`` is their stable id).
+        current: this run's topics (their ``id`` is a key of this run, e.g. BERTopic's number).
+        min_overlap: the least Jaccard overlap, over the papers in both runs, for two topics to be
+            one topic followed across runs.
+        min_similarity: the least cosine similarity of centroids for two topics to be matched when
+            neither is followed by its papers (most of their papers are in one run only).
+
+    Returns:
+        The matching; every previous topic is continued, merged, split or gone, and every current
+        topic continues one, results from a merge or split, or is new.
+    """
+    shared = _overlaps(previous, current)
+    in_both_before = shared.sum(axis=1)
+    in_both_after = shared.sum(axis=0)
+    union = in_both_before[:, None] + in_both_after[None, :] - shared
+    jaccard = np.divide(shared, union, out=np.zeros(shared.shape), where=union > 0)
+
+    matching = Matching()
+    pairs = _best_pairs(jaccard, jaccard >= min_overlap)
+    for row, column in pairs:
+        matching.continued[current[column].id] = previous[row].id
+        matching.matched_by[current[column].id] = "papers"
+    partner_of_row = {row: column for row, column in pairs}
+    partner_of_column = {column: row for row, column in pairs}
+
+    # Shares of each side's papers-in-both-runs that went to the other side.
+    went = np.divide(shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0)
+    came = np.divide(shared, in_both_after[None, :], out=np.zeros(shared.shape), where=in_both_after[None, :] > 0)
+    in_events_before: set[int] = set()
+    in_events_after: set[int] = set()
+    for column in range(len(current)):
+        sources = [
+            row for row in range(len(previous))
+            if went[row, column] >= _MOST and partner_of_row.get(row, column) == column
+        ]
+        if len(sources) >= 2:
+            matching.merges.append((current[column].id, [previous[row].id for row in sources]))
+            in_events_before.update(sources)
+            in_events_after.add(column)
+    for row in range(len(previous)):
+        pieces = [
+            column for column in range(len(current))
+            if came[row, column] >= _MOST and went[row, column] >= _PART
+            and partner_of_column.get(column, row) == row
+        ]
+        if len(pieces) >= 2:
+            matching.splits.append((previous[row].id, [current[column].id for column in pieces]))
+            in_events_before.add(row)
+            in_events_after.update(pieces)
+
+    # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
+    open_rows = np.array([
+        row not in partner_of_row and row not in in_events_before
+        and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
+        for row in range(len(previous))
+    ], dtype=bool)
+    open_columns = np.array([
+        column not in partner_of_column and column not in in_events_after
+        and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
+        for column in range(len(current))
+    ], dtype=bool)
+    similarity = _similarities(previous, current)
+    allowed = open_rows[:, None] & open_columns[None, :] & (similarity >= min_similarity)
+    for row, column in _best_pairs(similarity, allowed):
+        matching.continued[current[column].id] = previous[row].id
+        matching.matched_by[current[column].id] = "centroid"
+        partner_of_row[row] = column
+        partner_of_column[column] = row
+
+    matching.new = [
+        topic.id for column, topic in enumerate(current)
+        if column not in partner_of_column and column not in in_events_after
+    ]
+    matching.gone = [
+        topic.id for row, topic in enumerate(previous)
+        if row not in partner_of_row and row not in in_events_before
+    ]
+    return matching
+
+
+def stable_ids(current_keys: list[int], continued: dict[int, int], next_id: int) -> tuple[dict[int, int], int]:
+    """Each current key's stable id: the previous id where continued, else a fresh one (in the
+    order of ``current_keys``, i.e. by size). Returns the ids and the next id never used."""
+    ids = {}
+    for key in current_keys:
+        if key in continued:
+            ids[key] = continued[key]
+        else:
+            ids[key] = next_id
+            next_id += 1
+    return ids, next_id
+
+
+def label_still_fits(label: str, keywords: list[str]) -> bool:
+    """Whether every keyphrase of a topic's earlier label is still among (or inside) its keywords."""
+    phrases = [p for p in _ID_SUFFIX.sub("", label).split(", ") if p]
+    current = [word_stems(keyword) for keyword in keywords]
+    return bool(phrases) and all(any(word_stems(p) <= stems for stems in current) for p in phrases)
+
+
+def carry_labels(
+    fresh: dict[int, str], keywords: dict[int, list[str]], earlier: dict[int, str]
+) -> tuple[dict[int, str], list[dict]]:
+    """Labels by stable id: a continued topic keeps its earlier label while it still fits its
+    keywords; the others take their fresh label, made distinct from the kept ones.
+
+    Returns the labels and the relabelled topics (id, earlier label, new label)."""
+    labels, relabelled = {}, []
+    for topic, label in fresh.items():
+        before = earlier.get(topic)
+        if before is not None and label_still_fits(before, keywords[topic]):
+            labels[topic] = before
+        else:
+            labels[topic] = label
+            if before is not None and before != label:
+                relabelled.append({"id": topic, "from": before, "to": label})
+    kept = {_label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
+    for topic in labels:
+        if earlier.get(topic) != labels[topic] and _label_key(labels[topic]) in kept:
+            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
+    return labels, relabelled
+
+
+def _label_key(label: str) -> frozenset:
+    return frozenset(word_stems(p) for p in _ID_SUFFIX.sub("", label).split(", "))
+
+
+class TopicHistory:
+    """The runs' topic records in one folder: ``run-0001.json``, ``run-0002.json``, …"""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+
+    def _runs(self) -> list[int]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(int(p.stem.split("-")[1]) for p in self.folder.glob("run-*.json") if p.stem[4:].isdigit())
+
+    def _path(self, run: int) -> Path:
+        return self.folder / f"run-{run:04d}.json"
+
+    def read(self, run: int) -> dict:
+        record = storage.read_json(self._path(run))
+        if record.get("format") != HISTORY_FORMAT:
+            raise ValueError(f"{self._path(run)}: topic history format {record.get('format')!r} is not {HISTORY_FORMAT}")
+        return record
+
+    def baseline(self, digest: str) -> tuple[dict | None, int]:
+        """The record to match against and the run number to write this run as.
+
+        A rerun of the topics stage that gives the same partition as the latest record (a changed
+        keyword knob, a forced rerun) replaces that record and is matched against the one before,
+        so that rerunning gives the same ids and the same events."""
+        runs = self._runs()
+        if not runs:
+            return None, 1
+        latest = self.read(runs[-1])
+        if latest["digest"] != digest:
+            return latest, runs[-1] + 1
+        before = latest.get("matched_against")
+        return (self.read(before) if before in runs else None), runs[-1]
+
+    def write(self, run: int, record: dict) -> None:
+        storage.write_json(self._path(run), {"format": HISTORY_FORMAT, "run": run, **record})
+
+
+def follow_topics(
+    history: TopicHistory,
+    current: list[TopicSnapshot],
+    min_overlap: float,
+    min_similarity: float,
+) -> tuple[dict[int, int], Matching, dict | None, int]:
+    """Stable ids for this run's topics (keys: ``current[i].id``, largest topic first).
+
+    Returns the ids, the matching, the previous record (None on a first run) and this run's number."""
+    baseline, run = history.baseline(partition_digest(current))
+    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]] if baseline else []
+    matching = match_topics(previous, current, min_overlap, min_similarity)
+    ids, _ = stable_ids([t.id for t in current], matching.continued, baseline["next_id"] if baseline else 0)
+    return ids, matching, baseline, run
+
+
+def record_run(
+    history: TopicHistory, run: int, baseline: dict | None, topics: list[TopicSnapshot]
+) -> None:
+    """Keep this run's topics (with stable ids) for the next run to match against."""
+    next_id = max([baseline["next_id"] if baseline else 0] + [t.id + 1 for t in topics])
+    history.write(
+        run,
+        {
+            "matched_against": baseline["run"] if baseline else None,
+            "digest": partition_digest(topics),
+            "next_id": next_id,
+            "topics": [t.to_record() for t in sorted(topics, key=lambda t: t.id)],
+        },
+    )
+
+
+def lineage_events(
+    matching: Matching,
+    ids: dict[int, int],
+    labels: dict[int, str],
+    sizes: dict[int, int],
+    baseline: dict | None,
+    run: int,
+    relabelled: list[dict],
+    papers: set[str],
+) -> dict:
+    """What changed since the previous run, by stable id: the content of ``lineage.json``."""
+    if baseline is None:
+        return {"first_run": True, "run": run, "previous_run": None, "topics": len(ids)}
+    before = {t["id"]: t for t in baseline["topics"]}
+    earlier_papers = {p for t in baseline["topics"] for p in t["papers"]}
+
+    def now(key: int) -> dict:
+        return {"id": ids[key], "label": labels[ids[key]], "size": sizes[ids[key]]}
+
+    def then(topic_id: int) -> dict:
+        return {"id": topic_id, "label": before[topic_id]["label"], "size": before[topic_id]["size"]}
+
+    return {
+        "first_run": False,
+        "run": run,
+        "previous_run": baseline["run"],
+        "topics": len(ids),
+        "previous_topics": len(before),
+        "papers_in_both_runs": len(papers & earlier_papers),
+        "papers_new": len(papers - earlier_papers),
+        "papers_removed": len(earlier_papers - papers),
+        "kept": [
+            {**now(key), "previous_size": before[old]["size"], "matched_by": matching.matched_by[key]}
+            for key, old in sorted(matching.continued.items(), key=lambda item: item[1])
+        ],
+        "new": [now(key) for key in matching.new],
+        "gone": [then(old) for old in matching.gone],
+        "merged": [{"into": now(key), "from": [then(old) for old in olds]} for key, olds in matching.merges],
+        "split": [{"from": then(old), "into": [now(key) for key in keys]} for old, keys in matching.splits],
+        "relabelled": relabelled,
+    }

@@ -1,0 +1,20 @@
+# What changed between dumps (or years), and since the previous run: read by the report.
+rule changes:
+    input:
+        papers="results/topics/papers.csv",
+        details="results/topics/topic_details.json",
+        lineage="results/topics/lineage.json",
+    output:
+        shares="results/topics/dump_shares.csv",
+        changes="results/topics/changes.json",
+    params:
+        dump_order=list(DUMPS),
+        **config["compare"],
+    log:
+        "results/logs/changes.log",
+    benchmark:
+        "results/benchmarks/changes.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/changes.py"
