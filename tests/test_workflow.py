@@ -41,7 +41,7 @@ def test_seed_run_outputs_add_up(seed_run):
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), "the report must load nothing from the network"
     for identifier in papers["id"]:
         assert identifier in report
-    for rule in ("parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "evaluate", "report"):
+    for rule in ("parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "changes", "evaluate", "report"):
         assert list(results.glob(f"benchmarks/{rule}*")), rule
         assert list(results.glob(f"logs/{rule}*")), rule
 
@@ -64,19 +64,21 @@ def finished_run(seed_run, tmp_path):
 
 def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
     write_config(finished_run, hdbscan={"min_cluster_size": 5})
-    assert planned_jobs(finished_run) == {"cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
 
 
 def test_changed_n_neighbors_reruns_both_projections_onward_without_embedding(finished_run):
     write_config(finished_run, umap={"n_neighbors": 7})
     assert planned_jobs(finished_run) == {
-        "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1
+        "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1
     }
 
 
 def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
     write_config(finished_run, umap={"n_components": 4})
-    assert planned_jobs(finished_run) == {"reduce": 1, "cluster": 1, "topics": 1, "evaluate": 1, "report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {
+        "reduce": 1, "cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1
+    }
 
 
 def test_changed_report_setting_reruns_only_the_report(finished_run):
@@ -84,13 +86,23 @@ def test_changed_report_setting_reruns_only_the_report(finished_run):
     assert planned_jobs(finished_run) == {"report": 1, "all": 1}
 
 
+def test_changed_comparison_reruns_only_changes_and_the_report(finished_run):
+    write_config(finished_run, compare={"false_discovery_rate": 0.1})
+    assert planned_jobs(finished_run) == {"changes": 1, "report": 1, "all": 1}
+
+
+def test_changed_matching_threshold_reruns_topics_onward(finished_run):
+    write_config(finished_run, lineage={"min_overlap": 0.5})
+    assert planned_jobs(finished_run) == {"topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
+
+
 def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
     abstracts = SEEDS[0].read_text(encoding="utf-8").split("\n\n")[1:4]
     (finished_run / "data" / "raw" / "new_dump.txt").write_text("New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8")
     plan = planned_jobs(finished_run)
     assert plan == {
-        "parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "evaluate": 1,
-        "report": 1, "all": 1,
+        "parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "changes": 1,
+        "evaluate": 1, "report": 1, "all": 1,
     }
 
 
