@@ -98,6 +98,24 @@ properties:
         type: object
         additionalProperties: {type: string}
         default: {}
+      runs:
+        description: Earlier runs, each a mapping.
+        type: [array, "null"]
+        items:
+          type: object
+          required: [path]
+          properties:
+            path: {description: Its results folder., type: string}
+            seed: {description: Its seed., type: integer, minimum: 0, default: 42}
+        default: null
+  lineage:
+    description: A top-level list of mappings.
+    type: array
+    items:
+      type: object
+      properties:
+        dump: {description: A dump name., type: string, default: ""}
+    default: []
 """)
 
 
@@ -107,6 +125,7 @@ def test_render_handles_nesting_arrays_enums_unions_references_and_null_defaults
     assert list(page_rows) == [
         "name", "compare.against", "compare.baseline", "compare.baseline.path",
         "compare.baseline.weight", "compare.limit", "compare.labels",
+        "compare.runs", "compare.runs[].path", "compare.runs[].seed", "lineage", "lineage[].dump",
     ]
     assert page_rows["name"] == ["(required)", r"string matching `^[a-z]+$`", r"A name \| with a pipe."]
     assert page_rows["compare.against"][:2] == ["`[previous]`", "list, each one of `previous`, `first`, no repeats"]
@@ -116,7 +135,13 @@ def test_render_handles_nesting_arrays_enums_unions_references_and_null_defaults
     # The string "null" is quoted, as config.yaml must write it; the null default is bare.
     assert page_rows["compare.limit"][:2] == ["`null`", "integer > 0 or `'null'`"]
     assert page_rows["compare.labels"][:2] == ["`{}`", "mapping of names to string"]
+    assert page_rows["compare.runs"][:2] == ["`null`", "list, each mapping of the keys below or `null`"]
+    assert page_rows["compare.runs[].path"][:2] == ["(required)", "string"]
+    assert page_rows["compare.runs[].seed"][:2] == ["`42`", "integer ≥ 0"]
+    assert page_rows["lineage"][:2] == ["`[]`", "list, each mapping of the keys below"]
+    assert page_rows["lineage[].dump"][:2] == ["`''`", "string"]
     assert "## compare\n\nA section with a nested object.\n" in page
+    assert "## lineage\n\n| key |" in page
 
 
 def test_command_line_writes_the_page(tmp_path):

@@ -178,16 +178,20 @@ def default_text(name: str, spec: dict, required: set[str]) -> str:
 
 
 def nested_keys(spec: dict, root: dict, prefix: str) -> Iterator[tuple[str, dict, set[str]]]:
-    """Every key below an object, depth first in schema order: (dotted name, spec, the
-    names its parent requires). An object with properties is listed, then its keys."""
+    """Every key below ``spec``, depth first in schema order: (dotted name, spec, the names its
+    parent requires). A key holding an object is listed, then its keys; the keys of a list's
+    items are named ``list[].key``."""
     spec = resolve(spec, root)
+    items = resolve(spec["items"], root) if isinstance(spec.get("items"), dict) else {}
+    if items.get("properties"):
+        yield from nested_keys(items, root, f"{prefix}[]")
+        return
     required = set(spec.get("required", []))
     for name, child in spec.get("properties", {}).items():
         child = resolve(child, root)
         dotted = f"{prefix}.{name}" if prefix else name
         yield dotted, child, required
-        if child.get("properties"):
-            yield from nested_keys(child, root, dotted)
+        yield from nested_keys(child, root, dotted)
 
 
 def key_row(dotted: str, spec: dict, required: set[str], root: dict) -> str:
@@ -220,13 +224,14 @@ def render(schema: dict) -> str:
     for name, spec in root.get("properties", {}).items():
         spec = resolve(spec, root)
         lines += ["", f"## {name}", ""]
+        # A section (an object of keys) is described above its table; any other key has a row.
         if spec.get("properties"):
             if spec.get("description"):
                 lines += [" ".join(spec["description"].split()), ""]
             lines += TABLE_HEAD
-            lines += [key_row(dotted, child, needed, root) for dotted, child, needed in nested_keys(spec, root, name)]
         else:
             lines += TABLE_HEAD + [key_row(name, spec, required, root)]
+        lines += [key_row(dotted, child, needed, root) for dotted, child, needed in nested_keys(spec, root, name)]
     return "\n".join(lines) + "\n"
 
 
