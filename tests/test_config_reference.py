@@ -93,6 +93,14 @@ properties:
         description: One of two kinds.
         oneOf: [{type: integer, exclusiveMinimum: 0}, {const: "null"}]
         default: null
+      level: {description: An open range., type: number, exclusiveMinimum: 0.5, exclusiveMaximum: 1, default: 0.95}
+      share:
+        description: A half-open range.
+        type: number
+        exclusiveMinimum: 0.5
+        maximum: 1
+        multipleOf: 0.05
+        default: 0.9
       labels:
         description: Names to colours.
         type: object
@@ -124,7 +132,7 @@ def test_render_handles_nesting_arrays_enums_unions_references_and_null_defaults
     page_rows = rows(page)
     assert list(page_rows) == [
         "name", "compare.against", "compare.baseline", "compare.baseline.path",
-        "compare.baseline.weight", "compare.limit", "compare.labels",
+        "compare.baseline.weight", "compare.limit", "compare.level", "compare.share", "compare.labels",
         "compare.runs", "compare.runs[].path", "compare.runs[].seed", "lineage", "lineage[].dump",
     ]
     assert page_rows["name"] == ["(required)", r"string matching `^[a-z]+$`", r"A name \| with a pipe."]
@@ -134,6 +142,8 @@ def test_render_handles_nesting_arrays_enums_unions_references_and_null_defaults
     assert page_rows["compare.baseline.weight"][:2] == ["`0.5`", "number from 0 to 1"]
     # The string "null" is quoted, as config.yaml must write it; the null default is bare.
     assert page_rows["compare.limit"][:2] == ["`null`", "integer > 0 or `'null'`"]
+    assert page_rows["compare.level"][:2] == ["`0.95`", "number > 0.5 and < 1"]
+    assert page_rows["compare.share"][:2] == ["`0.9`", "number > 0.5 and ≤ 1, a multiple of 0.05"]
     assert page_rows["compare.labels"][:2] == ["`{}`", "mapping of names to string"]
     assert page_rows["compare.runs"][:2] == ["`null`", "list, each mapping of the keys below or `null`"]
     assert page_rows["compare.runs[].path"][:2] == ["(required)", "string"]

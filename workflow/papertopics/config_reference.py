@@ -57,22 +57,21 @@ def resolve(spec: dict, root: dict) -> dict:
 
 
 def number_range(kind: str, spec: dict) -> str:
-    low = spec.get("minimum")
-    high = spec.get("maximum")
-    bounds = []
-    if low is not None and high is not None:
-        bounds.append(f"from {yaml_text(low)} to {yaml_text(high)}")
-    elif low is not None:
-        bounds.append(f"≥ {yaml_text(low)}")
-    elif high is not None:
-        bounds.append(f"≤ {yaml_text(high)}")
+    """``kind`` with its bounds: "integer from 1 to 10", "number > 0 and ≤ 1", "integer ≥ 2"."""
+    low = ("≥", spec["minimum"]) if "minimum" in spec else None
     if "exclusiveMinimum" in spec:
-        bounds.append(f"> {yaml_text(spec['exclusiveMinimum'])}")
+        low = (">", spec["exclusiveMinimum"])
+    high = ("≤", spec["maximum"]) if "maximum" in spec else None
     if "exclusiveMaximum" in spec:
-        bounds.append(f"< {yaml_text(spec['exclusiveMaximum'])}")
+        high = ("<", spec["exclusiveMaximum"])
+    if low and high and low[0] == "≥" and high[0] == "≤":
+        bounds = f"from {yaml_text(low[1])} to {yaml_text(high[1])}"
+    else:
+        bounds = " and ".join(f"{sign} {yaml_text(value)}" for sign, value in filter(None, (low, high)))
+    text = f"{kind} {bounds}".strip()
     if "multipleOf" in spec:
-        bounds.append(f"a multiple of {yaml_text(spec['multipleOf'])}")
-    return " ".join([kind, ", ".join(bounds)]).strip()
+        text += f", a multiple of {yaml_text(spec['multipleOf'])}"
+    return text
 
 
 def string_kind(spec: dict) -> str:
