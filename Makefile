@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean quality bench bench-quality bench-scale
+.PHONY: run test test-fast lint browser lock clean docs quality bench bench-quality bench-scale
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ lock: $(INSTALLED)
 
 clean:
 	rm -rf results/* .snakemake
+
+# The configuration reference is generated from the schema; run after changing the schema
+# (tests/test_config_reference.py fails while the committed page differs).
+docs: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m papertopics.config_reference --output docs/configuration.md
 
 # Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
 # `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);

@@ -1,4 +1,4 @@
-"""Topic-quality benchmark on a labelled corpus (see README, "Topic quality")."""
+"""Topic-quality benchmark on a labelled corpus (see docs/benchmarks.md and docs/quality.md)."""
 
 from __future__ import annotations
 

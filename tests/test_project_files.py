@@ -1,4 +1,4 @@
-"""The project's own files agree with each other: pins, environment.yml, config and schema."""
+"""The project's own files agree with each other: pins, environment.yml, config, schema and the documentation."""
 
 import re
 
@@ -60,3 +60,72 @@ def test_every_schema_key_has_a_description_and_a_default():
         assert spec.get("description") and "default" in spec, section
         for key, value in spec.get("properties", {}).items():
             assert value.get("description") and "default" in value, f"{section}.{key}"
+
+
+# The README stays short and sends readers to docs/; the links between the pages must resolve.
+README = REPO / "README.md"
+README_LIMIT_BYTES = 12 * 1024
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def documentation_pages():
+    return [README, REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "bench").glob("*.md"))]
+
+
+def local_links(page):
+    """(target path, anchor) of every link and image of a Markdown page that is not a web address."""
+    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        yield (page.parent / path).resolve() if path else page, anchor
+
+
+def heading_anchors(page):
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens."""
+    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *$", text, re.MULTILINE):
+        anchors.add(re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-"))
+    return anchors
+
+
+def test_readme_is_short():
+    assert len(README.read_bytes()) <= README_LIMIT_BYTES
+
+
+def test_every_local_link_in_the_documentation_resolves():
+    checked = 0
+    for page in documentation_pages():
+        for target, anchor in local_links(page):
+            assert target.exists(), f"{page.relative_to(REPO)} links to missing {target}"
+            if anchor:
+                assert target.suffix == ".md" and anchor in heading_anchors(target), (
+                    f"{page.relative_to(REPO)} links to #{anchor}, no heading of {target.name}"
+                )
+            checked += 1
+    assert checked > 20  # the pages do link to each other
+
+
+def test_readme_links_every_docs_page_and_shows_the_screenshot():
+    linked = {target for target, _ in local_links(README)}
+    for page in (REPO / "docs").glob("*.md"):
+        assert page.resolve() in linked, f"README does not link docs/{page.name}"
+    assert (REPO / "docs" / "report.png").resolve() in linked
+    assert (REPO / "CHANGELOG.md").resolve() in linked
+
+
+def test_benchmarks_page_links_every_benchmark_file():
+    linked = {target for target, _ in local_links(REPO / "docs" / "benchmarks.md")}
+    for figures in (REPO / "bench").glob("*.md"):
+        assert figures.resolve() in linked, f"docs/benchmarks.md does not link bench/{figures.name}"
+
+
+def test_readme_set_up_commands_are_makefile_targets():
+    readme = README.read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([\w-]+):", (REPO / "Makefile").read_text(encoding="utf-8"), re.MULTILINE))
+    for command in re.findall(r"`make ([\w-]+)", readme):
+        assert command in targets, f"README names `make {command}`, which the Makefile lacks"
+    assert {"run", "test"} <= set(re.findall(r"^make ([\w-]+) ", readme, re.MULTILINE))

@@ -118,10 +118,11 @@ def cpu_has_bf16(cpu_info: str = _CPU_INFO) -> bool:
 
 
 def resolve_backend(backend: str) -> str:
-    """``auto``: torch-bf16 where the CPU has bf16 instructions (2-3x faster than fp32 there), else torch.
+    """``auto``: torch-bf16 where the CPU has bf16 instructions (much faster than fp32 there, with
+    nearly the same vectors), else torch.
 
-    Not onnx-int8: measured here it was no faster than torch fp32 and clustered IJCAI 0.016 NMI
-    lower (bench/results.md), outside the 0.01 the default must keep.
+    Not onnx-int8: in the backends' benchmark it was no faster than torch fp32, and its clusters'
+    agreement with the labels fell by more than the 0.01 NMI a default may lose (bench/results.md).
     """
     if backend != AUTO_BACKEND:
         return backend

@@ -95,7 +95,7 @@ def export_onnx(location: str, destination: Path, quantise: bool) -> None:
             if quantise:
                 from onnxruntime.quantization import QuantType, quantize_dynamic
 
-                # Per-channel scales keep cosine to the fp32 vectors above 0.99 (per-tensor: about 0.92).
+                # Per-channel scales keep the vectors close to fp32's; per-tensor scales drift much further.
                 # The quantiser logs every tensor at INFO on the root logger; keep the job log readable.
                 root = logging.getLogger()
                 level = root.level
