@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean docs quality bench bench-quality bench-scale
+.PHONY: run test test-fast lint browser lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ lock: $(INSTALLED)
 clean:
 	rm -rf results/* .snakemake
 
+# Topic ids follow history (results/history/); this numbers topics by size again, keeping every other result.
+reset-topic-ids: $(INSTALLED)
+	rm -rf results/history
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --forcerun topics
+
 # The configuration reference is generated from the schema; run after changing the schema
 # (tests/test_config_reference.py fails while the committed page differs).
 docs: $(INSTALLED)
@@ -73,3 +78,7 @@ bench-quality: $(INSTALLED)
 
 bench-scale: $(INSTALLED)
 	$(BIN)/python bench/bench.py scale --size 100000 --from-size 10000
+
+# What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
+bench-changes: $(INSTALLED)
+	$(BIN)/python bench/changes_bench.py

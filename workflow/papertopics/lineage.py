@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from papertopics import storage
-from papertopics.topics import word_stems
+from papertopics.topics import OUTLIER, topic_centroids, word_stems
 
 HISTORY_FORMAT = 1
 # A topic is followed by its papers when at least this share of them is in both runs.
@@ -75,6 +75,21 @@ class Matching:
     splits: list[tuple[int, list[int]]] = field(default_factory=list)  # (previous id, current keys)
     new: list[int] = field(default_factory=list)  # current keys
     gone: list[int] = field(default_factory=list)  # previous ids
+
+
+def topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray) -> list[TopicSnapshot]:
+    """A run's real topics, in order of their number, keyed by it (labels and keywords come later)."""
+    real = sorted(t for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
+    if not real:
+        return []
+    paper_ids = np.asarray(ids)
+    return [
+        TopicSnapshot(
+            id=topic, label="", keywords=(), size=int((topics == topic).sum()), centroid=centroid,
+            papers=frozenset(paper_ids[topics == topic].tolist()),
+        )
+        for topic, centroid in zip(real, topic_centroids(embeddings, topics, real))
+    ]
 
 
 def partition_digest(topics: list[TopicSnapshot]) -> str:

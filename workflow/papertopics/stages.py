@@ -170,7 +170,7 @@ def topics(
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
-    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run
+    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
     from papertopics.parse import input_columns
     from papertopics.report.model_figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
@@ -194,7 +194,7 @@ def topics(
         **representation,
     )
     history = TopicHistory(history_dir)
-    snapshots = _topic_snapshots(ids, embeddings, model_topics)
+    snapshots = topic_snapshots(ids, embeddings, model_topics)
     stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
     stable_id[OUTLIER] = OUTLIER
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
@@ -267,25 +267,6 @@ def topics(
         ],
     )
     _LOG.info("%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in details])
-
-
-def _topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray):
-    """This run's real topics, largest first, for matching against history (labels come later)."""
-    from papertopics.lineage import TopicSnapshot
-    from papertopics.topics import OUTLIER, topic_centroids
-
-    real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
-    if not real:
-        return []
-    centroids = topic_centroids(embeddings, topics, real)
-    paper_ids = np.asarray(ids)
-    return [
-        TopicSnapshot(
-            id=topic, label="", keywords=(), size=int((topics == topic).sum()), centroid=centroid,
-            papers=frozenset(paper_ids[topics == topic].tolist()),
-        )
-        for topic, centroid in zip(real, centroids)
-    ]
 
 
 def _labels_after_history(details: list[dict], keywords: dict, baseline: dict | None) -> tuple[dict[int, str], list[dict]]:
