@@ -58,6 +58,8 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
         plot_bgcolor="white",
         hovermode="y unified",
+        scattermode="group",  # the two dumps' markers side by side on each topic's row, not on top of each other
+        scattergap=0.4,
     )
     return figure
 
