@@ -73,6 +73,7 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
         hdbscan_settings=results / "clusters" / "hdbscan.json", topics=results / "topics" / "topics.csv",
         papers=results / "topics" / "papers.csv", details=results / "topics" / "topic_details.json",
         figures=results / "topics" / "figures.json", metrics=results / "metrics.json",
+        changes=results / "topics" / "changes.json",
     )
     report = tmp_path / "index.html"
     code = (
@@ -81,3 +82,18 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
     )
     assert imported_after(code) == []
     assert 'id="topic-hierarchy"' in report.read_text(encoding="utf-8")
+    assert 'id="changes"' in report.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
+    topics = seed_run / "results" / "topics"
+    code = (
+        "from papertopics import stages\n"
+        f"stages.changes({str(topics / 'papers.csv')!r}, {str(topics / 'topic_details.json')!r}, "
+        f"{str(topics / 'lineage.json')!r}, {str(tmp_path / 'shares.csv')!r}, {str(tmp_path / 'changes.json')!r}, "
+        "dump_order=[], by='auto', baseline='auto', target='auto', confidence=0.95, false_discovery_rate=0.05, "
+        "new_topic_share=0.9, faded_topic_share=0.1, min_papers=5)\n"
+    )
+    assert imported_after(code) == []
+    assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()
