@@ -170,7 +170,9 @@ def topics(
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
-    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
+    from papertopics.lineage import (
+        TopicHistory, carry_labels, follow_topics, lineage_events, record_run, topic_snapshots,
+    )
     from papertopics.parse import input_columns
     from papertopics.report.model_figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
@@ -200,11 +202,13 @@ def topics(
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
     keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
     details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs)
-    label_of, relabelled = _labels_after_history(details, keywords, baseline)
-    for record in details:
-        record["label"] = label_of[record["topic"]]
+    earlier_labels = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
+    label_of, relabelled = carry_labels(
+        {d["topic"]: d["label"] for d in details}, {t: [w for w, _ in k] for t, k in keywords.items()}, earlier_labels
+    )
     model_topic = {stable: own for own, stable in stable_id.items()}
     for record in details:
+        record["label"] = label_of[record["topic"]]
         record["model_topic"] = model_topic[record["topic"]]
     model.set_topic_labels({own: label_of[stable] for own, stable in stable_id.items() if stable in label_of})
     n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
@@ -262,23 +266,12 @@ def topics(
         run,
         baseline,
         [
-            replace(s, id=stable_id[s.id], label=label_of[stable_id[s.id]], keywords=tuple(w for w, _ in keywords[stable_id[s.id]]))
-            for s in snapshots
+            replace(topic, id=stable_id[topic.id], label=label_of[stable_id[topic.id]],
+                    keywords=tuple(word for word, _ in keywords[stable_id[topic.id]]))
+            for topic in snapshots
         ],
     )
     _LOG.info("%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in details])
-
-
-def _labels_after_history(details: list[dict], keywords: dict, baseline: dict | None) -> tuple[dict[int, str], list[dict]]:
-    """Labels by stable id: earlier labels carried where they still fit (see ``carry_labels``)."""
-    from papertopics.lineage import carry_labels
-    from papertopics.topics import OUTLIER
-
-    fresh = {d["topic"]: d["label"] for d in details if d["topic"] != OUTLIER}
-    earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels, relabelled = carry_labels(fresh, {t: [w for w, _ in keywords[t]] for t in fresh}, earlier)
-    labels.update({d["topic"]: d["label"] for d in details if d["topic"] == OUTLIER})
-    return labels, relabelled
 
 
 def _save_model(model, model_out: str, embedding_model_location: str) -> None:
