@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from papertopics.report.document_map import topic_colour
 from papertopics.report.embedding import figure_block, notice, plotly_text
+from papertopics.report.topic_table import sortable_table, table_cell
 
 _ROW_PX = 22
 _SERIES_SHOWN = 8  # topics drawn at first in the share-over-time chart; the others are a click away
@@ -113,32 +114,24 @@ def _change_cell_text(change_pp: float, low_pp: float, high_pp: float) -> str:
 
 def _comparison_table(changes: dict, before: str, after: str) -> str:
     header = ["Topic", "Label", f"Share in {before}", f"Share in {after}", "Change (pp)", "q-value", "Significant"]
-    numeric = {0, 2, 3, 4, 5}
-    head = "".join(
-        f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
-        for i, h in enumerate(header)
-    )
-
-    def cell(text, sort=None) -> str:
-        value = f' data-sort="{html.escape(str(sort))}"' if sort is not None else ""
-        return f"<td{value}>{html.escape(str(text))}</td>"
-
-    body = []
-    for r in changes["comparison"]:
-        cells = [
-            cell(r["topic"], r["topic"]),
-            cell(r["label"]),
-            cell(_share_cell_text(r["baseline_share"], r["baseline_share_low"], r["baseline_share_high"]), r["baseline_share"]),
-            cell(_share_cell_text(r["target_share"], r["target_share_low"], r["target_share_high"]), r["target_share"]),
-            cell(_change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]),
-            cell(f"{r['q_value']:.3g}", r["q_value"]),
-            cell(_SIGNIFICANT if r["significant"] else ""),
-        ]
-        body.append(f'<tr data-topic="{r["topic"]}">{"".join(cells)}</tr>')
-    return (
-        f'<table class="sortable" id="change-table"><thead><tr>{head}</tr></thead>'
-        f'<tbody>{"".join(body)}</tbody></table>'
-    )
+    rows = [
+        (
+            r["topic"],
+            [
+                table_cell(r["topic"], r["topic"]),
+                table_cell(r["label"]),
+                table_cell(_share_cell_text(r["baseline_share"], r["baseline_share_low"], r["baseline_share_high"]),
+                           r["baseline_share"]),
+                table_cell(_share_cell_text(r["target_share"], r["target_share_low"], r["target_share_high"]),
+                           r["target_share"]),
+                table_cell(_change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]),
+                table_cell(f"{r['q_value']:.3g}", r["q_value"]),
+                table_cell(_SIGNIFICANT if r["significant"] else ""),
+            ],
+        )
+        for r in changes["comparison"]
+    ]
+    return sortable_table("change-table", header, {0, 2, 3, 4, 5}, rows)
 
 
 def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> str:

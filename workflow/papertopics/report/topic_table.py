@@ -19,14 +19,28 @@ def share_per_dump(inputs: ReportInputs) -> dict[str, dict[int, float]]:
     }
 
 
-def _cell(text, sort_value=None) -> str:
+def table_cell(text, sort_value=None) -> str:
+    """A cell of a sortable table: its text escaped, sorted by ``sort_value`` when given."""
     value = f' data-sort="{html.escape(str(sort_value))}"' if sort_value is not None else ""
     return f"<td{value}>{html.escape(str(text))}</td>"
 
 
+def sortable_table(table_id: str, header: list[str], numeric: set[int], rows: list[tuple[int, list[str]]]) -> str:
+    """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells)."""
+    head = "".join(
+        f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
+        for i, h in enumerate(header)
+    )
+    body = "".join(f'<tr data-topic="{int(topic)}">{"".join(cells)}</tr>' for topic, cells in rows)
+    return (
+        f'<table class="sortable" id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
 def _npmi_cell(npmi: float | None) -> str:
     """Coherence, or an empty cell (sorted last) for the outliers and topics it could not score."""
-    return _cell(f"{npmi:.3f}", npmi) if npmi is not None else _cell("", -2)
+    return table_cell(f"{npmi:.3f}", npmi) if npmi is not None else table_cell("", -2)
 
 
 def topic_table_section(inputs: ReportInputs) -> str:
@@ -38,27 +52,22 @@ def topic_table_section(inputs: ReportInputs) -> str:
         f"% of {dump_labels[d]}" for d in dumps
     ]
     numeric = {0, 3, 4, 5} | set(range(6, 6 + len(dumps)))
-    head = "".join(
-        f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
-        for i, h in enumerate(header)
-    )
-    body = []
+    rows = []
     for topic in inputs.topic_details:
         cells = [
-            _cell(topic["topic"], topic["topic"]),
-            _cell(topic["label"]),
-            _cell(", ".join(word for word, _ in topic["keywords"][:8])),
-            _cell(topic["size"], topic["size"]),
-            _cell(f"{topic['share']:.1%}", topic["share"]),
+            table_cell(topic["topic"], topic["topic"]),
+            table_cell(topic["label"]),
+            table_cell(", ".join(word for word, _ in topic["keywords"][:8])),
+            table_cell(topic["size"], topic["size"]),
+            table_cell(f"{topic['share']:.1%}", topic["share"]),
             _npmi_cell(coherence.get(topic["topic"])),
         ]
         for dump in dumps:
             share = shares[dump].get(topic["topic"], 0.0)
-            cells.append(_cell(f"{share:.1%}", share))
-        body.append(f'<tr data-topic="{topic["topic"]}">{"".join(cells)}</tr>')
+            cells.append(table_cell(f"{share:.1%}", share))
+        rows.append((topic["topic"], cells))
     return (
         '<section id="topics"><h2>Topics</h2>'
         '<p class="hint">Click a column heading to sort.</p>'
-        f'<table class="sortable" id="topic-table"><thead><tr>{head}</tr></thead>'
-        f'<tbody>{"".join(body)}</tbody></table></section>'
+        f"{sortable_table('topic-table', header, numeric, rows)}</section>"
     )
