@@ -1,3 +1,8 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
 configfile: "config.yaml"
 
 

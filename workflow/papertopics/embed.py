@@ -52,10 +52,16 @@ def model_problem(model: str) -> str | None:
     cached = [Path(HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" for name in repositories]
     if any(folder.is_dir() for folder in cached):
         return None
+    return _model_not_here(model, f"({HF_HUB_CACHE})") + (
+        f". Set embedding.model to {PACKAGED_MODEL!r} or to the path of a sentence-transformers model folder."
+    )
+
+
+def _model_not_here(model: str, detail: str) -> str:
+    """Why a model cannot be used: it is in none of the places this pipeline looks, offline."""
     return (
         f"embedding.model {model!r} is neither the packaged model ({PACKAGED_MODEL!r}), a local model folder, "
-        f"nor a model in the local Hugging Face cache ({HF_HUB_CACHE}); this pipeline never downloads. "
-        f"Set embedding.model to {PACKAGED_MODEL!r} or to the path of a sentence-transformers model folder."
+        f"nor a model in the local Hugging Face cache; this pipeline never downloads {detail}"
     )
 
 
@@ -187,11 +193,7 @@ def load_model(model: str, max_seq_length: int):
     try:
         encoder = SentenceTransformer(location, local_files_only=True)
     except Exception as error:  # the library raises several types for "not found offline"
-        raise PipelineInputError(
-            f"embedding.model {model!r} is neither the packaged model ({PACKAGED_MODEL!r}), "
-            f"a local model folder, nor a model in the local Hugging Face cache "
-            f"(this pipeline never downloads): {error}"
-        ) from None
+        raise PipelineInputError(_model_not_here(model, f"({error})")) from None
     encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)
     return encoder
 

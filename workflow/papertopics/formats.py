@@ -117,10 +117,14 @@ def read_bytes(path: Path) -> bytes:
         ) from None
 
 
+def _empty_file(path) -> PipelineInputError:
+    return PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
+
+
 def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
     """Return (text with LF line endings, encoding used, warnings)."""
     if not raw.strip():
-        raise PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
+        raise _empty_file(path)
     for signature, what in _BINARY_SIGNATURES:
         if raw.startswith(signature):
             raise PipelineInputError(f"{path}: this is {what}.")
@@ -159,7 +163,7 @@ def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
             f"{path}: this looks like a binary file ({controls} control characters in {len(text)}), not a text dump."
         )
     if is_blank(text):
-        raise PipelineInputError(f"{path}: the file is empty; put abstracts in it or remove it from data/raw.")
+        raise _empty_file(path)
     return text, encoding, warnings
 
 

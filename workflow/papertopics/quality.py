@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-OUTLIER = -1
+from papertopics.topics import OUTLIER
+
 NPMI_WINDOW = 10  # gensim's c_npmi window, in tokens
 NPMI_EPSILON = 1e-12  # gensim's smoothing of the joint probability
 

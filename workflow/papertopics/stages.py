@@ -136,11 +136,12 @@ def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_d
 
 def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan) -> None:
     from papertopics.cluster import cluster_points
+    from papertopics.topics import OUTLIER
 
     coordinates = storage.read_arrays(coordinates_path)
     labels, settings = cluster_points(coordinates["cluster_space"], **hdbscan)
     settings["clusters"] = int(len(set(labels.tolist()) - {-1}))
-    settings["outliers"] = int((labels == -1).sum())
+    settings["outliers"] = int((labels == OUTLIER).sum())
     storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
     storage.write_json(settings_out, settings)
     _LOG.info("clustered: %s", settings)
