@@ -6,6 +6,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 # Checks the config (readable errors), finds the dumps, and clears a killed run's locks.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/parse.smk"

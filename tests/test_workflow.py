@@ -3,6 +3,7 @@
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -109,3 +110,12 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
 def test_snakemake_lint_is_clean():
     result = run_workflow(REPO, "--lint", check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_snakemakes_own_report_holds_ours_and_the_key_tables(finished_run, tmp_path):
+    import zipfile
+
+    archive = tmp_path / "report.zip"
+    run_workflow(finished_run, "--report", str(archive))
+    names = {Path(name).name for name in zipfile.ZipFile(archive).namelist()}
+    assert {"report.html", "index.html", "topics.csv", "dump_shares.csv", "metrics.json"} <= names

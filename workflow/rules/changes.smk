@@ -5,7 +5,7 @@ rule changes:
         details="results/topics/topic_details.json",
         lineage="results/topics/lineage.json",
     output:
-        shares="results/topics/dump_shares.csv",
+        shares=report("results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"),
         changes="results/topics/changes.json",
     params:
         dump_order=list(DUMPS),

@@ -4,7 +4,7 @@ rule evaluate:
         topic_papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
     output:
-        metrics="results/metrics.json",
+        metrics=report("results/metrics.json", caption="../report/metrics.rst", category="Tables"),
     params:
         top_n_words=config["evaluate"]["top_n_words"],
     log:

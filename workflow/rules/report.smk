@@ -12,7 +12,7 @@ rule report:
         metrics="results/metrics.json",
         changes="results/topics/changes.json",
     output:
-        "results/report/index.html",
+        report("results/report/index.html", caption="../report/report.rst", category="Report"),
     params:
         title=config["report"]["title"],
         hover_chars=config["report"]["hover_chars"],

@@ -65,7 +65,7 @@ rule topics:
         map="results/reduced/map.npz",
         labels="results/clusters/labels.npz",
     output:
-        topics="results/topics/topics.csv",
+        topics=report("results/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         model=directory("results/topics/model"),
