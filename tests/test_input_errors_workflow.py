@@ -4,6 +4,7 @@ and what to do, and no change to the results of the last good run."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -39,15 +40,21 @@ def test_no_input_files_match(tmp_path):
         ({"umap": {"metric": "cosin"}}, "umap.metric: 'cosin' is not one of"),
         ({"parse": {"abstract_column": ""}}, "parse.abstract_column: '' should be non-empty"),
         ({"parse": {"min_chars": 5}}, "parse: Additional properties are not allowed ('min_chars' was unexpected)"),
-        ({"inputs": "data/raw/*.txt"}, "inputs: 'data/raw/*.txt' is not of type 'array'"),
+        ({"inputs": []}, "inputs: [] is not valid; it must be a list or a text"),
     ],
-    ids=["type", "range", "range-2", "float", "one-of", "enum", "empty-string", "unknown-key", "not-a-list"],
+    ids=["type", "range", "range-2", "float", "one-of", "enum", "empty-string", "unknown-key", "no-inputs"],
 )
 def test_config_value_of_wrong_type_or_out_of_range(tmp_path, overrides, expected):
     workdir = make_workdir(tmp_path, {"good.txt": GOOD_DUMP}, **overrides)
     message = failing_run(workdir, "--dry-run")
     assert "config.yaml has invalid values" in message
     assert expected in message
+
+
+def test_inputs_may_be_one_glob_given_on_the_command_line(tmp_path):
+    workdir = make_workdir(tmp_path, {"good.txt": GOOD_DUMP, "other.txt": GOOD_DUMP.replace("Dump", "Other dump")})
+    plan = run_workflow(workdir, "--dry-run", "--quiet", "rules", "--config", "inputs=data/raw/other.txt").stdout
+    assert re.search(r"^parse\s+1$", plan, re.MULTILINE), plan
 
 
 def test_embedding_model_not_installed_is_reported_at_once(tmp_path):

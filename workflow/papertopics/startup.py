@@ -46,7 +46,9 @@ def _describe(option: dict) -> str:
     """'"auto"', 'an integer from 2 to 200', 'an integer of at least 2'."""
     if "const" in option:
         return json.dumps(option["const"])
-    kind = {"integer": "an integer", "number": "a number"}.get(option.get("type"), str(option.get("type")))
+    kind = {"integer": "an integer", "number": "a number", "string": "a text", "array": "a list"}.get(
+        option.get("type"), str(option.get("type"))
+    )
     low, high = option.get("minimum"), option.get("maximum")
     if low is not None and high is not None:
         return f"{kind} from {low} to {high}"

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from papertopics.embed import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
+from papertopics.parse import dump_name
 from papertopics.sharding import planned_shards
 from papertopics.startup import check_config, release_stale_locks
 
@@ -20,12 +21,14 @@ SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def find_dumps(patterns):
-    """Map each dump's name (file name without extensions) to its path."""
+    """Map each dump's name (file name without extensions) to its path; ``patterns`` is one glob
+    or a list of them (``--config inputs=data/other/*.txt`` gives one)."""
+    patterns = [patterns] if isinstance(patterns, str) else patterns
     dumps = {}
     for pattern in patterns:
         for path in sorted(glob.glob(pattern)):
             dump_format(path)  # an unknown file type stops the run now, not at its parse job
-            name = Path(path).name.split(".", 1)[0]
+            name = dump_name(path)
             if name in dumps and dumps[name] != path:
                 raise PipelineInputError(
                     f"two input files give the dump name {name!r}: {dumps[name]} and {path}; rename one."
