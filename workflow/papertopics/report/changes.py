@@ -134,9 +134,14 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
     return sortable_table("change-table", header, {0, 2, 3, 4, 5}, rows)
 
 
+def _sentence(text: str) -> str:
+    """A plain paragraph for a normal state (no new topic, a first run): notices are for what is missing."""
+    return f"<p>{html.escape(text)}</p>"
+
+
 def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> str:
     if not topics:
-        return notice(empty)
+        return _sentence(empty)
     items = []
     for t in topics:
         examples = "".join(f"<li>{html.escape(e['name'])}</li>" for e in t["examples"])
@@ -150,12 +155,9 @@ def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> st
 
 def _since_previous_run(lineage: dict) -> str:
     if lineage.get("first_run", True):
-        return (
-            "<h3>Since the previous run</h3>"
-            + notice(
-                "This is the first run (or topic history was reset): topics are numbered by size. "
-                "From the next run on, a topic that persists keeps its id and label."
-            )
+        return "<h3>Since the previous run</h3>" + _sentence(
+            "This is the first run (or topic history was reset): topics are numbered by size. "
+            "From the next run on, a topic that persists keeps its id and label."
         )
 
     def named(topic: dict) -> str:
