@@ -188,3 +188,201 @@ def build_synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: i
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path
+
+
+# ---- Measuring -----------------------------------------------------------------------------------
+# Recorded in the page from its first script on: when every chart's div has been taken up by
+# plotly, when a key was pressed, and the frame after the page marked a search done (list and map).
+_PROBE = """
+(() => {
+  const charted = () => document.querySelectorAll('div.figure').length > 0 &&
+                        document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0;
+  const watch = () => { if (charted()) { window.__chartsDrawnAt = performance.now(); } else { requestAnimationFrame(watch); } };
+  requestAnimationFrame(watch);
+  document.addEventListener('keydown', () => { window.__keyAt = performance.now(); }, true);
+  new MutationObserver(records => records.forEach(r => {
+    if (r.attributeName === 'data-searched') {
+      requestAnimationFrame(() => { window.__searchedAt = performance.now(); });
+    }
+  })).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-searched']});
+})();
+"""
+
+
+def _open(context, path: Path, timeout_s: float):
+    page = context.new_page()
+    page.add_init_script(_PROBE)
+    page.route(re.compile(r"^(?!file:|data:|blob:)"), lambda route: route.abort())
+    page.goto(path.resolve().as_uri(), wait_until="load", timeout=timeout_s * 1000)
+    page.wait_for_function("window.__chartsDrawnAt !== undefined", timeout=timeout_s * 1000)
+    return page
+
+
+def load_seconds(context, path: Path, timeout_s: float) -> float | None:
+    """Navigation start to every chart drawn; None when the page did not get there in ``timeout_s``."""
+    try:
+        page = _open(context, path, timeout_s)
+    except Exception:  # a timeout or a crashed tab: the page did not load
+        return None
+    seconds = page.evaluate("window.__chartsDrawnAt") / 1000
+    page.close()
+    return seconds
+
+
+def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> tuple[list[float], float | None]:
+    """Keystroke to updated list and map, for every key of ``words`` typed one by one; and, where
+    the page builds a search index, how long after navigation it was ready."""
+    page = _open(context, path, timeout_s)
+    ready = None
+    if page.evaluate("document.querySelector('script') && document.body.innerHTML.includes('searchReady')"):
+        page.wait_for_function("document.body.dataset.searchReady === 'true'", timeout=timeout_s * 1000)
+        ready = page.evaluate("performance.now()") / 1000
+    latencies = []
+    for word in words:
+        page.fill("#search-box", "")
+        page.wait_for_function("document.getElementById('search-box').dataset.searched === ''", timeout=timeout_s * 1000)
+        for end in range(1, len(word) + 1):
+            page.evaluate("window.__searchedAt = undefined")
+            page.keyboard.type(word[end - 1]) if end > 1 else page.type("#search-box", word[0])
+            page.wait_for_function(
+                "q => document.getElementById('search-box').dataset.searched === q && window.__searchedAt !== undefined",
+                arg=word[:end], timeout=timeout_s * 1000,
+            )
+            latencies.append(page.evaluate("(window.__searchedAt - window.__keyAt) / 1000"))
+    page.close()
+    return latencies, ready
+
+
+def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None:
+    """Build one report in a fresh process that imports the package from ``package_root``."""
+    import subprocess
+
+    env_path = f"{package_root}"
+    subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "build", "--output", str(path), *outputs_args],
+        check=True, env={**__import__("os").environ, "PYTHONPATH": env_path},
+    )
+
+
+def _shipped_report(results: Path, path: Path) -> Path:
+    """The shipped dumps' report, rebuilt from the stage outputs in ``results`` with the imported package."""
+    from papertopics.report import build_report, load_report_inputs
+
+    inputs = load_report_inputs(
+        corpus_summary=str(results / "corpus/summary.json"), umap_settings=str(results / "reduced/umap.json"),
+        hdbscan_settings=str(results / "clusters/hdbscan.json"), topics=str(results / "topics/topics.csv"),
+        papers=str(results / "topics/papers.csv"), details=str(results / "topics/topic_details.json"),
+        figures=str(results / "topics/figures.json"),
+        metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(build_report(inputs, title="auto", hover_chars=200), encoding="utf-8")
+    return path
+
+
+def _median(values: list[float | None]) -> float | None:
+    done = [v for v in values if v is not None]
+    return statistics.median(done) if len(done) == len(values) and done else None
+
+
+def _table(results: dict) -> str:
+    def seconds(value, digits=2):
+        return "did not load" if value is None else f"{value:.{digits}f}"
+
+    lines = [
+        "| Report | Version | File (MB) | Load (s, median) | Load / 38-paper load | Search, key to list + map (ms, median / max) | Search index ready (s after navigation) |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, versions in results["reports"].items():
+        for version, row in versions.items():
+            base = results["reports"]["shipped (38 papers)"][version]["load_s"]
+            ratio = f"{row['load_s'] / base:.2f}" if row["load_s"] and base else "–"
+            search = (f"{1000 * statistics.median(row['search_s']):.0f} / {1000 * max(row['search_s']):.0f}"
+                      if row.get("search_s") else "–")
+            ready = seconds(row.get("search_ready_s")) if row.get("search_ready_s") else "–"
+            lines.append(f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | {search} | {ready} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="build one report (in the process whose package is on PYTHONPATH)")
+    build.add_argument("--output", type=Path, required=True)
+    build.add_argument("--papers", type=int)
+    build.add_argument("--topics", type=int, default=150)
+    build.add_argument("--groups", type=int, default=15)
+    build.add_argument("--shipped-results", type=Path, help="rebuild the shipped dumps' report from these stage outputs")
+    run = commands.add_parser("run", help="build every report with both packages and open them in Chromium")
+    run.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    run.add_argument("--results", type=Path, default=REPO / "results", help="the shipped dumps' stage outputs")
+    run.add_argument("--before", type=Path, required=True, help="folder holding the package of main (papertopics/)")
+    run.add_argument("--scratch", type=Path, required=True)
+    run.add_argument("--runs", type=int, default=3)
+    run.add_argument("--timeout", type=float, default=180)
+    args = parser.parse_args()
+
+    if args.command == "build":
+        if args.shipped_results:
+            _shipped_report(args.shipped_results, args.output)
+        else:
+            build_synthetic_report(args.output, args.papers, args.topics, args.groups)
+        return
+
+    after_root = REPO / "workflow"
+    reports: dict[str, dict[str, Path]] = {}
+    for version, root in (("before (main)", args.before), ("after", after_root)):
+        folder = args.scratch / version.split()[0]
+        shipped = folder / "shipped.html"
+        _build_with(root, ["--shipped-results", str(args.results.resolve())], shipped)
+        reports.setdefault("shipped (38 papers)", {})[version] = shipped
+        for size in args.sizes:
+            path = folder / f"synthetic-{size}.html"
+            started = time.perf_counter()
+            _build_with(root, ["--papers", str(size)], path)
+            print(f"{version}: {size} papers built in {time.perf_counter() - started:.0f} s", flush=True)
+            reports.setdefault(f"synthetic {size:,} papers, 150 topics", {})[version] = path
+
+    from playwright.sync_api import sync_playwright
+
+    measured: dict[str, dict[str, dict]] = {name: {v: {"mb": p.stat().st_size / 1e6, "loads": []} for v, p in vs.items()}
+                                            for name, vs in reports.items()}
+    words = ["kalo", "network", "vogro"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
+        for run_number in range(args.runs):  # interleaved: every report once per round
+            for name, versions in reports.items():
+                for version, path in versions.items():
+                    row = measured[name][version]
+                    if run_number and row["loads"] and row["loads"][-1] is None:
+                        continue  # it did not load once; no use waiting again
+                    row["loads"].append(load_seconds(context, path, args.timeout))
+                    print(f"{name} / {version}: load {row['loads'][-1]}", flush=True)
+        for name, versions in reports.items():
+            for version, path in versions.items():
+                row = measured[name][version]
+                row["load_s"] = _median(row["loads"])
+                if row["load_s"] is not None:
+                    row["search_s"], row["search_ready_s"] = search_seconds(context, path, words, args.timeout)
+        version_line = browser.version
+        context.close()
+        browser.close()
+    results = {"chromium": version_line, "runs": args.runs, "search_words": words, "reports": measured}
+    (REPO / "bench" / "report.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (REPO / "bench" / "report.md").write_text(
+        "# The report at 38, 10,000 and 100,000 papers\n\n"
+        f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked), "
+        f"{args.runs} loads per report interleaved; load = navigation start to every chart drawn; search = "
+        f"keystroke to the frame after the result list and map are updated, every key of {', '.join(words)}. "
+        "Synthetic reports: stage outputs made up without any model (bench/report_bench.py), BERTopic's figures "
+        "fitted on them; the shipped report is rebuilt from `make run`'s stage outputs. "
+        "\"before\" builds them with main's package as it was before the WebGL report.\n\n"
+        + _table(results) + "\n",
+        encoding="utf-8",
+    )
+    print(_table(results))
+
+
+if __name__ == "__main__":
+    main()

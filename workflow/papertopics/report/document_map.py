@@ -117,7 +117,7 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
 def document_map_block(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int) -> str:
     """The map's placeholder and its compressed data; the page's script draws it."""
     return (
-        f'<div class="figure map" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>'
+        f'<div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>'
         + packed_json_block("map-data", map_data(papers, topic_details, groups, hover_chars))
     )
 

@@ -12,6 +12,9 @@ from papertopics.topics import OUTLIER
 # Fewest non-outlier topics each figure can be drawn from.
 MIN_TOPICS = {"keywords": 1, "intertopic": 2, "hierarchy": 2, "heatmap": 2}
 _LARGEST_BUBBLE_PX = 70
+# Beyond this many topics the heatmap's rows would be thinner than its labels' text: it shows the largest.
+MAX_HEATMAP_TOPICS = 40
+_HIERARCHY_ROW_PX = 30
 
 
 def too_few_topics(kind: str, n_topics: int) -> str | None:
@@ -61,10 +64,34 @@ def intertopic_map(papers: pd.DataFrame, topic_details: list[dict]) -> go.Figure
     return figure
 
 
+def _note(text: str) -> dict:
+    return {"text": text, "font": {"size": 13, "color": "#666"}, "x": 0.01, "xanchor": "left"}
+
+
 def topic_hierarchy(model, n_topics: int):
-    return model.visualize_hierarchy(custom_labels=True, title="", width=900, height=max(300, 30 * n_topics))
+    """Every topic a row of readable height; past about 25 topics the chart scrolls in its frame
+    (report.css), and says so."""
+    figure = model.visualize_hierarchy(
+        custom_labels=True, title="", width=900, height=max(300, _HIERARCHY_ROW_PX * n_topics)
+    )
+    if n_topics > 25:
+        figure.update_layout(title=_note(f"All {n_topics} topics: scroll within the chart to see them."))
+    return figure
 
 
 def topic_similarity_heatmap(model, n_topics: int):
-    side = min(900, max(400, 28 * n_topics))
-    return model.visualize_heatmap(custom_labels=True, title="", width=side + 200, height=side)
+    """The similarity of every two topics, of the largest ``MAX_HEATMAP_TOPICS`` where there are more."""
+    shown = min(n_topics, MAX_HEATMAP_TOPICS)
+    side = min(900, max(400, 28 * shown))
+    figure = model.visualize_heatmap(
+        top_n_topics=shown if shown < n_topics else None,
+        custom_labels=True,
+        title="",
+        width=side + 200,
+        height=side,
+    )
+    if shown < n_topics:
+        figure.update_layout(
+            title=_note(f"The {shown} largest of {n_topics} topics (every topic is in the hierarchy above).")
+        )
+    return figure
