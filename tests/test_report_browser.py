@@ -39,7 +39,14 @@ class OpenedReport:
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
         self.page.route(re.compile(r"^(?!file:|data:|blob:)"), self._block)
         self.page.goto(path.resolve().as_uri(), wait_until="load")
+        self.page.wait_for_function("document.getElementById('document-map').classList.contains('js-plotly-plot')")
+        # The other charts are drawn as they come near the screen: scroll to each, a frame or two apiece.
+        self.page.evaluate("""async () => {
+            const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+            for (const chart of document.querySelectorAll('div.figure')) { chart.scrollIntoView(); await frame(); await frame(); }
+        }""")
         self.page.wait_for_function("document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0")
+        self.page.wait_for_function("document.body.dataset.drawn === 'true'")
 
     def _block(self, route):
         self.remote_requests.append(route.request.url)

@@ -173,3 +173,17 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
     html_text = topic_cards_section([topic], papers)
     assert 'href="https://example.org/p1"' in html_text
     assert "javascript:" not in html_text
+
+
+def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segments():
+    import plotly.graph_objects as go
+
+    from papertopics.report.structure import merged_line_traces
+
+    links = [go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
+             for i, colour in enumerate(["red", "blue", "red"])]
+    labelled = go.Scatter(x=[1], y=[1], mode="markers", hovertext=["a topic"])
+    merged = merged_line_traces(go.Figure([*links, labelled]))
+    assert [(t.marker.color, t.mode) for t in merged.data] == [("red", "lines"), ("blue", "lines"), (None, "markers")]
+    assert merged.data[0].y == (0, 0, 1, 1, None, 2, 2, 3, 3, None)
+    assert merged.data[2].hovertext == ("a topic",)

@@ -7,6 +7,8 @@
   var LABEL_PAD = 3;  // plotly's annotation borderpad, plus its 1px border
   var LABEL_GAP = 4;  // pixels kept free between two labels
   var RESULTS_SHOWN = 300;
+  // Below this many papers plotly's SVG points draw sooner than a WebGL canvas is set up.
+  var WEBGL_FROM_PAPERS = 2000;
 
   function unpackText(id) {
     var binary = atob(document.getElementById(id).textContent);
@@ -99,7 +101,7 @@
         return map.outlier[index] ? map.topics[topic].assigned_colour : map.topics[topic].colour;
       });
       var trace = {
-        type: "scattergl", mode: "markers", x: map.x, y: map.y, customdata: map.ids,
+        type: map.ids.length >= WEBGL_FROM_PAPERS ? "scattergl" : "scatter", mode: "markers", x: map.x, y: map.y, customdata: map.ids,
         hovertext: hoverTexts(), hovertemplate: "%{hovertext}<extra></extra>",
         marker: { color: colours, size: map.marker_size, line: { width: 0 } },
         selected: { marker: { opacity: 1 } }, unselected: { marker: { opacity: 0.08 } },
@@ -149,14 +151,31 @@
     return lines;
   }
 
-  function drawFigures() {
-    var figures = Array.prototype.slice.call(document.querySelectorAll("div.figure[data-figure]"));
-    // One at a time, the browser free to paint between them.
-    return figures.reduce(function (previous, div) {
-      return previous.then(nextFrame).then(function () { return unpackJson(div.dataset.figure); }).then(function (spec) {
-        return Plotly.newPlot(div, spec.data, spec.layout || {}, { responsive: true, displaylogo: false });
+  function drawFigure(div) {
+    return unpackJson(div.dataset.figure).then(function (spec) {
+      return Plotly.newPlot(div, spec.data, spec.layout || {}, { responsive: true, displaylogo: false });
+    });
+  }
+
+  // The charts other than the map are drawn one at a time as they come near the screen.
+  function drawChartsWhenSeen() {
+    var waiting = Array.prototype.slice.call(document.querySelectorAll("div.figure[data-figure]"));
+    var drawing = Promise.resolve();
+    function markIfAllDrawn() {
+      if (waiting.length === 0) { document.body.dataset.drawn = "true"; }  // tests and the benchmark wait on it
+    }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting || waiting.indexOf(entry.target) === -1) { return; }
+        observer.unobserve(entry.target);
+        drawing = drawing.then(nextFrame).then(function () { return drawFigure(entry.target); }).then(function () {
+          waiting.splice(waiting.indexOf(entry.target), 1);
+          markIfAllDrawn();
+        });
       });
-    }, Promise.resolve());
+    }, { rootMargin: "400px 0px" });
+    waiting.forEach(function (div) { observer.observe(div); });
+    markIfAllDrawn();
   }
 
   // ---- Papers: the full table (abstracts) is unpacked after the charts, for reading and search --
@@ -416,8 +435,8 @@
     button.addEventListener("click", function () { download(button.dataset.download, button.dataset.filename); });
   });
 
-  drawMap().then(drawFigures).then(function () {
-    document.body.dataset.drawn = "true";  // every chart is drawn (the benchmark waits on it)
+  drawMap().then(function () {
+    drawChartsWhenSeen();
     return nextFrame();
   }).then(buildSearchIndex).then(function () {
     document.body.dataset.searchReady = "true";
