@@ -92,9 +92,12 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <button type="button" data-download="papers-csv" data-filename="papers.csv">papers.csv</button>
 <button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
 </main>
-{gzip_block("papers-csv", inputs.papers.to_csv(index=False))}
-{gzip_block("topics-csv", inputs.topics.to_csv(index=False))}
 """
+    # The tables come after the page's script, so that it starts on the map before the browser
+    # has read them (the papers' table holds the abstracts: most of the file).
+    tables = gzip_block("papers-csv", inputs.papers.to_csv(index=False)) + gzip_block(
+        "topics-csv", inputs.topics.to_csv(index=False)
+    )
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -105,5 +108,5 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         f"<style>{_asset('report.css')}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         + body
-        + f"<script>{_asset('report.js')}</script></body></html>\n"
+        + f"<script>{_asset('report.js')}</script>{tables}</body></html>\n"
     )

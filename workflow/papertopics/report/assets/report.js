@@ -10,8 +10,15 @@
   // Below this many papers plotly's SVG points draw sooner than a WebGL canvas is set up.
   var WEBGL_FROM_PAPERS = 2000;
 
+  var parsed = new Promise(function (resolve) {
+    if (document.readyState !== "loading") { resolve(); } else { document.addEventListener("DOMContentLoaded", resolve); }
+  });
+
+  // A block's text, unpacked; blocks after this script (the tables) once the page is read.
   function unpackText(id) {
-    var binary = atob(document.getElementById(id).textContent);
+    var block = document.getElementById(id);
+    if (block === null) { return parsed.then(function () { return unpackText(id); }); }
+    var binary = atob(block.textContent);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
     return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
@@ -54,13 +61,14 @@
 
   // The labels of the current layer that fit, largest first: each at its place, or shifted up or
   // down by its height when that is taken; a label that fits nowhere is left out.
-  function placedLabels() {
-    var xaxis = mapDiv._fullLayout.xaxis, yaxis = mapDiv._fullLayout.yaxis;
-    var zoom = initialWidth / Math.abs(xaxis.range[1] - xaxis.range[0]);
+  // ``view``: the plotting area's width and height in pixels and its x and y ranges.
+  function placedLabels(view) {
+    var xaxis = linearAxis(view.xrange, view.width, false), yaxis = linearAxis(view.yrange, view.height, true);
+    var zoom = initialWidth / Math.abs(view.xrange[1] - view.xrange[0]);
     var useGroups = map.labels.groups.length > 0 && zoom < GROUP_LAYER_MAX_ZOOM;
     var layer = useGroups ? map.labels.groups : map.labels.topics;
     var font = useGroups ? LABEL_FONT.group : LABEL_FONT.topic;
-    var plotWidth = xaxis._length, plotHeight = yaxis._length;
+    var plotWidth = view.width, plotHeight = view.height;
     var taken = [];
     var annotations = [];
     layer.forEach(function (label) {
@@ -86,10 +94,22 @@
     return annotations;
   }
 
+  function linearAxis(range, pixels, upwards) {
+    return { l2p: function (value) {
+      var share = (value - range[0]) / (range[1] - range[0]);
+      return upwards ? pixels * (1 - share) : pixels * share;
+    } };
+  }
+
+  function currentView() {
+    var xaxis = mapDiv._fullLayout.xaxis, yaxis = mapDiv._fullLayout.yaxis;
+    return { width: xaxis._length, height: yaxis._length, xrange: xaxis.range, yrange: yaxis.range };
+  }
+
   var labelling = false;
   function relabel() {
     labelling = true;
-    return Plotly.relayout(mapDiv, { annotations: placedLabels() }).then(function () { labelling = false; });
+    return Plotly.relayout(mapDiv, { annotations: placedLabels(currentView()) }).then(function () { labelling = false; });
   }
 
   function drawMap() {
@@ -107,11 +127,15 @@
         selected: { marker: { opacity: 1 } }, unselected: { marker: { opacity: 0.08 } },
         showlegend: false,
       };
+      var margin = 4;
       var layout = {
-        height: map.height, margin: { l: 4, r: 4, t: 4, b: 4 },
+        height: map.height, margin: { l: margin, r: margin, t: margin, b: margin },
         xaxis: { visible: false, range: map.ranges[0] }, yaxis: { visible: false, range: map.ranges[1] },
         plot_bgcolor: "white", hovermode: "closest", clickmode: "event", dragmode: "pan",
       };
+      // The first labels are placed before the map is drawn, in the same pass.
+      layout.annotations = placedLabels({ width: mapDiv.clientWidth - 2 * margin, height: map.height - 2 * margin,
+                                          xrange: map.ranges[0], yrange: map.ranges[1] });
       var config = { responsive: true, displaylogo: false, scrollZoom: true };
       return Plotly.newPlot(mapDiv, [trace], layout, config);
     }).then(function () {
@@ -121,7 +145,6 @@
       mapDiv.on("plotly_relayout", function (change) {
         if (!labelling && !("annotations" in change)) { relabel(); }
       });
-      return relabel();
     });
   }
 
