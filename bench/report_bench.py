@@ -255,8 +255,10 @@ def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> t
         ready = page.evaluate("performance.now()") / 1000
     latencies = []
     for word in words:
-        page.fill("#search-box", "")
-        page.wait_for_function("document.getElementById('search-box').dataset.searched === ''", timeout=timeout_s * 1000)
+        if page.input_value("#search-box"):
+            page.fill("#search-box", "")
+            page.wait_for_function("document.getElementById('search-box').dataset.searched === ''",
+                                   timeout=timeout_s * 1000)
         for end in range(1, len(word) + 1):
             page.evaluate("window.__searchedAt = undefined")
             page.keyboard.type(word[end - 1]) if end > 1 else page.type("#search-box", word[0])
@@ -315,7 +317,7 @@ def _table(results: dict) -> str:
             ratio = f"{row['load_s'] / base['load_s']:.2f}" if row["load_s"] and base["load_s"] else "–"
             all_ratio = f"{row['all_s'] / base['all_s']:.2f}" if row["all_s"] and base["all_s"] else "–"
             search = (f"{1000 * statistics.median(row['search_s']):.0f} / {1000 * max(row['search_s']):.0f}"
-                      if row.get("search_s") else "–")
+                      if row.get("search_s") else "did not finish" if row["load_s"] else "–")
             ready = seconds(row.get("search_ready_s")) if row.get("search_ready_s") else "–"
             lines.append(f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | "
                          f"{seconds(row['all_s'])} | {all_ratio} | {search} | {ready} |")
@@ -386,7 +388,10 @@ def main() -> None:
                 row["load_s"] = _median([load and load[0] for load in row["loads"]])
                 row["all_s"] = _median([load and load[1] for load in row["loads"]])
                 if row["load_s"] is not None:
-                    row["search_s"], row["search_ready_s"] = search_seconds(context, path, words, args.timeout)
+                    try:
+                        row["search_s"], row["search_ready_s"] = search_seconds(context, path, words, args.timeout)
+                    except Exception as error:  # a search that never finished is a result too
+                        print(f"{name} / {version}: search did not finish: {error}", flush=True)
         version_line = browser.version
         context.close()
         browser.close()

@@ -14,14 +14,29 @@
     if (document.readyState !== "loading") { resolve(); } else { document.addEventListener("DOMContentLoaded", resolve); }
   });
 
-  // A block's text, unpacked; blocks after this script (the tables) once the page is read.
+  var thisScript = document.currentScript;
+
+  // A block's text, unpacked; blocks after this script (the tables) once the page is read: the
+  // browser may still be reading one when it is asked for.
   function unpackText(id) {
     var block = document.getElementById(id);
-    if (block === null) { return parsed.then(function () { return unpackText(id); }); }
+    var later = block === null || (thisScript.compareDocumentPosition(block) & Node.DOCUMENT_POSITION_FOLLOWING);
+    if (later && document.readyState === "loading") { return parsed.then(function () { return unpackText(id); }); }
     var binary = atob(block.textContent);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
-    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    // Read in pieces: Response.text() fails on the ~140 MB table of 100,000 papers.
+    var reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))
+      .pipeThrough(new TextDecoderStream()).getReader();
+    var pieces = [];
+    function read() {
+      return reader.read().then(function (next) {
+        if (next.done) { return pieces.join(""); }
+        pieces.push(next.value);
+        return read();
+      });
+    }
+    return read();
   }
 
   function unpackJson(id) {
@@ -202,48 +217,54 @@
   }
 
   // ---- Papers: the full table (abstracts) is unpacked after the charts, for reading and search --
+  // RFC 4180 rows, read in slices of a few milliseconds so that the page stays responsive.
   function parseCsv(text) {
     var rows = [], row = [], field = "", i = 0, n = text.length;
-    while (i < n) {
-      var c = text.charCodeAt(i);
-      if (c === 34 && field === "") {  // a quoted field
-        var end = i + 1, parts = [];
-        for (;;) {
-          var quote = text.indexOf('"', end);
-          if (quote === -1) { quote = n; }
-          parts.push(text.slice(end, quote));
-          if (text.charCodeAt(quote + 1) === 34) { parts.push('"'); end = quote + 2; continue; }
-          i = quote + 1;
-          break;
+    function slice() {
+      var until = performance.now() + 20;
+      while (i < n && performance.now() < until) {
+        for (var step = 0; step < 2000 && i < n; step++) {
+          if (text.charCodeAt(i) === 34 && field === "") {  // a quoted field
+            var end = i + 1, parts = [];
+            for (;;) {
+              var quote = text.indexOf('"', end);
+              if (quote === -1) { quote = n; }
+              parts.push(text.slice(end, quote));
+              if (text.charCodeAt(quote + 1) === 34) { parts.push('"'); end = quote + 2; continue; }
+              i = quote + 1;
+              break;
+            }
+            field = parts.join("");
+            continue;
+          }
+          var stop = i;
+          while (stop < n) {
+            var c = text.charCodeAt(stop);
+            if (c === 44 || c === 10 || c === 13) { break; }
+            stop++;
+          }
+          field += text.slice(i, stop);
+          i = stop;
+          var separator = text.charCodeAt(i);
+          if (separator === 44) { row.push(field); field = ""; i++; }
+          else if (separator === 10 || separator === 13) {
+            row.push(field); field = ""; rows.push(row); row = [];
+            i += (separator === 13 && text.charCodeAt(i + 1) === 10) ? 2 : 1;
+          }
         }
-        field = parts.join("");
-        continue;
       }
-      var stop = i;
-      while (stop < n) {
-        var d = text.charCodeAt(stop);
-        if (d === 44 || d === 10 || d === 13) { break; }
-        stop++;
-      }
-      field += text.slice(i, stop);
-      i = stop;
-      var separator = text.charCodeAt(i);
-      if (separator === 44) { row.push(field); field = ""; i++; }
-      else if (separator === 10 || separator === 13) {
-        row.push(field); field = ""; rows.push(row); row = [];
-        i += (separator === 13 && text.charCodeAt(i + 1) === 10) ? 2 : 1;
-      }
+      if (i < n) { return nextFrame().then(slice); }
+      if (field !== "" || row.length) { row.push(field); rows.push(row); }
+      return rows;
     }
-    if (field !== "" || row.length) { row.push(field); rows.push(row); }
-    return rows;
+    return Promise.resolve().then(slice);
   }
 
   var abstracts = null;
   var abstractsReady = null;
   function loadAbstracts() {
     if (!abstractsReady) {
-      abstractsReady = unpackText("papers-csv").then(function (text) {
-        var rows = parseCsv(text);
+      abstractsReady = unpackText("papers-csv").then(parseCsv).then(function (rows) {
         var column = rows[0].indexOf("abstract");
         abstracts = rows.slice(1).map(function (row) { return row[column]; });
         if (map && map.hover_chars) { Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }); }
@@ -291,16 +312,17 @@
 
   function buildSearchIndex() {
     if (!searchReady) {
-      searchReady = loadAbstracts().then(function () {
+      searchReady = Promise.all([mapDrawn, loadAbstracts()]).then(function () {
         var postings = new Map();
         var n = abstracts.length, chunk = 2000;
         function indexFrom(start) {
           for (var i = start; i < Math.min(n, start + chunk); i++) {
-            var words = new Set((map.names[i] + " " + abstracts[i]).toLowerCase().match(WORD));
-            words.forEach(function (word) {
-              var list = postings.get(word);
-              if (list === undefined) { postings.set(word, [i]); } else { list.push(i); }
-            });
+            var words = (map.names[i] + " " + abstracts[i]).toLowerCase().match(WORD) || [];
+            for (var w = 0; w < words.length; w++) {
+              var list = postings.get(words[w]);
+              // Papers are indexed in order: a word already listed for this one is its last entry.
+              if (list === undefined) { postings.set(words[w], [i]); } else if (list[list.length - 1] !== i) { list.push(i); }
+            }
           }
           if (start + chunk < n) { return nextFrame().then(function () { return indexFrom(start + chunk); }); }
           searchIndex = { words: Array.from(postings.keys()).sort(), papers: postings };
@@ -439,7 +461,7 @@
       });
     });
   });
-  box.addEventListener("focus", function () { if (map) { buildSearchIndex(); } });
+  box.addEventListener("focus", buildSearchIndex);
   document.querySelectorAll("details.paper[data-index]").forEach(function (details) {
     details.addEventListener("toggle", function () {
       if (details.open) {
@@ -458,7 +480,8 @@
     button.addEventListener("click", function () { download(button.dataset.download, button.dataset.filename); });
   });
 
-  drawMap().then(function () {
+  var mapDrawn = drawMap();
+  mapDrawn.then(function () {
     drawChartsWhenSeen();
     return nextFrame();
   }).then(buildSearchIndex).then(function () {
