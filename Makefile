@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes
+.PHONY: run test test-fast lint browser lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -82,3 +82,14 @@ bench-scale: $(INSTALLED)
 # What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
 bench-changes: $(INSTALLED)
 	$(BIN)/python bench/changes_bench.py
+
+# The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
+# 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
+# of REPORT_BEFORE (main before the WebGL report); bench/report.md and bench/report.json.
+REPORT_BEFORE ?= 1542707
+REPORT_BENCH := $${TMPDIR:-/tmp}/papertopics-report-bench
+bench-report: run browser
+	rm -rf $(REPORT_BENCH) && mkdir -p $(REPORT_BENCH)/before
+	git archive $(REPORT_BEFORE) workflow/papertopics | tar -x -C $(REPORT_BENCH)/before
+	PYTHONPATH=workflow $(BIN)/python bench/report_bench.py run --before $(REPORT_BENCH)/before/workflow \
+		--scratch $(REPORT_BENCH)

@@ -20,8 +20,12 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 REPORT = Path("results/report/index.html")
-# Marks that plotly draws for the kinds of chart the report holds.
+# Marks that plotly draws for the kinds of chart the report holds (the map is WebGL: its points
+# are counted as those of the trace drawn on its canvas).
 RENDERED_MARKS = ".scatterlayer .point, .scatterlayer path.js-line, .barlayer path, .heatmaplayer image, .hm image"
+COUNT_MARKS = f"""d => d.querySelector('canvas.gl-canvas-context') && d._fullData
+    ? d._fullData.reduce((n, trace) => n + (trace.visible === true ? trace._length : 0), 0)
+    : d.querySelectorAll({RENDERED_MARKS!r}).length"""
 
 
 class OpenedReport:
@@ -35,7 +39,14 @@ class OpenedReport:
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
         self.page.route(re.compile(r"^(?!file:|data:|blob:)"), self._block)
         self.page.goto(path.resolve().as_uri(), wait_until="load")
+        self.page.wait_for_function("document.getElementById('document-map').classList.contains('js-plotly-plot')")
+        # The other charts are drawn as they come near the screen: scroll to each, a frame or two apiece.
+        self.page.evaluate("""async () => {
+            const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+            for (const chart of document.querySelectorAll('div.figure')) { chart.scrollIntoView(); await frame(); await frame(); }
+        }""")
         self.page.wait_for_function("document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0")
+        self.page.wait_for_function("document.body.dataset.drawn === 'true'")
 
     def _block(self, route):
         self.remote_requests.append(route.request.url)
@@ -45,18 +56,29 @@ class OpenedReport:
         """For every chart on the page: how many data marks plotly drew in it."""
         return self.page.eval_on_selector_all(
             "div.figure",
-            f"divs => Object.fromEntries(divs.map(d => [d.id, d.querySelectorAll({RENDERED_MARKS!r}).length]))",
+            f"divs => Object.fromEntries(divs.map(d => [d.id, ({COUNT_MARKS})(d)]))",
         )
 
-    def hover_point(self, trace: int, point: int, click: bool = False) -> str:
-        """Move the mouse onto one map point (and click it); return the hover label's text."""
-        marker = self.page.locator("#document-map .scatterlayer .trace").nth(trace).locator(".point").nth(point)
-        marker.scroll_into_view_if_needed()
-        box = marker.bounding_box()
-        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    def hover_point(self, point: int, click: bool = False) -> str:
+        """Move the mouse onto one map point (and click it); return the hover label's text.
+
+        The map is zoomed in onto the point first, so that no other point is under the mouse."""
+        self.page.locator("#document-map").scroll_into_view_if_needed()
+        centre = self.page.evaluate(
+            """i => {
+                const map = document.getElementById('document-map');
+                const x = map.data[0].x[i], y = map.data[0].y[i], e = 1e-4;
+                return Plotly.relayout(map, {'xaxis.range': [x - e, x + e], 'yaxis.range': [y - e, y + e]}).then(() => {
+                    const area = map.querySelector('.nsewdrag').getBoundingClientRect();
+                    return [area.x + area.width / 2, area.y + area.height / 2];
+                });
+            }""",
+            point,
+        )
         label = self.page.locator("#document-map .hoverlayer .hovertext")
         self.page.mouse.move(0, 0)  # off the map first, so that no earlier label is read
         label.wait_for(state="detached")
+        self.page.mouse.move(centre[0] + 3, centre[1] + 3)
         self.page.mouse.move(*centre, steps=2)
         label.wait_for()
         text = label.text_content()
@@ -65,25 +87,13 @@ class OpenedReport:
         return text
 
     def hover_label_of(self, paper_id: str) -> str:
-        """The hover label plotly draws for one paper's point (raised directly: points may overlap)."""
-        label = self.page.locator("#document-map .hoverlayer .hovertext")
-        self.page.evaluate("Plotly.Fx.unhover(document.getElementById('document-map'))")
-        label.wait_for(state="detached")  # plotly throttles hovers: wait for the last one to go
-        self.page.evaluate(
-            """id => {
-                const map = document.getElementById('document-map');
-                map.data.forEach((trace, curveNumber) => trace.customdata.forEach((row, pointNumber) => {
-                    if (row[0] === id) { Plotly.Fx.hover(map, [{curveNumber, pointNumber}]); }
-                }));
-            }""",
-            paper_id,
-        )
-        label.wait_for()
-        return label.text_content()
+        """The hover label plotly draws for one paper's point."""
+        return self.hover_point(self.page.evaluate(
+            "id => document.getElementById('document-map').data[0].customdata.indexOf(id)", paper_id))
 
-    def point_id(self, trace: int, point: int) -> str:
+    def point_id(self, point: int) -> str:
         """The paper id behind one map point."""
-        return self.page.evaluate(f"document.getElementById('document-map').data[{trace}].customdata[{point}][0]")
+        return self.page.evaluate(f"document.getElementById('document-map').data[0].customdata[{point}]")
 
     def search(self, words: str) -> list[str]:
         self.page.fill("#search-box", words)
@@ -91,10 +101,21 @@ class OpenedReport:
         self.page.wait_for_function("query => document.getElementById('search-box').dataset.searched === query", arg=words)
         return self.page.locator("#search-results li").all_text_contents()
 
-    def highlighted_points(self) -> int:
-        """Map points drawn at full opacity while the others are dimmed."""
+    def highlighted_points(self) -> list[str]:
+        """The papers whose map points are drawn at full opacity while the others are dimmed."""
+        return self.page.evaluate(
+            """() => {
+                const trace = document.getElementById('document-map')._fullData[0];
+                return (trace.selectedpoints || []).map(i => trace.customdata[i]);
+            }"""
+        )
+
+    def visible_label_boxes(self) -> list[dict]:
+        """The map's labels as drawn: text and box on the page."""
         return self.page.eval_on_selector_all(
-            "#document-map .scatterlayer .point", "points => points.filter(p => p.style.opacity === '1').length"
+            "#document-map .annotation",
+            "labels => labels.map(l => { const b = l.querySelector('.bg').getBoundingClientRect();"
+            " return {text: l.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; })",
         )
 
 
@@ -141,27 +162,45 @@ def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_conte
                           "dump-share"}
     assert all(count > 0 for count in marks.values()), marks
     assert page.locator(".notice").count() == 0
-    assert page.locator("#document-map .scatterlayer .point").count() == len(papers)
+    assert marks["document-map"] == len(papers)
+    # The keyword charts' titles (each a topic's label) do not run into each other.
+    titles = page.eval_on_selector_all(
+        "#keyword-chart .annotation-text",
+        "titles => titles.map(t => { const b = t.getBoundingClientRect();"
+        " return {text: t.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom}; })",
+    )
+    assert len(titles) >= 2 and _overlapping(titles) == []
     assert page.locator("#topic-table tbody tr").count() == papers["topic"].nunique()
 
-    # Search narrows the list and highlights exactly the matches on the map.
+    # Search narrows the list and highlights exactly the matches on the map: papers holding a
+    # word that starts with the query (letters and digits make words).
     word = "diffusion"
-    expected = papers[(papers["display_name"] + " " + papers["abstract"]).str.lower().str.contains(word)]
+    starts_a_word = rf"(?<![^\W_]){word}"
+    expected = papers[(papers["display_name"] + " " + papers["abstract"]).str.lower().str.contains(starts_a_word)]
     assert 0 < len(expected) < len(papers)
     listed = report.search(word.upper())
     assert len(listed) == len(expected)
-    named = expected["display_name"].str.lower().str.contains(word).sum()
+    named = expected["display_name"].str.lower().str.contains(starts_a_word).sum()
     assert page.locator("#search-results li:has(mark)").count() == named > 0
     assert page.text_content("#search-count") == f"{len(expected)} of {len(papers)} papers"
-    assert report.highlighted_points() == len(expected)
+    assert sorted(report.highlighted_points()) == sorted(expected["id"])
+    assert len(report.search("diffusion model")) < len(expected), "every word must match"
     report.search("")
     assert page.locator("#search-results li").count() == 0
+    assert report.highlighted_points() == []
 
-    # Hovering a point shows its display name; clicking it shows the paper.
-    paper = papers.set_index("id").loc[report.point_id(0, 0)]
-    assert paper["display_name"] in report.hover_point(0, 0, click=True)
+    # Hovering a point shows its display name; clicking it shows the paper, abstract in full.
+    paper = papers.set_index("id").loc[report.point_id(0)]
+    assert paper["display_name"] in report.hover_point(0, click=True)
     assert page.text_content("#paper-panel h3") == paper["display_name"]
     assert page.text_content("#paper-panel p:last-child") == paper["abstract"]
+
+    # A representative paper's abstract is there when its card is opened.
+    card_paper = page.locator("details.paper").first
+    card_paper.locator("summary").click()
+    shown = papers.set_index("id").loc[card_paper.get_attribute("data-id"), "abstract"]
+    page.wait_for_function("p => p.textContent.length > 0", arg=card_paper.locator("p").element_handle())
+    assert card_paper.locator("p").text_content() == shown
 
     # Sorting the topic table by size puts the largest topic first on the second click.
     page.click("#topic-table th:nth-child(4)")
@@ -260,6 +299,54 @@ def test_reports_of_one_topic_and_of_none_render(tmp_path, browser_context, case
         assert any("every paper is an outlier" in text.lower() for text in notices)
         assert set(marks) == {"document-map"}
     papers = pd.read_csv(workdir / "results/topics/papers.csv", keep_default_na=False).set_index("id")
-    assert papers.loc[report.point_id(0, 0), "display_name"] in report.hover_point(0, 0)
+    assert papers.loc[report.point_id(0), "display_name"] in report.hover_point(0)
+    assert report.console_errors == []
+    assert report.remote_requests == []
+
+
+def _synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int) -> Path:
+    """A report of synthetic stage outputs (see bench/report_bench.py), without BERTopic's figures."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("report_bench", Path(__file__).parents[1] / "bench" / "report_bench.py")
+    report_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report_bench)
+    return report_bench.build_synthetic_report(path, n_papers, n_topics, n_groups, with_figures=False)
+
+
+def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
+    return [
+        (a["text"], b["text"])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+    ]
+
+
+@pytest.mark.slow(reason="builds a report of 10,000 synthetic papers")
+def test_map_of_10000_papers_labels_groups_then_topics_without_overlap(tmp_path, browser_context):
+    path = _synthetic_report(tmp_path / "report.html", 10_000, 150, 15)
+    report = OpenedReport(browser_context, path)
+    page = report.page
+    page.locator("#document-map").scroll_into_view_if_needed()
+
+    zoomed_out = report.visible_label_boxes()
+    assert len(zoomed_out) >= 5, zoomed_out
+    assert not any(re.match(r"\d+: ", label["text"]) for label in zoomed_out), "zoomed out: the topic groups"
+    assert _overlapping(zoomed_out) == []
+    for _ in range(2):  # the mode bar's zoom-in button: the map's range halves each time
+        page.locator("#document-map .modebar-btn[data-title='Zoom in']").click()
+        page.wait_for_timeout(400)
+    zoomed_in = report.visible_label_boxes()
+    assert len(zoomed_in) >= 5 and all(re.match(r"\d+: ", label["text"]) for label in zoomed_in), zoomed_in
+    assert _overlapping(zoomed_in) == []
+    assert {label["text"] for label in zoomed_in} != {label["text"] for label in zoomed_out}
+
+    # Search narrows the list and highlights its papers on the map.
+    page.wait_for_function("document.body.dataset.searchReady === 'true'")
+    listed = report.search("kalo")  # synthetic topic words are made of syllables such as "ka" and "lo"
+    count = int(page.text_content("#search-count").split()[0])
+    assert 0 < count < 10_000 and len(listed) == min(count, 300)
+    assert len(report.highlighted_points()) == count
     assert report.console_errors == []
     assert report.remote_requests == []

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from papertopics.report import ReportInputs, build_report
-from papertopics.report.document_map import hover_text
+from papertopics.report.document_map import OUTLIER_COLOUR, lighter, map_data, map_label, topic_colour
 from papertopics.report.embedding import data_block, gzip_block, script_json
 from papertopics.report.model_figures import model_figures
 from papertopics.report.topic_table import topic_table_section
@@ -91,13 +91,29 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
     assert block == gzip_block("papers-csv", text)  # no timestamp inside: the same input gives the same page
 
 
-def test_hover_text_escapes_and_shortens_the_abstract_at_a_word():
-    text = hover_text("<b>Name</b>", "Dump <i>A</i>", "label", "word " * 100 + HOSTILE, hover_chars=50)
-    assert "<b>&lt;b&gt;Name&lt;/b&gt;</b>" in text
-    assert "Dump &lt;i&gt;A&lt;/i&gt;" in text
-    assert hover_text('say "hi"', "D", "L", "", hover_chars=10).startswith('<b>say "hi"</b>')  # plotly shows &quot; as is
-    assert "script" not in text and text.endswith("…")
-    assert "word" not in hover_text("N", "D", "L", "word word", hover_chars=0)
+def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless_papers_grey():
+    inputs = _inputs([0, 0, 1, 1, -1])
+    papers = inputs.papers.assign(outlier=["False", "True", "False", "True", "True"], dumps="d")
+    data = map_data(papers, inputs.topic_details, [], hover_chars=0)
+    colour_of = [
+        data["topics"][t]["assigned_colour" if outlier else "colour"] for t, outlier in zip(data["topic"], data["outlier"])
+    ]
+    assert colour_of == [topic_colour(0), lighter(topic_colour(0)), topic_colour(1), lighter(topic_colour(1)), OUTLIER_COLOUR]
+    assert lighter("#000000", 0.5) == "#808080" and lighter("#2a6fdb", 0) == "#2a6fdb"
+    # One label per topic (none for the topic-less), at the median of the papers HDBSCAN kept.
+    assert [(label["x"], label["y"], label["size"]) for label in data["labels"]["topics"]] == [(0.0, 0.0, 2), (2.0, 2.0, 2)]
+    assert data["labels"]["groups"] == []
+
+
+def test_map_labels_are_escaped_for_plotly_and_kept_to_two_short_lines():
+    assert map_label("<b>x</b> & y") == "&lt;b&gt;x&lt;/b&gt; &amp; y"
+    long = map_label("graph neural networks, message passing, node classification, oversmoothing")
+    lines = long.split("<br>")
+    assert len(lines) == 2 and lines[-1].endswith("…") and all(len(line) <= 26 for line in lines)
+    inputs = _inputs([0, 0, 1])
+    groups = [{"group": 0, "label": HOSTILE, "topics": [0, 1], "size": 3}]
+    group_label = map_data(inputs.papers.assign(dumps="d"), inputs.topic_details, groups, 0)["labels"]["groups"][0]
+    assert "<" not in group_label["text"].replace("<br>", "")
 
 
 def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
@@ -157,3 +173,17 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
     html_text = topic_cards_section([topic], papers)
     assert 'href="https://example.org/p1"' in html_text
     assert "javascript:" not in html_text
+
+
+def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segments():
+    import plotly.graph_objects as go
+
+    from papertopics.report.structure import merged_line_traces
+
+    links = [go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
+             for i, colour in enumerate(["red", "blue", "red"])]
+    labelled = go.Scatter(x=[1], y=[1], mode="markers", hovertext=["a topic"])
+    merged = merged_line_traces(go.Figure([*links, labelled]))
+    assert [(t.marker.color, t.mode) for t in merged.data] == [("red", "lines"), ("blue", "lines"), (None, "markers")]
+    assert merged.data[0].y == (0, 0, 1, 1, None, 2, 2, 3, 3, None)
+    assert merged.data[2].hovertext == ("a topic",)

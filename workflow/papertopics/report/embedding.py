@@ -32,20 +32,24 @@ def data_block(block_id: str, value) -> str:
 
 
 def gzip_block(block_id: str, text: str) -> str:
-    """A file for download, gzip-compressed and base64-encoded (no ``<`` can occur in it);
-    the page's script unpacks it with the browser's DecompressionStream. A table of
-    abstracts shrinks to about a third."""
-    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
+    """Text gzip-compressed and base64-encoded (no ``<`` can occur in it); the page's script
+    unpacks it with the browser's DecompressionStream. A table of abstracts shrinks to about a third."""
+    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/gzip+base64" id="{html.escape(block_id)}">{packed}</script>'
 
 
+def packed_json_block(block_id: str, value) -> str:
+    """JSON for the page's script, compressed as ``gzip_block`` (the page parses it once unpacked)."""
+    return gzip_block(block_id, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
 def figure_block(figure_id: str, figure, height: int | None = None) -> str:
-    """A placeholder div plus the figure's JSON; the page's script draws it with plotly.js."""
+    """A placeholder div plus the figure's JSON, compressed; the page's script draws it with plotly.js."""
     spec = json.loads(plotly.io.to_json(figure, validate=False))
     style = f' style="height:{int(height)}px"' if height else ""
     return (
         f'<div class="figure" id="{html.escape(figure_id)}" data-figure="{html.escape(figure_id)}-data"{style}></div>'
-        + data_block(f"{figure_id}-data", spec)
+        + packed_json_block(f"{figure_id}-data", spec)
     )
 
 

@@ -10,9 +10,9 @@ from plotly.offline import get_plotlyjs
 
 from papertopics.report import structure
 from papertopics.report.changes import changes_section
-from papertopics.report.document_map import document_map
+from papertopics.report.document_map import document_map_block
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import data_block, figure_block, gzip_block, notice, web_link
+from papertopics.report.embedding import figure_block, gzip_block, notice
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import overview_section
 from papertopics.report.quality import topic_groups_section
@@ -38,22 +38,6 @@ def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
     return notice(entry["notice"]) if "notice" in entry else figure_block(figure_id, go.Figure(entry["figure"]))
 
 
-def _paper_records(papers) -> list[dict]:
-    return [
-        {
-            "id": p.id,
-            "name": p.display_name,
-            "dumps": p.dumps,
-            "topic": int(p.topic),
-            "label": p.topic_label,
-            "outlier": str(p.outlier).lower() == "true",
-            "abstract": p.abstract,
-            "url": web_link(getattr(p, "url", None)),
-        }
-        for p in papers.itertuples()
-    ]
-
-
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
@@ -62,7 +46,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
 
-    map_html = figure_block("document-map", document_map(shown_papers, labels_with_outliers, hover_chars))
+    map_html = document_map_block(shown_papers, inputs.topic_details, inputs.topic_groups or [], hover_chars)
     keywords_html = _model_figure("keyword-chart", inputs.figures)
     intertopic_problem = structure.too_few_topics("intertopic", n_topics)
     structure_html = (
@@ -110,10 +94,12 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <button type="button" data-download="papers-csv" data-filename="papers.csv">papers.csv</button>
 <button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
 </main>
-{data_block("papers-data", _paper_records(shown_papers))}
-{gzip_block("papers-csv", inputs.papers.to_csv(index=False))}
-{gzip_block("topics-csv", inputs.topics.to_csv(index=False))}
 """
+    # The tables come after the page's script, so that it starts on the map before the browser
+    # has read them (the papers' table holds the abstracts: most of the file).
+    tables = gzip_block("papers-csv", inputs.papers.to_csv(index=False)) + gzip_block(
+        "topics-csv", inputs.topics.to_csv(index=False)
+    )
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -124,5 +110,5 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         f"<style>{_asset('report.css')}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         + body
-        + f"<script>{_asset('report.js')}</script></body></html>\n"
+        + f"<script>{_asset('report.js')}</script>{tables}</body></html>\n"
     )

@@ -23,22 +23,25 @@ def _keyword_bars(keywords: list[list]) -> str:
     return f'<div class="keyword-bars" role="img" aria-label="c-TF-IDF keyword weights">{rows}</div>'
 
 
-def _paper(paper) -> str:
+def _paper(paper, index: int) -> str:
+    """A representative paper, its abstract filled in by the page's script when opened (from the
+    compressed paper table, so that no abstract is in the file twice)."""
     link = web_link(getattr(paper, "url", None))
     source = f' <a href="{html.escape(link)}" rel="noopener noreferrer" target="_blank">link</a>' if link else ""
     return (
-        f'<details class="paper" data-id="{html.escape(paper.id)}"><summary>{html.escape(paper.display_name)}'
-        f' <span class="dump">{html.escape(paper.dumps)}</span>{source}</summary>'
-        f"<p>{html.escape(paper.abstract)}</p></details>"
+        f'<details class="paper" data-id="{html.escape(paper.id)}" data-index="{index}">'
+        f"<summary>{html.escape(paper.display_name)}"
+        f' <span class="dump">{html.escape(paper.dumps)}</span>{source}</summary><p></p></details>'
     )
 
 
 def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
     """``papers``: the topics stage's paper table, with ``dumps`` as the text to show."""
     by_id = papers.set_index("id", drop=False)
+    index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
     cards = []
     for topic in topic_details:
-        examples = "".join(_paper(by_id.loc[paper_id]) for paper_id in topic["representative_ids"])
+        examples = "".join(_paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"])
         cards.append(
             f'<article class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{topic_colour(topic["topic"])}">'
             f'<h3>Topic {topic["topic"]}: {html.escape(topic["label"])} '

@@ -1,0 +1,417 @@
+"""How fast the report opens at 10,000 and 100,000 papers: `make bench-report`.
+
+Reports are built from synthetic stage outputs (no models: points scattered around topic centres
+on the 2-d map, abstracts drawn from the shipped dumps' words plus words of their topic, BERTopic's
+figures fitted on them with the topics stage's own function), and opened in headless Chromium in
+the same run as the report of the shipped dumps, with the network blocked:
+
+- size of the HTML file;
+- load: navigation start to the map and every chart on the first screen drawn (charts further
+  down may draw when scrolled to); and to every chart drawn, scrolling to each at once after
+  load (median of runs, the reports' runs interleaved, so that a busy machine weighs on all alike);
+- search: keystroke to the updated result list and map (median over several queries).
+
+``--package`` builds the reports with another checkout's package (e.g. an export of main), for
+the "before" column. Results: bench/report.json and bench/report.md.
+
+    python bench/report_bench.py --sizes 10000 100000 --shipped-report results/report/index.html
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+_SYLLABLES = ["ka", "lo", "mi", "ner", "ta", "vo", "ri", "sen", "du", "pha", "gro", "lin", "ex", "qua", "zor", "bel"]
+
+
+def _shipped_words() -> list[str]:
+    text = " ".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "data" / "raw").glob("*.txt")))
+    return sorted(set(re.findall(r"[a-z]{3,}", text.lower())))
+
+
+def _pseudo_word(rng: np.random.Generator) -> str:
+    return "".join(rng.choice(_SYLLABLES, size=int(rng.integers(2, 4))))
+
+
+def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: int = 0) -> dict:
+    """Papers, topics and groups as the topics stage writes them (papers.csv, topic_details.json).
+
+    Topics sit in groups on the map; about 30% of each topic's papers are outliers HDBSCAN left
+    out and the topics stage assigned; 1% have no topic at all."""
+    rng = np.random.default_rng(seed)
+    common = _shipped_words()
+    topic_words = [[_pseudo_word(rng) for _ in range(12)] for _ in range(n_topics)]
+    group_of_topic = np.sort(rng.integers(0, n_groups, size=n_topics))
+    group_centres = rng.normal(0, 9, size=(n_groups, 2))
+    topic_centres = group_centres[group_of_topic] + rng.normal(0, 1.6, size=(n_topics, 2))
+    weights = rng.pareto(1.2, size=n_topics) + 1
+    topic = rng.choice(n_topics, size=n_papers, p=weights / weights.sum())
+    sizes = np.bincount(topic, minlength=n_topics)
+    order = np.argsort(-sizes, kind="stable")  # BERTopic numbers topics by size
+    renumber = np.empty(n_topics, dtype=int)
+    renumber[order] = np.arange(n_topics)
+    xy = topic_centres[topic] + rng.normal(0, 0.45, size=(n_papers, 2))
+    no_topic = rng.random(n_papers) < 0.01
+    outlier = no_topic | (rng.random(n_papers) < 0.3)
+    numbered = np.where(no_topic, -1, renumber[topic])
+    labels = {renumber[t]: ", ".join(topic_words[t][:3]) for t in range(n_topics)}
+    labels[-1] = "Outliers"
+
+    def abstract(t: int) -> str:
+        words = rng.choice(common, size=110).tolist()
+        own = rng.choice(topic_words[t], size=40).tolist()
+        mixed = words[:70] + own + words[70:]
+        return " ".join(mixed).capitalize() + "."
+
+    papers = pd.DataFrame(
+        {
+            "id": [f"syn{i:06d}" for i in range(n_papers)],
+            "dump": "synthetic",
+            "dumps": "synthetic",
+            "display_name": [
+                " ".join(rng.choice(common, size=5).tolist() + rng.choice(topic_words[t], size=2).tolist()).capitalize()
+                for t in topic
+            ],
+            "abstract": [abstract(t) for t in topic],
+            "topic": numbered,
+            "topic_label": [labels[t] for t in numbered],
+            "outlier": outlier,
+            "x": np.round(xy[:, 0], 5),
+            "y": np.round(xy[:, 1], 5),
+        }
+    )
+    counts = papers["topic"].value_counts()
+    details = []
+    for t in sorted(counts.index, key=lambda t: (t == -1, t)):
+        members = papers.loc[papers["topic"] == t, "id"]
+        details.append(
+            {
+                "topic": int(t),
+                "label": labels[t],
+                "keywords": [[w, round(0.1 / (i + 1), 4)] for i, w in enumerate(labels[t].split(", "))],
+                "size": int(counts[t]),
+                "share": float(counts[t] / n_papers),
+                "representative_ids": members.tolist()[:3],
+            }
+        )
+    group_members: dict[int, list[int]] = {}
+    for original, group in enumerate(group_of_topic.tolist()):
+        group_members.setdefault(group, []).append(int(renumber[original]))
+    groups = sorted(
+        ({"topics": sorted(ts), "size": int(sum(counts.get(t, 0) for t in ts))} for ts in group_members.values()),
+        key=lambda g: (-g["size"], g["topics"][0]),
+    )
+    for number, group in enumerate(groups):
+        group.update(group=number, label=", ".join(labels[t].split(", ")[0] for t in group["topics"][:3]))
+        for record in details:
+            if record["topic"] in group["topics"]:
+                record["group"] = number
+    return {"papers": papers, "details": details, "groups": groups, "labels": labels,
+            "embeddings_seed": seed, "topic_of_paper": numbered}
+
+
+def report_inputs(outputs: dict, with_figures: bool):
+    """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked."""
+    from papertopics.report import ReportInputs
+    from papertopics.report.model_figures import model_figures
+
+    papers, details = outputs["papers"], outputs["details"]
+    n_topics = sum(d["topic"] != -1 for d in details)
+    model = _fitted_model(outputs) if with_figures else None
+    topics = pd.DataFrame(
+        {
+            "id": [d["topic"] for d in details],
+            "label": [d["label"] for d in details],
+            "keywords": ["; ".join(w for w, _ in d["keywords"]) for d in details],
+            "size": [d["size"] for d in details],
+            "share": [round(d["share"], 6) for d in details],
+        }
+    )
+    summary = {
+        "dumps": [{"dump": "synthetic", "title": "Synthetic papers", "records_read": len(papers), "kept": len(papers),
+                   "duplicates": 0, "also_in_earlier_dumps": 0, "rejected": 0, "sha256": "0" * 64}],
+        "duplicates_across_dumps": 0,
+    }
+    return ReportInputs(
+        corpus_summary=summary,
+        umap_settings={"n_neighbors": 15, "n_neighbors_setting": "auto", "n_components": 5, "min_dist": 0.0,
+                       "metric": "cosine", "random_state": 42},
+        hdbscan_settings={"min_cluster_size": 10, "min_cluster_size_setting": "auto", "min_samples": 5,
+                          "cluster_selection_method": "eom"},
+        topic_settings={"embedding_model": "none (synthetic)", "ngram_range": [1, 1], "stop_words": "english",
+                        "top_n_words": 10, "reduce_outliers": True, "representation": "ctfidf",
+                        "topics": n_topics, "coarse_topics": len(outputs["groups"]), "coarse_topics_setting": "auto"},
+        topic_details=details,
+        topics=topics,
+        papers=papers,
+        figures=model_figures(model, n_topics) if model is not None else model_figures(None, n_topics),
+        topic_groups=outputs["groups"],
+    )
+
+
+def _fitted_model(outputs: dict):
+    """BERTopic fitted on the synthetic papers with their topics given (the topics stage's own
+    function), on embeddings that are each topic's random direction plus noise."""
+    from papertopics.topics import fit_topic_model
+
+    papers = outputs["papers"]
+    topic = outputs["topic_of_paper"]
+    rng = np.random.default_rng(outputs["embeddings_seed"])
+    directions = rng.normal(size=(int(topic.max()) + 2, 32))
+    embeddings = (directions[topic] + 0.8 * rng.normal(size=(len(topic), 32))).astype(np.float32)
+    model, _, _ = fit_topic_model(
+        papers["abstract"].tolist(), embeddings, topic, embedding_model=None, ngram_range=(1, 1),
+        stop_words="english", top_n_words=10, reduce_outliers=False, reduce_frequent_words=True,
+        representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+    )
+    model.set_topic_labels({d["topic"]: d["label"] for d in outputs["details"]})
+    return model
+
+
+def build_synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int, with_figures: bool = True) -> Path:
+    from papertopics.report import build_report
+
+    page = build_report(report_inputs(synthetic_stage_outputs(n_papers, n_topics, n_groups), with_figures),
+                        title="auto", hover_chars=200)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+# ---- Measuring -----------------------------------------------------------------------------------
+# Recorded in the page from its first script on: when the map and the charts on the first screen
+# have been drawn by plotly, when every chart has, when a key was pressed, and the frame after the
+# page marked a search done (list and map).
+_PROBE = """
+(() => {
+  const drawn = d => d.classList.contains('js-plotly-plot');
+  const onScreen = d => { const r = d.getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; };
+  const firstView = () => { const map = document.getElementById('document-map');
+    return map !== null && drawn(map) && [...document.querySelectorAll('div.figure')].filter(onScreen).every(drawn); };
+  const all = () => firstView() && document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0;
+  const watch = () => {
+    if (window.__firstViewAt === undefined && firstView()) { window.__firstViewAt = performance.now(); }
+    if (window.__chartsDrawnAt === undefined && all()) { window.__chartsDrawnAt = performance.now(); }
+    if (window.__chartsDrawnAt === undefined || window.__firstViewAt === undefined) { requestAnimationFrame(watch); }
+  };
+  requestAnimationFrame(watch);
+  document.addEventListener('keydown', () => { window.__keyAt = performance.now(); }, true);
+  new MutationObserver(records => records.forEach(r => {
+    if (r.attributeName === 'data-searched') {
+      requestAnimationFrame(() => { window.__searchedAt = performance.now(); });
+    }
+  })).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-searched']});
+})();
+"""
+
+
+def _open(context, path: Path, timeout_s: float):
+    page = context.new_page()
+    page.add_init_script(_PROBE)
+    page.route(re.compile(r"^(?!file:|data:|blob:)"), lambda route: route.abort())
+    page.goto(path.resolve().as_uri(), wait_until="load", timeout=timeout_s * 1000)
+    page.wait_for_function("window.__firstViewAt !== undefined", timeout=timeout_s * 1000)
+    page.evaluate("""async () => {
+        const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+        for (const chart of document.querySelectorAll('div.figure')) { chart.scrollIntoView(); await frame(); await frame(); }
+    }""")
+    page.wait_for_function("window.__chartsDrawnAt !== undefined", timeout=timeout_s * 1000)
+    page.evaluate("window.scrollTo(0, 0)")
+    return page
+
+
+def load_seconds(context, path: Path, timeout_s: float) -> tuple[float, float] | None:
+    """Navigation start to the first screen drawn, and to every chart drawn (scrolled through at
+    once after the first); None when the page did not get there in ``timeout_s``."""
+    try:
+        page = _open(context, path, timeout_s)
+    except Exception:  # a timeout or a crashed tab: the page did not load
+        return None
+    seconds = page.evaluate("[window.__firstViewAt / 1000, window.__chartsDrawnAt / 1000]")
+    page.close()
+    return tuple(seconds)
+
+
+def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> tuple[list[float], float | None]:
+    """Keystroke to updated list and map, for every key of ``words`` typed one by one; and, where
+    the page builds a search index, how long after navigation it was ready."""
+    page = _open(context, path, timeout_s)
+    ready = None
+    if page.evaluate("document.querySelector('script') && document.body.innerHTML.includes('searchReady')"):
+        page.wait_for_function("document.body.dataset.searchReady === 'true'", timeout=timeout_s * 1000)
+        ready = page.evaluate("performance.now()") / 1000
+    latencies = []
+    for word in words:
+        if page.input_value("#search-box"):
+            page.fill("#search-box", "")
+            page.wait_for_function("document.getElementById('search-box').dataset.searched === ''",
+                                   timeout=timeout_s * 1000)
+        for end in range(1, len(word) + 1):
+            page.evaluate("window.__searchedAt = undefined")
+            page.keyboard.type(word[end - 1]) if end > 1 else page.type("#search-box", word[0])
+            page.wait_for_function(
+                "q => document.getElementById('search-box').dataset.searched === q && window.__searchedAt !== undefined",
+                arg=word[:end], timeout=timeout_s * 1000,
+            )
+            latencies.append(page.evaluate("(window.__searchedAt - window.__keyAt) / 1000"))
+    page.close()
+    return latencies, ready
+
+
+def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None:
+    """Build one report in a fresh process that imports the package from ``package_root``."""
+    import subprocess
+
+    env_path = f"{package_root}"
+    subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "build", "--output", str(path), *outputs_args],
+        check=True, env={**__import__("os").environ, "PYTHONPATH": env_path},
+    )
+
+
+def _shipped_report(results: Path, path: Path) -> Path:
+    """The shipped dumps' report, rebuilt from the stage outputs in ``results`` with the imported package."""
+    from papertopics.report import build_report, load_report_inputs
+
+    inputs = load_report_inputs(
+        corpus_summary=str(results / "corpus/summary.json"), umap_settings=str(results / "reduced/umap.json"),
+        hdbscan_settings=str(results / "clusters/hdbscan.json"), topics=str(results / "topics/topics.csv"),
+        papers=str(results / "topics/papers.csv"), details=str(results / "topics/topic_details.json"),
+        figures=str(results / "topics/figures.json"),
+        metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(build_report(inputs, title="auto", hover_chars=200), encoding="utf-8")
+    return path
+
+
+def _median(values: list) -> float | None:
+    done = [v for v in values if v is not None]
+    return statistics.median(done) if len(done) == len(values) and done else None
+
+
+def _table(results: dict) -> str:
+    def seconds(value, digits=2):
+        return "did not load" if value is None else f"{value:.{digits}f}"
+
+    lines = [
+        "| Report | Version | File (MB) | Load: map + first screen (s) | / 38-paper report's | Every chart drawn (s) | / 38-paper report's | Search, key to list + map (ms, median / max) | Search ready (s after navigation) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, versions in results["reports"].items():
+        for version, row in versions.items():
+            base = results["reports"]["shipped (38 papers)"][version]
+            ratio = f"{row['load_s'] / base['load_s']:.2f}" if row["load_s"] and base["load_s"] else "–"
+            all_ratio = f"{row['all_s'] / base['all_s']:.2f}" if row["all_s"] and base["all_s"] else "–"
+            search = (f"{1000 * statistics.median(row['search_s']):.0f} / {1000 * max(row['search_s']):.0f}"
+                      if row.get("search_s") else "did not finish" if row["load_s"] else "–")
+            ready = seconds(row.get("search_ready_s")) if row.get("search_ready_s") else "–"
+            lines.append(f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | "
+                         f"{seconds(row['all_s'])} | {all_ratio} | {search} | {ready} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="build one report (in the process whose package is on PYTHONPATH)")
+    build.add_argument("--output", type=Path, required=True)
+    build.add_argument("--papers", type=int)
+    build.add_argument("--topics", type=int, default=150)
+    build.add_argument("--groups", type=int, default=15)
+    build.add_argument("--shipped-results", type=Path, help="rebuild the shipped dumps' report from these stage outputs")
+    run = commands.add_parser("run", help="build every report with both packages and open them in Chromium")
+    run.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    run.add_argument("--results", type=Path, default=REPO / "results", help="the shipped dumps' stage outputs")
+    run.add_argument("--before", type=Path, required=True, help="folder holding the package of main (papertopics/)")
+    run.add_argument("--scratch", type=Path, required=True)
+    run.add_argument("--runs", type=int, default=3)
+    run.add_argument("--timeout", type=float, default=180)
+    run.add_argument("--keep", action="store_true", help="reuse the reports already in --scratch")
+    args = parser.parse_args()
+
+    if args.command == "build":
+        if args.shipped_results:
+            _shipped_report(args.shipped_results, args.output)
+        else:
+            build_synthetic_report(args.output, args.papers, args.topics, args.groups)
+        return
+
+    after_root = REPO / "workflow"
+    reports: dict[str, dict[str, Path]] = {}
+    for version, root in (("before (main)", args.before), ("after", after_root)):
+        folder = args.scratch / version.split()[0]
+        shipped = folder / "shipped.html"
+        if not (args.keep and shipped.exists()):
+            _build_with(root, ["--shipped-results", str(args.results.resolve())], shipped)
+        reports.setdefault("shipped (38 papers)", {})[version] = shipped
+        for size in args.sizes:
+            path = folder / f"synthetic-{size}.html"
+            if not (args.keep and path.exists()):
+                started = time.perf_counter()
+                _build_with(root, ["--papers", str(size)], path)
+                print(f"{version}: {size} papers built in {time.perf_counter() - started:.0f} s", flush=True)
+            reports.setdefault(f"synthetic {size:,} papers, 150 topics", {})[version] = path
+
+    from playwright.sync_api import sync_playwright
+
+    measured: dict[str, dict[str, dict]] = {name: {v: {"mb": p.stat().st_size / 1e6, "loads": []} for v, p in vs.items()}
+                                            for name, vs in reports.items()}
+    words = ["kalo", "network", "vogro"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
+        for run_number in range(args.runs):  # interleaved: every report once per round
+            for name, versions in reports.items():
+                for version, path in versions.items():
+                    row = measured[name][version]
+                    if run_number and row["loads"] and row["loads"][-1] is None:
+                        continue  # it did not load once; no use waiting again
+                    row["loads"].append(load_seconds(context, path, args.timeout))
+                    print(f"{name} / {version}: load {row['loads'][-1]}", flush=True)
+        for name, versions in reports.items():
+            for version, path in versions.items():
+                row = measured[name][version]
+                row["load_s"] = _median([load and load[0] for load in row["loads"]])
+                row["all_s"] = _median([load and load[1] for load in row["loads"]])
+                if row["load_s"] is not None:
+                    try:
+                        row["search_s"], row["search_ready_s"] = search_seconds(context, path, words, args.timeout)
+                    except Exception as error:  # a search that never finished is a result too
+                        print(f"{name} / {version}: search did not finish: {error}", flush=True)
+        version_line = browser.version
+        context.close()
+        browser.close()
+    results = {"chromium": version_line, "runs": args.runs, "search_words": words, "reports": measured}
+    (REPO / "bench" / "report.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (REPO / "bench" / "report.md").write_text(
+        "# The report at 38, 10,000 and 100,000 papers\n\n"
+        f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked), "
+        f"{args.runs} loads per report interleaved (median); load = navigation start to the map and the charts on the "
+        "first screen drawn (charts further down may be drawn when scrolled to); every chart drawn = the same, "
+        "scrolling to every chart at once after load; search = "
+        f"keystroke to the frame after the result list and map are updated, every key of {', '.join(words)}. "
+        "Synthetic reports: stage outputs made up without any model (bench/report_bench.py), BERTopic's figures "
+        "fitted on them; the shipped report is rebuilt from `make run`'s stage outputs. "
+        "\"before\" builds them with main's package as it was before the WebGL report.\n\n"
+        + _table(results) + "\n",
+        encoding="utf-8",
+    )
+    print(_table(results))
+
+
+if __name__ == "__main__":
+    main()
