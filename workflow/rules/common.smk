@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from papertopics.embed import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
-from papertopics.sharding import planned_shards
+from papertopics.sharding import RecordCounts, planned_shards
 from papertopics.startup import check_config, release_stale_locks
 
 ENVIRONMENT = "../../environment.yml"
@@ -61,8 +61,13 @@ except PipelineInputError as error:
 if release_stale_locks():
     logger.warning("Removed the locks of an earlier run that was killed; resuming its work.")
 
-# Embedding jobs per dump, planned from the raw files (see papertopics.sharding).
-SHARDS = {dump: planned_shards(path, config["embedding"]["shard_size"]) for dump, path in DUMPS.items()}
+# Embedding jobs per dump, planned from the raw files' record counts, which are remembered
+# while a file is unchanged (see papertopics.sharding): building the job graph reads no dump twice.
+_record_counts = RecordCounts()
+SHARDS = {
+    dump: planned_shards(path, config["embedding"]["shard_size"], _record_counts) for dump, path in DUMPS.items()
+}
+_record_counts.save()
 
 
 wildcard_constraints:
