@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean quality bench bench-quality bench-scale
+.PHONY: run test test-fast lint browser slurm lock clean quality bench bench-quality bench-scale
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,14 @@ browser:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends chromium chromium-driver fonts-droid-fallback; }
 
-test: $(INSTALLED) browser
+# Debian's SLURM and munge for tests/test_slurm.py, which starts its own single-node cluster
+# (munged, slurmctld, slurmd) and stops the daemons it started; nothing here starts a service.
+slurm:
+	@{ command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; } || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends slurm-wlm munge; }
+
+test: $(INSTALLED) browser slurm
 	$(BIN)/python -m pytest
 
 test-fast: $(INSTALLED)

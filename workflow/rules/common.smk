@@ -9,7 +9,7 @@ from snakemake.utils import validate
 # script it runs (inside a --use-conda environment too), so this makes the package importable.
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
-from papertopics.embed import model_problem
+from papertopics.embed import device_problem, model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.sharding import RecordCounts, planned_shards
@@ -45,7 +45,8 @@ def check_config_consistency(config):
         raise PipelineInputError(
             f"topics.ngram_range [{shortest}, {longest}]: the first value must not exceed the second."
         )
-    problem = model_problem(config["embedding"]["model"])
+    embedding = config["embedding"]
+    problem = model_problem(embedding["model"]) or device_problem(embedding["backend"], embedding["device"])
     if problem:
         raise PipelineInputError(problem)
 
@@ -81,11 +82,17 @@ def embedding_params():
     return dict(
         model=settings["model"],
         backend=settings["backend"],
+        device=settings["device"],
         batch_size=settings["batch_size"],
         max_seq_length=settings["max_seq_length"],
         cache_dir=settings["cache_dir"],
         model_cache_dir=settings["model_cache_dir"],
     )
+
+
+def embedding_resources():
+    """A GPU for each embedding job when embedding.device asks for one (SLURM: --gpus=1)."""
+    return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
 def umap_params(*, cluster_space):
@@ -104,3 +111,15 @@ def shard_files(wildcards):
     if count == 1:
         return []
     return [f"results/embeddings/shards/{wildcards.dump}/{index}-of-{count}.npz" for index in range(count)]
+
+
+onerror:
+    # With the slurm executor: name the jobs SLURM killed for memory or time, with SLURM's reason.
+    from papertopics.slurm_failures import advice, killed_jobs
+
+    try:
+        killed = advice(killed_jobs(Path(log).read_text(errors="replace")))
+    except OSError:
+        killed = ""
+    if killed:
+        logger.error(killed)
