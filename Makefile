@@ -63,8 +63,8 @@ clean:
 # Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
 # `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);
 # `make bench-quality` compares the embedding backends on IJCAI (NMI; speed, interleaved);
-# `make bench-scale` runs 100k synthetic abstracts through reduce, map, cluster and topics (after
-# `make bench SIZE=10000`, whose embeddings it resamples).
+# `make bench-scale` runs the whole workflow on 100k abstracts in 100 dumps (the corpora's real ones, then
+# copies with words dropped; embeddings resampled with noise into the cache first), per rule (docs/scale.md).
 SIZE ?= 10000
 bench: $(INSTALLED)
 	$(BIN)/python bench/bench.py pipeline --size $(SIZE)
@@ -74,4 +74,4 @@ bench-quality: $(INSTALLED)
 	$(BIN)/python bench/bench.py speed
 
 bench-scale: $(INSTALLED)
-	$(BIN)/python bench/bench.py scale --size 100000 --from-size 10000
+	$(BIN)/python bench/bench.py scale --size 100000

@@ -41,7 +41,7 @@ def test_memory_and_time_kills_are_named_with_the_rule_and_slurms_reason(tmp_pat
     assert "DUE TO TIME LIMIT" in killed[1].reason
     text = advice(killed)
     assert "SLURM killed job 24 (rule reduce) for memory" in text and "SLURM killed job 31 (rule topics) for time" in text
-    assert "Run the same command again" in text
+    assert "run the same command again to resume" in text
 
 
 def test_a_run_without_killed_jobs_gets_no_advice(tmp_path):

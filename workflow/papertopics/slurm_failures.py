@@ -68,8 +68,8 @@ def advice(jobs: list[KilledJob]) -> str:
         return ""
     lines = [job.describe() for job in jobs]
     lines.append(
-        "Run the same command again: finished jobs are kept, and the SLURM profile's resources grow with "
-        "each attempt (retries); or raise that rule's mem_mb/runtime in profiles/slurm/config.yaml "
-        "(set-resources)."
+        "Finished jobs are kept: run the same command again to resume. The SLURM profile already retried "
+        "the job with more memory and time if its `retries` allowed; if it is killed again, raise that "
+        "rule's mem_mb or runtime (set-resources in profiles/slurm/config.yaml, or --set-resources RULE:mem_mb=...)."
     )
     return "\n".join(lines)

@@ -117,9 +117,10 @@ onerror:
     # With the slurm executor: name the jobs SLURM killed for memory or time, with SLURM's reason.
     from papertopics.slurm_failures import advice, killed_jobs
 
-    try:
-        killed = advice(killed_jobs(Path(log).read_text(errors="replace")))
-    except OSError:
-        killed = ""
+    # `log`: Snakemake's log files of this run (a list in Snakemake 9).
+    run_logs = "".join(
+        Path(path).read_text(errors="replace") for path in ([log] if isinstance(log, str) else log) if Path(path).exists()
+    )
+    killed = advice(killed_jobs(run_logs))
     if killed:
         logger.error(killed)
