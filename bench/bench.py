@@ -452,6 +452,51 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
     }
 
 
+NEIGHBOURS = """
+import glob, json, sys, time
+import numpy as np
+from papertopics import storage
+from papertopics.reduce import exact_neighbours
+from papertopics.sizing import resolve_n_neighbors
+method, size, reference = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+paths = sorted(glob.glob(sys.argv[4] + "/*.npz"))
+vectors = np.vstack([storage.read_arrays(path)["vectors"] for path in paths])[:size]
+k = resolve_n_neighbors("auto", len(vectors))
+start = time.perf_counter()
+if method == "exact":
+    indices, _ = exact_neighbours(vectors, k, "cosine")
+else:  # what UMAP runs without precomputed neighbours: NN-descent, seeded
+    from umap.umap_ import nearest_neighbors
+    indices, _, _ = nearest_neighbors(vectors, k, "cosine", {}, False, np.random.RandomState(42), n_jobs=1)
+seconds = time.perf_counter() - start
+if reference == "-":
+    np.save(sys.argv[5], indices)
+    recall = 1.0
+else:
+    exact = np.load(reference)
+    recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(indices, exact)]))
+print(json.dumps({"papers": len(vectors), "n_neighbors": k, "seconds": seconds, "recall": recall}))
+"""
+
+
+def bench_neighbours(sizes: list[int], scratch: Path) -> dict:
+    """Exact neighbours (blocked products) against UMAP's NN-descent on the scale run's embeddings."""
+    embeddings = scratch / "scale-100000" / "results" / "embeddings"
+    if not embeddings.is_dir():
+        raise SystemExit("run `bench.py scale --size 100000` first: this reads its embeddings.")
+    result = {}
+    for size in sizes:
+        reference = scratch / f"neighbours-{size}.npy"
+        exact = python_child(NEIGHBOURS, "exact", str(size), "-", str(embeddings), str(reference))
+        descent = python_child(NEIGHBOURS, "nndescent", str(size), str(reference), str(embeddings))
+        result[str(size)] = {
+            method: {"seconds_in_process": round(run["result"]["seconds"], 1), "wall_seconds": run["seconds"],
+                     "peak_rss_mib": run["peak_rss_mib"], "recall": round(run["result"]["recall"], 4)}
+            for method, run in (("exact", exact), ("nn-descent", descent))
+        }
+    return result
+
+
 def scale_runs(results: dict) -> dict:
     """The scale runs by label (one column each); a result of the earlier one-run layout is dropped."""
     runs = results.get("scale", {})
@@ -544,6 +589,17 @@ def render_markdown(results: dict) -> str:
                                  ("load average at the end (2 cores)", "load_average_at_end", "")):
             lines.append(f"| {label} | " + " | ".join(f"{run[key]:.1f} {unit}".strip() for run in runs) + " |")
         lines.append("| settings | " + " | ".join(", ".join(run["overrides"]) or "config.yaml" for run in runs) + " |")
+    neighbours = results.get("neighbours")
+    if neighbours:
+        lines += ["", "## Nearest neighbours: exact (blocked products) against UMAP's NN-descent", "",
+                  "The scale run's embeddings, first N papers; each method in a fresh process (seconds of the "
+                  "search itself, NN-descent's numba compilation included; recall against the exact neighbours).", "",
+                  "| papers | exact (s) | exact peak RSS (MiB) | NN-descent (s) | NN-descent peak RSS (MiB) | NN-descent recall |",
+                  "|---:|---:|---:|---:|---:|---:|"]
+        for size, r in neighbours.items():
+            exact, descent = r["exact"], r["nn-descent"]
+            lines.append(f"| {int(size):,} | {exact['seconds_in_process']:.1f} | {exact['peak_rss_mib']:.0f} | "
+                         f"{descent['seconds_in_process']:.1f} | {descent['peak_rss_mib']:.0f} | {descent['recall']:.3f} |")
     machine = results.get("machine")
     if machine:
         lines += ["", f"Machine: {machine}"]
@@ -576,6 +632,8 @@ def main() -> None:
     scale = commands.add_parser("scale")
     scale.add_argument("--size", type=int, default=100000)
     scale.add_argument("--noise", type=float, default=0.02)
+    neighbours = commands.add_parser("neighbours")
+    neighbours.add_argument("--sizes", type=int, nargs="+", default=[25000, 50000, 100000])
     scale.add_argument("--label", default="config.yaml", help="the run's column in results.md")
     scale.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
                        help="a config value for this run, e.g. umap.fit_sample_size=25000")
@@ -591,6 +649,9 @@ def main() -> None:
     elif arguments.command == "speed":
         result = bench_speed(arguments.backends, arguments.docs, arguments.rounds, arguments.scratch)
         save(lambda results: results.__setitem__("speed", result))
+    elif arguments.command == "neighbours":
+        result = bench_neighbours(arguments.sizes, arguments.scratch)
+        save(lambda results: results.__setitem__("neighbours", result))
     else:
         result = bench_scale(arguments.size, arguments.scratch, arguments.noise, arguments.label, arguments.overrides)
 
