@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
+.PHONY: run test test-fast lint browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,14 @@ browser:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends chromium chromium-driver fonts-droid-fallback; }
 
-test: $(INSTALLED) browser
+# Debian's SLURM and munge for tests/test_slurm.py, which starts its own single-node cluster
+# (munged, slurmctld, slurmd) and stops the daemons it started; nothing here starts a service.
+slurm:
+	@{ command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; } || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends slurm-wlm munge; }
+
+test: $(INSTALLED) browser slurm
 	$(BIN)/python -m pytest
 
 test-fast: $(INSTALLED)
@@ -66,8 +73,8 @@ docs: $(INSTALLED)
 # Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
 # `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);
 # `make bench-quality` compares the embedding backends on IJCAI (NMI; speed, interleaved);
-# `make bench-scale` runs 100k synthetic abstracts through reduce, map, cluster and topics (after
-# `make bench SIZE=10000`, whose embeddings it resamples).
+# `make bench-scale` runs the whole workflow on 100k abstracts in 100 dumps (the corpora's real ones, then
+# copies with words dropped; embeddings resampled with noise into the cache first), per rule (docs/scale.md).
 SIZE ?= 10000
 bench: $(INSTALLED)
 	$(BIN)/python bench/bench.py pipeline --size $(SIZE)
@@ -77,7 +84,7 @@ bench-quality: $(INSTALLED)
 	$(BIN)/python bench/bench.py speed
 
 bench-scale: $(INSTALLED)
-	$(BIN)/python bench/bench.py scale --size 100000 --from-size 10000
+	$(BIN)/python bench/bench.py scale --size 100000
 
 # What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
 bench-changes: $(INSTALLED)

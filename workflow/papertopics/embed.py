@@ -123,55 +123,75 @@ def cpu_has_bf16(cpu_info: str = _CPU_INFO) -> bool:
     return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
 
 
-def resolve_backend(backend: str) -> str:
-    """``auto``: torch-bf16 where the CPU has bf16 instructions (much faster than fp32 there, with
-    nearly the same vectors), else torch.
+def resolve_backend(backend: str, device: str = "cpu") -> str:
+    """``auto``: torch on a GPU; on a CPU, torch-bf16 where it has bf16 instructions (much faster
+    than fp32 there, with nearly the same vectors), else torch.
 
     Not onnx-int8: in the backends' benchmark it was no faster than torch fp32, and its clusters'
     agreement with the labels fell by more than the 0.01 NMI a default may lose (bench/results.md).
     """
     if backend != AUTO_BACKEND:
         return backend
+    if device != "cpu":
+        return "torch"
     return "torch-bf16" if cpu_has_bf16() else "torch"
 
 
-def encoder_identity(model: str, backend: str, max_seq_length: int) -> dict:
+def device_problem(backend: str, device: str) -> str | None:
+    """Why ``embedding.backend`` cannot run on ``embedding.device``, or None."""
+    if device != "cpu" and not resolve_backend(backend, device).startswith("torch"):
+        return (f"embedding.device {device} needs a torch backend; embedding.backend {backend} runs on "
+                "the CPU only. Set embedding.backend to auto or torch, or embedding.device to cpu.")
+    return None
+
+
+def encoder_identity(model: str, backend: str, max_seq_length: int, device: str = "cpu") -> dict:
     """Everything besides the text that determines an embedding (the embedding cache's key);
-    ``backend`` as resolved, so that ``auto`` shares entries with the backend it picked."""
+    ``backend`` as resolved, so that ``auto`` shares entries with the backend it picked. A GPU
+    computes slightly different vectors, so it is part of the key (the CPU, as before, is not)."""
     location = resolve_model_location(model)
-    return {
+    identity = {
         "model": model,
         "files": model_fingerprint(location),
         "backend": backend,
         "max_seq_length": effective_max_seq_length(location, max_seq_length),
     }
+    if device != "cpu":
+        identity["device"] = device
+    return identity
 
 
 class TorchEncoder:
     """sentence-transformers on torch: fp32 (the reference backend), or with its matrix products
     in bfloat16 (``bf16``; weights, sums and the output stay fp32, so vectors keep cosine ~1 to fp32)."""
 
-    def __init__(self, model: str, max_seq_length: int, threads: int, bf16: bool = False):
+    def __init__(self, model: str, max_seq_length: int, threads: int, bf16: bool = False, device: str = "cpu"):
         import torch
 
         torch.set_num_threads(max(1, threads))
-        self.model = load_model(model, max_seq_length)
+        self.model = load_model(model, max_seq_length, device)
         self.bf16 = bf16
+        self.device = device
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         import torch
 
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        with torch.autocast(self.device, dtype=torch.bfloat16, enabled=self.bf16):
             return embed_texts(self.model, texts, batch_size=batch_size)
 
 
-def load_encoder(model: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int):
+def load_encoder(
+    model: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int, device: str = "cpu"
+):
     """An object with ``encode(texts, batch_size) -> unit vectors`` for the chosen backend."""
-    backend = resolve_backend(backend)
+    backend = resolve_backend(backend, device)
     if backend not in BACKENDS:
         raise PipelineInputError(f"embedding.backend {backend!r} is not one of {', '.join(BACKENDS)}.")
+    problem = device_problem(backend, device)
+    if problem:
+        raise PipelineInputError(problem)
     if backend.startswith("torch"):
-        return TorchEncoder(model, max_seq_length, threads, bf16=backend == "torch-bf16")
+        return TorchEncoder(model, max_seq_length, threads, bf16=backend == "torch-bf16", device=device)
     from papertopics.onnx_backend import OnnxEncoder
 
     location = resolve_model_location(model)
@@ -183,7 +203,7 @@ def load_encoder(model: str, backend: str, max_seq_length: int, model_cache_dir:
     return OnnxEncoder(location, backend, effective_max_seq_length(location, max_seq_length), model_cache_dir, threads)
 
 
-def load_model(model: str, max_seq_length: int):
+def load_model(model: str, max_seq_length: int, device: str = "cpu"):
     """Load a sentence-transformers model with every hub download switched off."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -191,7 +211,7 @@ def load_model(model: str, max_seq_length: int):
 
     location = resolve_model_location(model)
     try:
-        encoder = SentenceTransformer(location, local_files_only=True)
+        encoder = SentenceTransformer(location, local_files_only=True, device=device)
     except Exception as error:  # the library raises several types for "not found offline"
         raise PipelineInputError(_model_not_here(model, f"({error})")) from None
     encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)

@@ -64,27 +64,28 @@ def embed(
     threads: int = 1,
     shard: int = 0,
     shards: int = 1,
+    device: str = "cpu",
 ) -> None:
     """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors."""
     from papertopics.embed import embedding_text, encoder_identity, load_encoder, resolve_backend
     from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
     from papertopics.sharding import shard_bounds
 
-    backend = resolve_backend(backend)
+    backend = resolve_backend(backend, device)
     papers = storage.read_jsonl(papers_path)
     start, end = shard_bounds(len(papers), shard, shards)
     papers = papers[start:end]
-    cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length))
+    cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length, device))
     vectors, computed = embed_with_cache(
         [embedding_text(p) for p in papers],
         cache,
-        lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads),
+        lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads, device),
         batch_size=batch_size,
     )
     storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers], dtype=str), vectors=vectors)
     _LOG.info(
-        "papers %d-%d: %d embedded now (%s), %d from the cache (%d corrupt entries rebuilt)",
-        start, end, computed, backend, len(papers) - computed, cache.rebuilt,
+        "papers %d-%d: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
+        start, end, computed, backend, device, len(papers) - computed, cache.rebuilt,
     )
 
 

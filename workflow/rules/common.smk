@@ -9,11 +9,11 @@ from snakemake.utils import validate
 # script it runs (inside a --use-conda environment too), so this makes the package importable.
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
-from papertopics.embed import model_problem
+from papertopics.embed import device_problem, model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.parse import dump_name
-from papertopics.sharding import planned_shards
+from papertopics.sharding import RecordCounts, planned_shards
 from papertopics.startup import check_config, release_stale_locks
 
 ENVIRONMENT = "../../environment.yml"
@@ -48,7 +48,8 @@ def check_config_consistency(config):
         raise PipelineInputError(
             f"topics.ngram_range [{shortest}, {longest}]: the first value must not exceed the second."
         )
-    problem = model_problem(config["embedding"]["model"])
+    embedding = config["embedding"]
+    problem = model_problem(embedding["model"]) or device_problem(embedding["backend"], embedding["device"])
     if problem:
         raise PipelineInputError(problem)
 
@@ -64,8 +65,13 @@ except PipelineInputError as error:
 if release_stale_locks():
     logger.warning("Removed the locks of an earlier run that was killed; resuming its work.")
 
-# Embedding jobs per dump, planned from the raw files (see papertopics.sharding).
-SHARDS = {dump: planned_shards(path, config["embedding"]["shard_size"]) for dump, path in DUMPS.items()}
+# Embedding jobs per dump, planned from the raw files' record counts, which are remembered
+# while a file is unchanged (see papertopics.sharding): building the job graph reads no dump twice.
+_record_counts = RecordCounts()
+SHARDS = {
+    dump: planned_shards(path, config["embedding"]["shard_size"], _record_counts) for dump, path in DUMPS.items()
+}
+_record_counts.save()
 
 
 wildcard_constraints:
@@ -79,11 +85,17 @@ def embedding_params():
     return dict(
         model=settings["model"],
         backend=settings["backend"],
+        device=settings["device"],
         batch_size=settings["batch_size"],
         max_seq_length=settings["max_seq_length"],
         cache_dir=settings["cache_dir"],
         model_cache_dir=settings["model_cache_dir"],
     )
+
+
+def embedding_resources():
+    """A GPU for each embedding job when embedding.device asks for one (SLURM: --gpus=1)."""
+    return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
 def umap_params(*, cluster_space):
@@ -102,3 +114,16 @@ def shard_files(wildcards):
     if count == 1:
         return []
     return [f"results/embeddings/shards/{wildcards.dump}/{index}-of-{count}.npz" for index in range(count)]
+
+
+onerror:
+    # With the slurm executor: name the jobs SLURM killed for memory or time, with SLURM's reason.
+    from papertopics.slurm_failures import advice, killed_jobs
+
+    # `log`: Snakemake's log files of this run (a list in Snakemake 9).
+    run_logs = "".join(
+        Path(path).read_text(errors="replace") for path in ([log] if isinstance(log, str) else log) if Path(path).exists()
+    )
+    killed = advice(killed_jobs(run_logs))
+    if killed:
+        logger.error(killed)

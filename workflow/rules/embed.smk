@@ -10,6 +10,8 @@ rule embed_shard:
     params:
         **embedding_params(),
     threads: config["embedding"]["threads"]
+    resources:
+        **embedding_resources(),
     log:
         "results/logs/embed/{dump}/{shard}-of-{shards}.log",
     benchmark:
@@ -29,6 +31,9 @@ rule embed:
     params:
         **embedding_params(),
     threads: lambda wildcards: 1 if SHARDS[wildcards.dump] > 1 else config["embedding"]["threads"]
+    resources:
+        # the gathering of shards needs no GPU
+        gpu=lambda wildcards: 0 if SHARDS[wildcards.dump] > 1 else embedding_resources().get("gpu", 0),
     log:
         "results/logs/embed/{dump}.log",
     benchmark:
