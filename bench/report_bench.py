@@ -370,7 +370,7 @@ def main() -> None:
 
     measured: dict[str, dict[str, dict]] = {name: {v: {"mb": p.stat().st_size / 1e6, "loads": []} for v, p in vs.items()}
                                             for name, vs in reports.items()}
-    words = ["kalo", "network", "vogro"]
+    words = ["network", "vogro"]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})

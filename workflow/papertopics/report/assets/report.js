@@ -47,6 +47,10 @@
     return new Promise(function (resolve) { setTimeout(resolve, 0); });
   }
 
+  function painted() {  // resolves once the browser has painted what is drawn so far
+    return new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(resolve); }); });
+  }
+
   // ---- The map -------------------------------------------------------------------------------
   var mapDiv = document.getElementById("document-map");
   var map = null;  // the unpacked map-data block
@@ -314,9 +318,10 @@
     if (!searchReady) {
       searchReady = Promise.all([mapDrawn, loadAbstracts()]).then(function () {
         var postings = new Map();
-        var n = abstracts.length, chunk = 2000;
+        var n = abstracts.length;
         function indexFrom(start) {
-          for (var i = start; i < Math.min(n, start + chunk); i++) {
+          var until = performance.now() + 20, i = start;
+          for (; i < n && performance.now() < until; i++) {
             var words = (map.names[i] + " " + abstracts[i]).toLowerCase().match(WORD) || [];
             for (var w = 0; w < words.length; w++) {
               var list = postings.get(words[w]);
@@ -324,7 +329,7 @@
               if (list === undefined) { postings.set(words[w], [i]); } else if (list[list.length - 1] !== i) { list.push(i); }
             }
           }
-          if (start + chunk < n) { return nextFrame().then(function () { return indexFrom(start + chunk); }); }
+          if (i < n) { return nextFrame().then(function () { return indexFrom(i); }); }
           searchIndex = { words: Array.from(postings.keys()).sort(), papers: postings };
           return searchIndex;
         }
@@ -483,7 +488,7 @@
   var mapDrawn = drawMap();
   mapDrawn.then(function () {
     drawChartsWhenSeen();
-    return nextFrame();
+    return painted();  // the papers' table is read once the map is on the screen
   }).then(buildSearchIndex).then(function () {
     document.body.dataset.searchReady = "true";
   });
