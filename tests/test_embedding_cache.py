@@ -163,4 +163,4 @@ def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(tmp_
 
     run_workflow(workdir)
     log = (workdir / "results" / "logs" / "embed" / f"{SEEDS[0].stem}.log").read_text(encoding="utf-8")
-    assert f"1 embedded now ({resolve_backend('auto')})" in log, log
+    assert f"1 embedded now ({resolve_backend('auto')} on cpu)" in log, log
