@@ -14,8 +14,8 @@ from papertopics.embed import (
     embedding_text,
     load_encoder,
     resolve_backend,
-    resolve_model_location,
 )
+from papertopics.models import resolve_model_location
 from papertopics.errors import PipelineInputError
 from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
 from papertopics.parse import parse_dump
@@ -131,3 +131,18 @@ def test_a_model_folder_that_does_not_mean_pool_is_refused(tmp_path):
 def test_onnx_needs_a_local_model_folder(tmp_path):
     with pytest.raises(PipelineInputError, match="local model folder"):
         load_encoder("no-such-model-anywhere", "onnx", 256, str(tmp_path), threads=1)
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_every_backend_is_an_encoder_and_onnx_needs_no_torch_side_module(backend, tmp_path):
+    import subprocess
+    import sys
+
+    from papertopics.embed import Encoder
+
+    assert isinstance(load_encoder(MODEL, backend, 64, str(tmp_path), threads=1), Encoder)
+    # The ONNX backend reads model facts from papertopics.models, not from papertopics.embed (no cycle).
+    probe = "import sys, papertopics.onnx_backend; print('papertopics.embed' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=SEEDS[0].parents[2], env={"PYTHONPATH": "workflow", "PATH": ""})
+    assert result.stdout.strip() == "False"

@@ -11,7 +11,7 @@ import numpy as np
 
 from conftest import REPO, default_config
 from papertopics.cluster import cluster_points
-from papertopics.embed import PACKAGED_MODEL, model_problem
+from papertopics.models import PACKAGED_MODEL, model_problem
 from papertopics.startup import config_problems, release_stale_locks
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

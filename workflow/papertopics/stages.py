@@ -171,7 +171,8 @@ def topics(
     """Fit the topic model on the clusters; number topics stably across runs (``history_dir``)."""
     import pandas as pd
 
-    from papertopics.embed import load_model, resolve_model_location
+    from papertopics.embed import load_model
+    from papertopics.models import resolve_model_location
     from papertopics.lineage import (
         TopicHistory, carry_labels, follow_topics, lineage_events, record_run, topic_snapshots,
     )

@@ -9,7 +9,8 @@ from snakemake.utils import validate
 # script it runs (inside a --use-conda environment too), so this makes the package importable.
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
-from papertopics.embed import device_problem, model_problem
+from papertopics.embed import device_problem
+from papertopics.models import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.parse import dump_name
