@@ -126,7 +126,7 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
 def report_inputs(outputs: dict, with_figures: bool):
     """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked."""
     from papertopics.report import ReportInputs
-    from papertopics.report.model_figures import model_figures
+    from papertopics.figures import model_figures
 
     papers, details = outputs["papers"], outputs["details"]
     n_topics = sum(d["topic"] != -1 for d in details)

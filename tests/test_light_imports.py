@@ -97,3 +97,10 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()
+
+
+def test_the_models_figures_import_nothing_of_the_report():
+    probe = "import sys, papertopics.figures; print(sorted(m for m in sys.modules if m.startswith('papertopics.report')))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=REPO, env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""})
+    assert result.stdout.strip() == "[]"

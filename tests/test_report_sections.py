@@ -11,7 +11,7 @@ import pytest
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import OUTLIER_COLOUR, lighter, map_data, map_label, topic_colour
 from papertopics.report.embedding import data_block, gzip_block, script_json
-from papertopics.report.model_figures import model_figures
+from papertopics.figures import model_figures
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
@@ -178,7 +178,7 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
 def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segments():
     import plotly.graph_objects as go
 
-    from papertopics.report.structure import merged_line_traces
+    from papertopics.figures.hierarchy import merged_line_traces
 
     links = [go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
              for i, colour in enumerate(["red", "blue", "red"])]

@@ -177,7 +177,7 @@ def topics(
         TopicHistory, carry_labels, follow_topics, lineage_events, record_run, topic_snapshots,
     )
     from papertopics.parse import input_columns
-    from papertopics.report.model_figures import model_figures
+    from papertopics.figures import model_figures
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import (
         OUTLIER, describe_topics, fit_topic_model, needs_embedding_model, topic_groups, topic_keywords,

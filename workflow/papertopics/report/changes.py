@@ -8,7 +8,8 @@ import html
 import plotly.graph_objects as go
 
 from papertopics.report.document_map import topic_colour
-from papertopics.report.embedding import figure_block, notice, plotly_text
+from papertopics.figures.text import plotly_text
+from papertopics.report.embedding import figure_block, notice
 from papertopics.report.topic_table import sortable_table, table_cell
 
 _ROW_PX = 22

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 from plotly.colors import qualitative
 
-from papertopics.report.embedding import packed_json_block, plotly_text, web_link
+from papertopics.figures.text import plotly_text
+from papertopics.report.embedding import packed_json_block, web_link
 from papertopics.topics import OUTLIER
 
 _PALETTE = qualitative.Dark24 + qualitative.Light24

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from papertopics.report.document_map import topic_colour
-from papertopics.report.embedding import plotly_text
+from papertopics.figures.text import plotly_text
 
 
 def dump_share_chart(

@@ -53,10 +53,6 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
     )
 
 
-def plotly_text(text: str) -> str:
-    """Text for a plotly label, which reads a small HTML subset: tags escaped, quotes left as they
-    are (plotly would show ``&quot;`` as it stands, and without tags quotes carry no meaning)."""
-    return html.escape(text, quote=False)
 
 
 def notice(text: str) -> str:

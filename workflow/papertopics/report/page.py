@@ -8,6 +8,7 @@ from importlib import resources
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from papertopics.figures import too_few_topics
 from papertopics.report import structure
 from papertopics.report.changes import changes_section
 from papertopics.report.document_map import document_map_block
@@ -48,7 +49,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 
     map_html = document_map_block(shown_papers, inputs.topic_details, inputs.topic_groups or [], hover_chars)
     keywords_html = _model_figure("keyword-chart", inputs.figures)
-    intertopic_problem = structure.too_few_topics("intertopic", n_topics)
+    intertopic_problem = too_few_topics("intertopic", n_topics)
     structure_html = (
         "<h3>Intertopic map</h3>"
         + (

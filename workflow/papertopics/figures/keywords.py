@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from papertopics.report.embedding import plotly_text
+from papertopics.figures.text import plotly_text
 
 _MAX_TOPICS_IN_CHART = 12
 _CHART_WIDTH = 260
