@@ -193,13 +193,82 @@ def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
     return bool(words) and not _NUMBER.match(phrase) and words[0] not in stop_words and words[-1] not in stop_words
 
 
-def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset()) -> list[str]:
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# A label phrase is completed by a word that follows (or precedes) at least this share of its
+# occurrences in the topic's papers: "graph neural" is followed by "network(s)" in nearly all of
+# them, "graph" by "neural" in fewer than half even in a graph-neural-network topic.
+COMPLETION_SHARE = 0.5
+# ... and by at least this many: a word next to a phrase's only occurrence is chance.
+MIN_COMPLETIONS = 3
+MAX_PHRASE_WORDS = 4
+
+
+# Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
+_PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+
+
+def keyword_text(texts: list[str]) -> str:
+    """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
+    stretch between punctuation marks per line, words separated by single spaces."""
+    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in _PHRASE_BREAK.split(text.lower()))
+    return "\n".join(" ".join(words) for words in stretches if words)
+
+
+def _neighbour_words(phrase: str, text: str) -> tuple[int, list[str], list[str]]:
+    """Occurrences of ``phrase`` in a ``keyword_text`` and the words right before and after them."""
+    before, after, count = [], [], 0
+    for match in re.finditer(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", text):
+        count += 1
+        start, end = match.span()
+        if start > 0 and text[start - 1] == " ":
+            before.append(text[max(0, start - 64) : start - 1].rsplit(" ", 1)[-1].rsplit("\n", 1)[-1])
+        if end < len(text) and text[end] == " ":
+            after.append(text[end + 1 : end + 65].split(" ", 1)[0].split("\n", 1)[0])
+    return count, before, after
+
+
+def _dominant_word(words: list[str], occurrences: int, stop_words: frozenset[str]) -> tuple[float, str | None]:
+    """The word (plural forms counted together; its most used form) next to at least
+    ``COMPLETION_SHARE`` of the occurrences and ``MIN_COMPLETIONS`` of them, with its share; (0, None) when there is none."""
+    forms: dict[str, list[str]] = {}
+    for word in words:
+        forms.setdefault(singular(word), []).append(word)
+    if not forms or not occurrences:
+        return 0.0, None
+    stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
+    share = len(used) / occurrences
+    if share < COMPLETION_SHARE or len(used) < MIN_COMPLETIONS or stem in stop_words or _NUMBER.match(stem):
+        return 0.0, None
+    return share, max(sorted(set(used)), key=used.count)
+
+
+def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str:
+    """``phrase`` grown by the words that nearly always come with it in the topic's ``keyword_text``
+    ('graph neural' → 'graph neural networks'), up to ``MAX_PHRASE_WORDS`` words."""
+    words = phrase.split()
+    while len(words) < MAX_PHRASE_WORDS:
+        occurrences, before, after = _neighbour_words(" ".join(words), text)
+        left_share, left = _dominant_word(before, occurrences, stop_words)
+        right_share, right = _dominant_word(after, occurrences, stop_words)
+        if right and right_share >= left_share:
+            words.append(right)
+        elif left:
+            words.insert(0, left)
+        else:
+            break
+    return " ".join(words)
+
+
+def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None) -> list[str]:
     """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
-    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network')."""
+    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network').
+    With the topic's ``keyword_text``, each keyphrase is first completed (``complete_phrase``)."""
     chosen: list[str] = []
     for keyword in keywords:
         if not _is_clean_keyphrase(keyword, stop_words):
             continue
+        if text is not None:
+            keyword = complete_phrase(keyword.lower(), text, stop_words)
         stems = word_stems(keyword)
         if any(stems <= word_stems(phrase) for phrase in chosen):
             continue
@@ -217,13 +286,17 @@ def distinct_labels(
     stop_words: frozenset[str] = frozenset(),
     min_phrases: int = 2,
     max_phrases: int = 4,
+    texts_of: dict[int, str] | None = None,
 ) -> dict[int, str]:
     """Labels of ``min_phrases``..``max_phrases`` keyphrases, no two alike.
 
     Topics that would share a label get one more of their own keyphrases until the labels
-    differ; if their keyphrases run out, the topic number tells them apart.
+    differ; if their keyphrases run out, the topic number tells them apart. ``texts_of``: each
+    topic's ``keyword_text``, to complete its keyphrases (``complete_phrase``).
     """
-    phrases = {topic: label_phrases(words, stop_words) for topic, words in keywords_of.items()}
+    phrases = {
+        topic: label_phrases(words, stop_words, (texts_of or {}).get(topic)) for topic, words in keywords_of.items()
+    }
     length = {topic: min(min_phrases, len(p)) for topic, p in phrases.items()}
 
     def label(topic: int) -> str:
@@ -274,13 +347,19 @@ def describe_topics(
     embeddings: np.ndarray,
     topics: np.ndarray,
     n_representative_docs: int,
+    texts: list[str] | None = None,
 ) -> list[dict]:
-    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
+    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples.
+    With the papers' ``texts``, labels are made of completed keyphrases (``complete_phrase``)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
+    real = [t for t in present if t != OUTLIER]
+    texts_of = None
+    if texts is not None:
+        texts_of = {t: keyword_text([texts[i] for i in np.flatnonzero(topics == t)]) for t in real}
     labels = distinct_labels(
-        {t: [word for word, _ in keywords[t]] for t in present if t != OUTLIER}, frozenset(ENGLISH_STOP_WORDS)
+        {t: [word for word, _ in keywords[t]] for t in real}, frozenset(ENGLISH_STOP_WORDS), texts_of=texts_of
     )
     records = []
     for topic in present:
