@@ -141,7 +141,7 @@ def test_keyword_text_reads_words_as_the_vectorizer_does_and_breaks_at_punctuati
 def test_a_fragment_is_completed_by_the_word_that_nearly_always_follows_it():
     text = keyword_text(GNN_PAPERS)
     assert complete_phrase("graph neural", text, STOP) == "graph neural networks"
-    assert complete_phrase("neural", text, STOP) == "graph neural networks"
+    assert complete_phrase("neural", text, STOP) == "neural networks"  # words before a phrase narrow it: not added
     # Followed by "passing" in its only occurrence: chance, not a phrase.
     assert complete_phrase("message", text, STOP) == "message"
     # Never grown past a punctuation mark ("networks (GNNs)") or into a stop word ("of graph").
@@ -159,3 +159,11 @@ def test_labels_never_end_in_a_fragment_that_a_longer_keyphrase_completes():
     after = distinct_labels({0: keywords}, STOP, texts_of={0: keyword_text(GNN_PAPERS)})
     assert before[0] == "graph neural, gnns"
     assert after[0] == "graph neural networks, gnns"
+
+
+def test_a_keyphrase_found_only_across_punctuation_is_dropped():
+    papers = ["Reinforcement learning (RL) agents explore.", "Deep reinforcement learning (RL) for control."] * 2
+    keywords = ["learning rl", "reinforcement learning", "agents"]
+    assert label_phrases(keywords, STOP) == ["learning rl", "reinforcement learning", "agents"]
+    assert label_phrases(keywords, STOP, keyword_text(papers)) == ["reinforcement learning", "agents"]
+    assert complete_phrase("learning rl", keyword_text(papers), STOP) is None

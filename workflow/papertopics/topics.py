@@ -194,17 +194,16 @@ def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
 
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
-# A label phrase is completed by a word that follows (or precedes) at least this share of its
-# occurrences in the topic's papers: "graph neural" is followed by "network(s)" in nearly all of
-# them, "graph" by "neural" in fewer than half even in a graph-neural-network topic.
-COMPLETION_SHARE = 0.5
-# ... and by at least this many: a word next to a phrase's only occurrence is chance.
-MIN_COMPLETIONS = 3
-MAX_PHRASE_WORDS = 4
-
-
 # Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
 _PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+# A label phrase is completed by the word that follows at least this share of its occurrences in
+# the topic's papers: "graph neural" is followed by "network(s)" in nearly all of them, "graph" by
+# "neural" in fewer than half even in a graph-neural-network topic. Words before a phrase are not
+# added: they narrow it ("unsupervised domain adaptation") rather than complete it.
+COMPLETION_SHARE = 0.5
+# ... and at least this many of them: a word after a phrase's only occurrence is chance.
+MIN_COMPLETIONS = 3
+MAX_PHRASE_WORDS = 4
 
 
 def keyword_text(texts: list[str]) -> str:
@@ -214,70 +213,66 @@ def keyword_text(texts: list[str]) -> str:
     return "\n".join(" ".join(words) for words in stretches if words)
 
 
-def _neighbour_words(phrase: str, text: str) -> tuple[int, list[str], list[str]]:
-    """Occurrences of ``phrase`` in a ``keyword_text`` and the words right before and after them."""
-    before, after, count = [], [], 0
-    for match in re.finditer(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", text):
-        count += 1
-        start, end = match.span()
-        if start > 0 and text[start - 1] == " ":
-            before.append(text[max(0, start - 64) : start - 1].rsplit(" ", 1)[-1].rsplit("\n", 1)[-1])
-        if end < len(text) and text[end] == " ":
-            after.append(text[end + 1 : end + 65].split(" ", 1)[0].split("\n", 1)[0])
-    return count, before, after
+def _words_after(phrase: str, text: str) -> tuple[int, list[str]]:
+    """Occurrences of ``phrase`` as whole words in a ``keyword_text``, and the words right after them."""
+    count, after = 0, []
+    start = text.find(phrase)
+    while start != -1:
+        end = start + len(phrase)
+        if (start == 0 or text[start - 1] in " \n") and (end == len(text) or text[end] in " \n"):
+            count += 1
+            if end < len(text) and text[end] == " ":
+                after.append(text[end + 1 : end + 65].split(" ", 1)[0].split("\n", 1)[0])
+        start = text.find(phrase, start + 1)
+    return count, after
 
 
-def _dominant_word(words: list[str], occurrences: int, stop_words: frozenset[str]) -> tuple[float, str | None]:
-    """The word (plural forms counted together; its most used form) next to at least
-    ``COMPLETION_SHARE`` of the occurrences and ``MIN_COMPLETIONS`` of them, with its share; (0, None) when there is none."""
-    forms: dict[str, list[str]] = {}
-    for word in words:
-        forms.setdefault(singular(word), []).append(word)
-    if not forms or not occurrences:
-        return 0.0, None
-    stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
-    share = len(used) / occurrences
-    if share < COMPLETION_SHARE or len(used) < MIN_COMPLETIONS or stem in stop_words or _NUMBER.match(stem):
-        return 0.0, None
-    return share, max(sorted(set(used)), key=used.count)
-
-
-def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str:
-    """``phrase`` grown by the words that nearly always come with it in the topic's ``keyword_text``
-    ('graph neural' → 'graph neural networks'), up to ``MAX_PHRASE_WORDS`` words."""
+def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str | None:
+    """``phrase`` grown by the words that nearly always follow it in the topic's ``keyword_text``
+    ('graph neural' → 'graph neural networks'; plural forms counted together, the most used one
+    kept), up to ``MAX_PHRASE_WORDS`` words, never by a stop word or a number. None when the
+    phrase does not occur within a stretch between punctuation marks."""
     words = phrase.split()
     while len(words) < MAX_PHRASE_WORDS:
-        occurrences, before, after = _neighbour_words(" ".join(words), text)
-        left_share, left = _dominant_word(before, occurrences, stop_words)
-        right_share, right = _dominant_word(after, occurrences, stop_words)
-        if right and right_share >= left_share:
-            words.append(right)
-        elif left:
-            words.insert(0, left)
-        else:
+        occurrences, after = _words_after(" ".join(words), text)
+        if not occurrences and len(words) == len(phrase.split()):
+            return None
+        forms: dict[str, list[str]] = {}
+        for word in after:
+            forms.setdefault(singular(word), []).append(word)
+        if not forms:
             break
+        stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
+        if len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences) or stem in stop_words or _NUMBER.match(stem):
+            break
+        words.append(max(sorted(set(used)), key=used.count))
     return " ".join(words)
 
 
 def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None) -> list[str]:
     """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
     and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network').
-    With the topic's ``keyword_text``, each keyphrase is first completed (``complete_phrase``)."""
+    With the topic's ``keyword_text``, the phrases left are then completed (``complete_phrase``),
+    a phrase found only across punctuation ('learning rl', from 'reinforcement learning (RL)')
+    dropped, and twins removed again."""
+    chosen = _without_twins(k for k in keywords if _is_clean_keyphrase(k, stop_words))
+    if text is None:
+        return chosen
+    return _without_twins(p for p in (complete_phrase(phrase, text, stop_words) for phrase in chosen) if p)
+
+
+def _without_twins(phrases) -> list[str]:
     chosen: list[str] = []
-    for keyword in keywords:
-        if not _is_clean_keyphrase(keyword, stop_words):
+    for phrase in phrases:
+        stems = word_stems(phrase)
+        if any(stems <= word_stems(kept) for kept in chosen):
             continue
-        if text is not None:
-            keyword = complete_phrase(keyword.lower(), text, stop_words)
-        stems = word_stems(keyword)
-        if any(stems <= word_stems(phrase) for phrase in chosen):
-            continue
-        covered = [i for i, phrase in enumerate(chosen) if word_stems(phrase) < stems]
+        covered = [i for i, kept in enumerate(chosen) if word_stems(kept) < stems]
         if covered:
-            chosen[covered[0]] = keyword
-            chosen = [p for i, p in enumerate(chosen) if i not in covered[1:]]
+            chosen[covered[0]] = phrase
+            chosen = [kept for i, kept in enumerate(chosen) if i not in covered[1:]]
             continue
-        chosen.append(keyword)
+        chosen.append(phrase)
     return chosen
 
 
