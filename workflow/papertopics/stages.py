@@ -134,11 +134,33 @@ def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_d
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
-def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan) -> None:
-    from papertopics.cluster import cluster_points
+def cluster(
+    coordinates_path: str,
+    papers_path: str,
+    embedding_paths: list[str],
+    labels_out: str,
+    settings_out: str,
+    consensus_runs: int,
+    umap: dict,
+    **hdbscan,
+) -> None:
+    """Topics of the reduce stage's cluster space, or (``consensus_runs`` > 1) of it and further
+    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``)."""
+    from papertopics.consensus import cluster_runs, consensus_seeds
 
     coordinates = storage.read_arrays(coordinates_path)
-    labels, settings = cluster_points(coordinates["cluster_space"], **hdbscan)
+    spaces, embeddings = [coordinates["cluster_space"]], None
+    if consensus_runs > 1:
+        from papertopics.embed import embedding_text
+        from papertopics.reduce import reduce_embeddings
+
+        papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
+        if [p["id"] for p in papers] != coordinates["ids"].tolist():
+            raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
+        texts = [embedding_text(p) for p in papers]
+        for seed in consensus_seeds(umap["random_state"], consensus_runs)[1:]:
+            spaces.append(reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0])
+    labels, settings = cluster_runs(spaces, embeddings, **hdbscan)
     settings["clusters"] = int(len(set(labels.tolist()) - {-1}))
     settings["outliers"] = int((labels == -1).sum())
     storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
@@ -164,9 +186,11 @@ def topics(
     coarse_topics: int | str,
     min_overlap: float,
     min_similarity: float,
+    cluster_settings_path: str | None = None,
     **representation,
 ) -> None:
-    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``)."""
+    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
+    ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept."""
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
@@ -199,7 +223,7 @@ def topics(
     stable_id[OUTLIER] = OUTLIER
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
     keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
-    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs)
+    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers])
     label_of, relabelled = _labels_after_history(details, keywords, baseline)
     for record in details:
         record["label"] = label_of[record["topic"]]
@@ -247,6 +271,7 @@ def topics(
         "topics": n_topics,
         "coarse_topics_setting": coarse_topics,
         "coarse_topics": len(groups),
+        "consensus": storage.read_json(cluster_settings_path).get("consensus") if cluster_settings_path else None,
     }
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
     storage.write_json(figures_out, model_figures(model, n_topics))
@@ -328,6 +353,7 @@ def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metric
         labels=labels,
         group_of={t["topic"]: t["group"] for t in details["topics"] if t.get("group") is not None},
     )
+    metrics["consensus"] = details["settings"].get("consensus")
     storage.write_json(metrics_out, metrics)
     _LOG.info(
         "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",
