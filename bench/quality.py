@@ -114,7 +114,7 @@ def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, 
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
-    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs"}
+    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs" and not k.startswith("guide")}
     model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
     details = describe_topics(topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts)
     labels = {d["topic"]: d["label"] for d in details}
@@ -209,6 +209,28 @@ def stability(papers: list[dict], embeddings: np.ndarray, config: dict, cache_di
     return result
 
 
+def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) -> dict:
+    """Seconds of the reduce and cluster stages' work (UMAP projections, HDBSCAN), uncached, with
+    one run and with the configured ``hdbscan.consensus_runs``, measured side by side."""
+    import time
+
+    from papertopics.consensus import cluster_runs, consensus_seeds
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import reduce_embeddings
+
+    texts = [embedding_text(p) for p in papers]
+    hdbscan = {k: v for k, v in config["hdbscan"].items() if not k.startswith("consensus_")}
+    seconds = {}
+    for runs in (1, config["hdbscan"]["consensus_runs"]):
+        start = time.perf_counter()
+        spaces = [reduce_embeddings(embeddings, texts, **{**config["umap"], "random_state": seed})[0]
+                  for seed in consensus_seeds(config["umap"]["random_state"], runs)]
+        cluster_runs(spaces, embeddings, **hdbscan)
+        seconds[runs] = time.perf_counter() - start
+    runs = config["hdbscan"]["consensus_runs"]
+    return {"runs": runs, "one_run_s": seconds[1], "consensus_s": seconds[runs], "ratio": seconds[runs] / seconds[1]}
+
+
 def achievable(papers: list[dict], embeddings: np.ndarray, random_state: int = 42) -> dict:
     """What the embeddings allow: a supervised classifier (5-fold cross-validated logistic
     regression; each paper scored by the fold that did not train on it) and k-means with
@@ -234,6 +256,57 @@ def achievable(papers: list[dict], embeddings: np.ndarray, random_state: int = 4
             "ari": float(adjusted_rand_score(labels, clusters)),
         },
     }
+
+
+GUIDE_THRESHOLDS = (0.0, 0.4, 0.5)
+
+
+def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
+    """Guided topics with the corpus's own label names as the guide, against unguided topics and
+    each paper sent to its nearest name: accuracy (a paper in a discovered topic counts as
+    wrong) and NMI of all topics (outliers joined) against the labels."""
+    from sklearn.metrics import accuracy_score, normalized_mutual_info_score
+
+    from papertopics.guided import guided_topics
+    from papertopics.topics import assign_outliers
+
+    labels = np.array([p["label"] for p in papers])
+    names = sorted(set(labels.tolist()))
+    name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
+    clusters = ours_clusters(papers, embeddings, config, cache_dir)[0]
+    units = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
+    nearest = np.array(names)[(units @ (name_vectors / np.linalg.norm(name_vectors, axis=1, keepdims=True)).T).argmax(axis=1)]
+    rows = [{"variant": "unguided (defaults)", "accuracy": None, "named_share": 0.0,
+             "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, clusters)))},
+            {"variant": "each paper to its nearest name", "accuracy": float(accuracy_score(labels, nearest)),
+             "named_share": 1.0, "nmi": float(normalized_mutual_info_score(labels, nearest))}]
+    for threshold in GUIDE_THRESHOLDS:
+        topics, named = guided_topics(embeddings, name_vectors, clusters, threshold)
+        predicted = np.array([names[named[t]] if t in named else "" for t in topics.tolist()])
+        rows.append({
+            "variant": f"guided, topics.guide_min_similarity {threshold}"
+                       + (" (default)" if threshold == config["topics"]["guide_min_similarity"] else ""),
+            "accuracy": float(accuracy_score(labels, predicted)),
+            "named_share": float(np.isin(topics, list(named)).mean()),
+            "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, topics))),
+        })
+    return {"names": names, "rows": rows}
+
+
+def guided_table(result: dict) -> list[str]:
+    if not result.get("guided"):
+        return []
+    lines = [
+        f"Guided topics (`topics.guide`: the {result['labels']} label names), against the labels; accuracy counts a "
+        "paper in a discovered topic as wrong:",
+        "",
+        "| variant | accuracy | papers in named topics | NMI |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in result["guided"]["rows"]:
+        accuracy = "" if r["accuracy"] is None else f"{r['accuracy']:.3f}"
+        lines.append(f"| {r['variant']} | {accuracy} | {r['named_share']:.0%} | {r['nmi']:.3f} |")
+    return lines + [""]
 
 
 def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
@@ -290,7 +363,8 @@ def row(name: str, metrics: dict) -> dict:
 
 
 def benchmark(
-    corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42, stable: bool = True
+    corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42, stable: bool = True,
+    guide: bool = False,
 ) -> dict:
     from papertopics.embed import load_model, resolve_backend
 
@@ -316,7 +390,10 @@ def benchmark(
     rows.append(row("(c) TF-IDF + k-means, k = number of labels", run_tfidf_kmeans(papers, random_state)))
     reference = achievable(papers, embeddings, random_state)
     _LOG.info("%s: supervised and k-means done", corpus.name)
-    seeds = stability(papers, embeddings, config, cache_dir) if stable else None
+    seeds = None
+    if stable:
+        seeds = stability(papers, embeddings, config, cache_dir)
+        seeds["cost"] = clustering_cost(papers, embeddings, config)
     _LOG.info("%s: seed stability done", corpus.name)
     return {
         "corpus": corpus.name,
@@ -332,6 +409,7 @@ def benchmark(
             "bertopic": {"nmi": bertopic["labels"]["nmi"], "ari": bertopic["labels"]["ari"]},
         },
         "stability": seeds,
+        "guided": guided(papers, embeddings, config, encoder, cache_dir) if guide else None,
     }
 
 
@@ -352,7 +430,7 @@ def markdown(results: list[dict]) -> str:
                 f"| {r['variant']} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['homogeneity']:.3f} | {r['topics']} "
                 f"| {r['outliers']:.1%} | {r['unassigned']:.1%} | {r['npmi']:.3f} | {r['diversity']:.3f} |"
             )
-        lines += ["", *achievable_table(result), *stability_table(result["stability"])]
+        lines += ["", *achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
     lines.append(
         "Outliers: share of papers HDBSCAN left unclustered; left unassigned: share still without a topic "
         "(our defaults assign outliers to their nearest topic; BERTopic's defaults keep them as one cluster, -1, "
@@ -398,6 +476,13 @@ def stability_table(stability: dict | None) -> list[str]:
             f"| {name} | {min(figures['topics'])}-{max(figures['topics'])} | {figures['ari']:.3f} | {figures['nmi']:.3f} "
             f"| {min(to_labels):.3f}-{max(to_labels):.3f} |"
         )
+    cost = stability["cost"]
+    lines += [
+        "",
+        f"Cost of the {cost['runs']} joined UMAP runs (`hdbscan.consensus_runs`): reduce and cluster work "
+        f"{cost['consensus_s']:.1f} s against {cost['one_run_s']:.1f} s for one run, measured side by side: "
+        f"{cost['ratio']:.2f}x.",
+    ]
     return lines + [""]
 
 
@@ -409,6 +494,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json")
     parser.add_argument("--no-ablations", action="store_true", help="skip the rows that take back one change at a time")
     parser.add_argument("--no-stability", action="store_true", help="skip the seed-stability runs (five UMAP seeds each)")
+    parser.add_argument("--guided", action="store_true", help="also score guided topics, the corpus's label names as the guide")
     parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -417,7 +503,7 @@ def main() -> None:
     if missing:
         raise SystemExit(f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)")
     results = [
-        benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit, stable=not args.no_stability)
+        benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit, stable=not args.no_stability, guide=args.guided)
         for corpus in args.corpora
     ]
     storage.write_json(args.output.with_suffix(".json"), results)

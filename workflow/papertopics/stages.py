@@ -187,10 +187,13 @@ def topics(
     min_overlap: float,
     min_similarity: float,
     cluster_settings_path: str | None = None,
+    guide: list[str] | str | None = None,
+    guide_min_similarity: float = 0.5,
     **representation,
 ) -> None:
     """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
-    ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept."""
+    ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept.
+    ``guide``: known category names (or a file of them) that become topics (``papertopics.guided``)."""
     import pandas as pd
 
     from papertopics.embed import load_model, resolve_model_location
@@ -209,14 +212,21 @@ def topics(
     if layout["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
         raise RuntimeError("the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce.")
 
-    needed = needs_embedding_model(representation["representation"])
+    from papertopics.guided import guided_topics, load_guide
+
+    names = load_guide(guide)
+    encoder = load_model(embedding_model, max_seq_length) if names or needs_embedding_model(representation["representation"]) else None
+    cluster_labels, named = clusters["labels"], {}
+    if names:
+        name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
+        cluster_labels, named = guided_topics(embeddings, name_vectors, clusters["labels"], guide_min_similarity)
     model, model_topics, was_outlier = fit_topic_model(
-        [p["text"] for p in papers],
-        embeddings,
-        clusters["labels"],
-        embedding_model=load_model(embedding_model, max_seq_length) if needed else None,
-        **representation,
+        [p["text"] for p in papers], embeddings, cluster_labels, embedding_model=encoder, **representation
     )
+    # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
+    name_of_model_topic = {
+        int(model_topics[np.flatnonzero(cluster_labels == topic)[0]]): names[name] for topic, name in named.items()
+    }
     history = TopicHistory(history_dir)
     snapshots = topic_snapshots(ids, embeddings, model_topics)
     stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
@@ -225,8 +235,10 @@ def topics(
     keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
     details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers])
     label_of, relabelled = _labels_after_history(details, keywords, baseline)
+    label_of.update({stable_id[own]: name for own, name in name_of_model_topic.items()})
     for record in details:
         record["label"] = label_of[record["topic"]]
+        record["named"] = any(stable_id[own] == record["topic"] for own in name_of_model_topic)
     model_topic = {stable: own for own, stable in stable_id.items()}
     for record in details:
         record["model_topic"] = model_topic[record["topic"]]
@@ -271,6 +283,9 @@ def topics(
         "topics": n_topics,
         "coarse_topics_setting": coarse_topics,
         "coarse_topics": len(groups),
+        "guide": names,
+        "guide_min_similarity": guide_min_similarity if names else None,
+        "named_topics": len(name_of_model_topic),
         "consensus": storage.read_json(cluster_settings_path).get("consensus") if cluster_settings_path else None,
     }
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})

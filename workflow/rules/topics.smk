@@ -71,6 +71,8 @@ rule topics:
         map="results/reduced/map.npz",
         labels="results/clusters/labels.npz",
         cluster_settings="results/clusters/hdbscan.json",
+        # A guide given as a file: the topics rerun when it changes.
+        guide=[config["topics"]["guide"]] if isinstance(config["topics"]["guide"], str) else [],
     output:
         topics="results/topics/topics.csv",
         papers="results/topics/papers.csv",
@@ -92,6 +94,8 @@ rule topics:
         representation=config["topics"]["representation"],
         mmr_diversity=config["topics"]["mmr_diversity"],
         min_keyword_share=config["topics"]["min_keyword_share"],
+        guide=config["topics"]["guide"],
+        guide_min_similarity=config["topics"]["guide_min_similarity"],
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],
         min_similarity=config["lineage"]["min_similarity"],
