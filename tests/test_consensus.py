@@ -52,3 +52,16 @@ def test_mean_pairwise_ari_is_one_for_relabelled_copies_and_lower_otherwise():
     a = np.array([0, 0, 1, 1, 2, 2])
     assert mean_pairwise_ari([a, (a + 1) % 3, a]) == 1.0
     assert mean_pairwise_ari([a, np.array([0, 1, 0, 1, 2, 2])]) < 1.0
+
+
+def test_the_report_overview_gives_the_seed_stability_of_a_run_with_joined_runs():
+    from papertopics.report.quality import quality_figures
+
+    metrics = {"top_n_words": 10, "npmi": 0.1, "diversity": 0.8, "outlier_share": 0.2, "labels": None}
+    assert not any("Seed stability" in name for name in quality_figures(metrics))
+    consensus = {"runs": 3, "topics_per_run": [50, 52, 49], "mean_pairwise_ari_of_runs": 0.791,
+                 "mean_ari_consensus_to_runs": 0.873}
+    figures = quality_figures({**metrics, "consensus": consensus})
+    assert figures["Seed stability (3 seeded UMAP runs; topics are their consensus)"] == (
+        "single runs agree ARI 0.791, consensus to each run ARI 0.873"
+    )
