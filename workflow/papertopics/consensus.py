@@ -1,7 +1,7 @@
 """Topics that do not move with the UMAP seed: one clustering of several seeded UMAP runs.
 
-A single UMAP + HDBSCAN run is one draw: on IJCAI, a fifth of the papers change topic when only
-UMAP's seed changes. Here several seeded runs' cluster spaces are joined side by side and
+A single UMAP + HDBSCAN run is one draw: on IJCAI, many papers change topic when only UMAP's
+seed changes (bench/quality.md). Here several seeded runs' cluster spaces are joined side by side and
 HDBSCAN clusters the joined space once: two papers' squared distance there is the sum of their
 squared distances in the runs, so what one run's layout happens to put close or far counts for
 a share of it only. (A co-association consensus, papers that most runs put in one topic, was
