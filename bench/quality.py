@@ -19,6 +19,8 @@ from papertopics.text import clean_for_keywords
 REPO = Path(__file__).resolve().parents[1]
 
 _LOG = logging.getLogger("quality")
+# UMAP seeds of the seed-stability figures.
+STABILITY_SEEDS = (42, 7, 1, 2, 3)
 
 
 def load_corpus(path: Path) -> list[dict]:
@@ -88,19 +90,33 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     return cluster_space, used
 
 
+def ours_clusters(papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seed: int | None = None):
+    """The reduce and cluster stages (with their consensus runs), UMAP seeded with ``seed``
+    (default: the configured one); returns the clusters and the two stages' settings."""
+    from papertopics.consensus import cluster_runs, consensus_seeds
+
+    umap = config["umap"] if seed is None else {**config["umap"], "random_state": seed}
+    hdbscan = {k: v for k, v in config["hdbscan"].items() if not k.startswith("consensus_")}
+    spaces, umap_used = [], None
+    for run_seed in consensus_seeds(umap["random_state"], config["hdbscan"]["consensus_runs"]):
+        space, used = cached_cluster_space(papers, embeddings, {**umap, "random_state": run_seed}, cache_dir)
+        spaces.append(space)
+        umap_used = umap_used or used
+    clusters, hdbscan_used = cluster_runs(spaces, embeddings, **hdbscan)
+    return clusters, umap_used, hdbscan_used
+
+
 def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
     """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus."""
-    from papertopics.cluster import cluster_points
     from papertopics.quality import evaluate_topics
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import describe_topics, fit_topic_model, topic_groups, topic_keywords
 
     texts = [p["text"] for p in papers]
-    cluster_space, umap_used = cached_cluster_space(papers, embeddings, config["umap"], cache_dir)
-    clusters, hdbscan_used = cluster_points(cluster_space, **config["hdbscan"])
-    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs"}
+    clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
+    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs" and not k.startswith("guide")}
     model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
-    details = describe_topics(topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1)
+    details = describe_topics(topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts)
     labels = {d["topic"]: d["label"] for d in details}
     group_of, groups = topic_groups(
         embeddings, assigned, labels, resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels))
@@ -129,6 +145,170 @@ def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, r
     topics = np.asarray(model.fit_transform(texts, embeddings=embeddings)[0])
     keyphrases = {t: [w for w, _ in model.get_topic(t) or [] if w] for t in set(topics.tolist())}
     return evaluate_topics(texts, topics, topics == -1, keyphrases, top_n_words=10, labels=[p["label"] for p in papers])
+
+
+def cached(cache_dir: Path, name: str, key, compute) -> np.ndarray:
+    """``compute()``'s array, kept in ``cache_dir`` under ``name`` and a hash of ``key``."""
+    path = cache_dir / f"{name}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]}.npz"
+    if path.exists():
+        return storage.read_arrays(path)["values"]
+    values = compute()
+    storage.write_arrays(path, values=values)
+    return values
+
+
+def bertopic_default_partition(embeddings: np.ndarray, random_state: int) -> np.ndarray:
+    """The topics BERTopic's defaults make (its default UMAP and HDBSCAN; outliers stay -1),
+    without the representation steps that do not move a paper."""
+    from hdbscan import HDBSCAN
+    from umap import UMAP
+
+    reduced = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", low_memory=False,
+                   random_state=random_state).fit_transform(embeddings)
+    return HDBSCAN(min_cluster_size=10, metric="euclidean", cluster_selection_method="eom",
+                   prediction_data=True).fit_predict(reduced).astype(np.int64)
+
+
+def seed_stability(partitions: list[np.ndarray]) -> dict:
+    """Mean pairwise ARI and NMI between the partitions of several seeds, and their topic counts."""
+    from itertools import combinations
+
+    from sklearn.metrics import normalized_mutual_info_score
+
+    from papertopics.consensus import mean_pairwise_ari
+
+    return {
+        "ari": mean_pairwise_ari(partitions),
+        "nmi": float(np.mean([normalized_mutual_info_score(a, b) for a, b in combinations(partitions, 2)])),
+        "topics": [int(len(set(p.tolist()) - {-1})) for p in partitions],
+    }
+
+
+def stability(papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seeds=STABILITY_SEEDS) -> dict:
+    """Seed stability of our topics (reduce, cluster, outliers joined to topics as the topics stage
+    does) and of BERTopic's defaults' over the UMAP ``seeds``; also each seed's NMI to the labels."""
+    from sklearn.metrics import normalized_mutual_info_score
+
+    from papertopics.topics import assign_outliers
+
+    labels = [p["label"] for p in papers]
+    ids = [p["id"] for p in papers]
+    one_run = with_overrides(config, {"hdbscan": {"consensus_runs": 1}})
+    ours, single, theirs = [], [], []
+    for seed in seeds:
+        for partitions, settings in ((ours, config), (single, one_run)):
+            clusters = ours_clusters(papers, embeddings, settings, cache_dir, seed)[0]
+            partitions.append(assign_outliers(embeddings, clusters) if config["topics"]["reduce_outliers"] else clusters)
+        theirs.append(cached(cache_dir, "bertopic-defaults", [ids, seed],
+                             lambda seed=seed: bertopic_default_partition(embeddings, seed)))
+    result = {}
+    for name, partitions in (("ours", ours), ("one_run", single), ("bertopic", theirs)):
+        result[name] = {
+            **seed_stability(partitions),
+            "nmi_to_labels": [float(normalized_mutual_info_score(labels, p)) for p in partitions],
+        }
+    result["seeds"] = list(seeds)
+    return result
+
+
+def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) -> dict:
+    """Seconds of the reduce and cluster stages' work (UMAP projections, HDBSCAN), uncached, with
+    one run and with the configured ``hdbscan.consensus_runs``, measured side by side."""
+    import time
+
+    from papertopics.consensus import cluster_runs, consensus_seeds
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import reduce_embeddings
+
+    texts = [embedding_text(p) for p in papers]
+    hdbscan = {k: v for k, v in config["hdbscan"].items() if not k.startswith("consensus_")}
+    seconds = {}
+    for runs in (1, config["hdbscan"]["consensus_runs"]):
+        start = time.perf_counter()
+        spaces = [reduce_embeddings(embeddings, texts, **{**config["umap"], "random_state": seed})[0]
+                  for seed in consensus_seeds(config["umap"]["random_state"], runs)]
+        cluster_runs(spaces, embeddings, **hdbscan)
+        seconds[runs] = time.perf_counter() - start
+    runs = config["hdbscan"]["consensus_runs"]
+    return {"runs": runs, "one_run_s": seconds[1], "consensus_s": seconds[runs], "ratio": seconds[runs] / seconds[1]}
+
+
+def achievable(papers: list[dict], embeddings: np.ndarray, random_state: int = 42) -> dict:
+    """What the embeddings allow: a supervised classifier (5-fold cross-validated logistic
+    regression; each paper scored by the fold that did not train on it) and k-means with
+    k = the number of labels on the raw (unit-length) embeddings."""
+    from sklearn.cluster import KMeans
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score, adjusted_rand_score, normalized_mutual_info_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.preprocessing import normalize
+
+    labels = np.array([p["label"] for p in papers])
+    folds = StratifiedKFold(5, shuffle=True, random_state=random_state)
+    predicted = cross_val_predict(LogisticRegression(max_iter=2000), embeddings, labels, cv=folds)
+    clusters = KMeans(len(set(labels.tolist())), n_init=10, random_state=random_state).fit_predict(normalize(embeddings))
+    return {
+        "supervised": {
+            "nmi": float(normalized_mutual_info_score(labels, predicted)),
+            "ari": float(adjusted_rand_score(labels, predicted)),
+            "accuracy": float(accuracy_score(labels, predicted)),
+        },
+        "kmeans_raw": {
+            "nmi": float(normalized_mutual_info_score(labels, clusters)),
+            "ari": float(adjusted_rand_score(labels, clusters)),
+        },
+    }
+
+
+GUIDE_THRESHOLDS = (0.0, 0.4, 0.5)
+
+
+def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
+    """Guided topics with the corpus's own label names as the guide, against unguided topics and
+    each paper sent to its nearest name: accuracy (a paper in a discovered topic counts as
+    wrong) and NMI of all topics (outliers joined) against the labels."""
+    from sklearn.metrics import accuracy_score, normalized_mutual_info_score
+
+    from papertopics.guided import guided_topics
+    from papertopics.topics import assign_outliers
+
+    labels = np.array([p["label"] for p in papers])
+    names = sorted(set(labels.tolist()))
+    name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
+    clusters = ours_clusters(papers, embeddings, config, cache_dir)[0]
+    units = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
+    nearest = np.array(names)[(units @ (name_vectors / np.linalg.norm(name_vectors, axis=1, keepdims=True)).T).argmax(axis=1)]
+    rows = [{"variant": "unguided (defaults)", "accuracy": None, "named_share": 0.0,
+             "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, clusters)))},
+            {"variant": "each paper to its nearest name", "accuracy": float(accuracy_score(labels, nearest)),
+             "named_share": 1.0, "nmi": float(normalized_mutual_info_score(labels, nearest))}]
+    for threshold in GUIDE_THRESHOLDS:
+        topics, named = guided_topics(embeddings, name_vectors, clusters, threshold)
+        predicted = np.array([names[named[t]] if t in named else "" for t in topics.tolist()])
+        rows.append({
+            "variant": f"guided, topics.guide_min_similarity {threshold}"
+                       + (" (default)" if threshold == config["topics"]["guide_min_similarity"] else ""),
+            "accuracy": float(accuracy_score(labels, predicted)),
+            "named_share": float(np.isin(topics, list(named)).mean()),
+            "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, topics))),
+        })
+    return {"names": names, "rows": rows}
+
+
+def guided_table(result: dict) -> list[str]:
+    if not result.get("guided"):
+        return []
+    lines = [
+        f"Guided topics (`topics.guide`: the {result['labels']} label names), against the labels; accuracy counts a "
+        "paper in a discovered topic as wrong:",
+        "",
+        "| variant | accuracy | papers in named topics | NMI |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in result["guided"]["rows"]:
+        accuracy = "" if r["accuracy"] is None else f"{r['accuracy']:.3f}"
+        lines.append(f"| {r['variant']} | {accuracy} | {r['named_share']:.0%} | {r['nmi']:.3f} |")
+    return lines + [""]
 
 
 def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
@@ -184,7 +364,10 @@ def row(name: str, metrics: dict) -> dict:
     }
 
 
-def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42) -> dict:
+def benchmark(
+    corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42, stable: bool = True,
+    guide: bool = False,
+) -> dict:
     from papertopics.embed import load_model, resolve_backend
 
     config = default_config()
@@ -204,8 +387,16 @@ def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None 
         for name, overrides in ABLATIONS.items():
             rows.append(row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder, cache_dir)))
             _LOG.info("%s: %s done", corpus.name, name)
-    rows.append(row("(b) BERTopic defaults, same embeddings", run_bertopic_defaults(papers, embeddings, encoder, random_state)))
+    bertopic = run_bertopic_defaults(papers, embeddings, encoder, random_state)
+    rows.append(row("(b) BERTopic defaults, same embeddings", bertopic))
     rows.append(row("(c) TF-IDF + k-means, k = number of labels", run_tfidf_kmeans(papers, random_state)))
+    reference = achievable(papers, embeddings, random_state)
+    _LOG.info("%s: supervised and k-means done", corpus.name)
+    seeds = None
+    if stable:
+        seeds = stability(papers, embeddings, config, cache_dir)
+        seeds["cost"] = clustering_cost(papers, embeddings, config)
+    _LOG.info("%s: seed stability done", corpus.name)
     return {
         "corpus": corpus.name,
         "papers": len(papers),
@@ -214,6 +405,13 @@ def benchmark(corpus: Path, cache_dir: Path, ablations: bool, limit: int | None 
         "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
         "example_labels": ours["example_labels"],
         "rows": rows,
+        "achievable": {
+            **reference,
+            "ours": {"nmi": ours["labels"]["nmi"], "ari": ours["labels"]["ari"]},
+            "bertopic": {"nmi": bertopic["labels"]["nmi"], "ari": bertopic["labels"]["ari"]},
+        },
+        "stability": seeds,
+        "guided": guided(papers, embeddings, config, encoder, cache_dir) if guide else None,
     }
 
 
@@ -234,7 +432,7 @@ def markdown(results: list[dict]) -> str:
                 f"| {r['variant']} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['homogeneity']:.3f} | {r['topics']} "
                 f"| {r['outliers']:.1%} | {r['unassigned']:.1%} | {r['npmi']:.3f} | {r['diversity']:.3f} |"
             )
-        lines.append("")
+        lines += ["", *achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
     lines.append(
         "Outliers: share of papers HDBSCAN left unclustered; left unassigned: share still without a topic "
         "(our defaults assign outliers to their nearest topic; BERTopic's defaults keep them as one cluster, -1, "
@@ -245,6 +443,53 @@ def markdown(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def achievable_table(result: dict) -> list[str]:
+    """Our NMI beside what the same embeddings allow: a supervised classifier and k-means."""
+    figures = result["achievable"]
+    supervised = figures["supervised"]["nmi"]
+    lines = [
+        f"Against what the embeddings allow (supervised: 5-fold cross-validated logistic regression on the "
+        f"embeddings, accuracy {figures['supervised']['accuracy']:.3f}; k-means with k = {result['labels']} "
+        f"on the raw embeddings):",
+        "",
+        "| | NMI | ARI | share of the supervised NMI |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, key in (("supervised", "supervised"), ("k-means on the raw embeddings", "kmeans_raw"),
+                      ("papertopics defaults", "ours"), ("BERTopic defaults", "bertopic")):
+        lines.append(f"| {name} | {figures[key]['nmi']:.3f} | {figures[key]['ari']:.3f} | {figures[key]['nmi'] / supervised:.0%} |")
+    return lines + [""]
+
+
+def stability_table(stability: dict | None) -> list[str]:
+    if not stability:
+        return []
+    lines = [
+        f"Seed stability over UMAP seeds {'/'.join(map(str, stability['seeds']))} (mean over the seed pairs; "
+        "each paper in its topic after outliers are joined, for ours; BERTopic's outliers as one cluster):",
+        "",
+        "| | topics per seed | mean pairwise ARI | mean pairwise NMI | NMI to the labels (min-max) |",
+        "|---|---|---:|---:|---|",
+    ]
+    rows = (("papertopics defaults", "ours"), ("the same, one UMAP run (`hdbscan.consensus_runs: 1`)", "one_run"),
+            ("BERTopic defaults", "bertopic"))
+    for name, key in rows:
+        figures = stability[key]
+        to_labels = figures["nmi_to_labels"]
+        lines.append(
+            f"| {name} | {min(figures['topics'])}-{max(figures['topics'])} | {figures['ari']:.3f} | {figures['nmi']:.3f} "
+            f"| {min(to_labels):.3f}-{max(to_labels):.3f} |"
+        )
+    cost = stability["cost"]
+    lines += [
+        "",
+        f"Cost of the {cost['runs']} joined UMAP runs (`hdbscan.consensus_runs`): reduce and cluster work "
+        f"{cost['consensus_s']:.1f} s against {cost['one_run_s']:.1f} s for one run, measured side by side: "
+        f"{cost['ratio']:.2f}x.",
+    ]
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpora", nargs="+", type=Path, help="labelled .jsonl.gz corpora (id, title, abstract, label)")
@@ -252,6 +497,8 @@ def main() -> None:
                         help="where embeddings are cached between runs (outside the repository)")
     parser.add_argument("--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json")
     parser.add_argument("--no-ablations", action="store_true", help="skip the rows that take back one change at a time")
+    parser.add_argument("--no-stability", action="store_true", help="skip the seed-stability runs (five UMAP seeds each)")
+    parser.add_argument("--guided", action="store_true", help="also score guided topics, the corpus's label names as the guide")
     parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -259,7 +506,10 @@ def main() -> None:
     missing = [str(c) for c in args.corpora if not c.exists()]
     if missing:
         raise SystemExit(f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)")
-    results = [benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit) for corpus in args.corpora]
+    results = [
+        benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit, stable=not args.no_stability, guide=args.guided)
+        for corpus in args.corpora
+    ]
     storage.write_json(args.output.with_suffix(".json"), results)
     storage.write_text(args.output.with_suffix(".md"), markdown(results))
     print(markdown(results))

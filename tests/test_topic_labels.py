@@ -6,7 +6,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from papertopics.sizing import resolve_coarse_topics
 from papertopics.topics import (
     SharedKeywords,
+    complete_phrase,
     distinct_labels,
+    keyword_text,
     label_phrases,
     shared_keywords_first,
     singular,
@@ -120,3 +122,48 @@ def test_shared_keywords_reads_the_share_of_each_topics_papers_using_a_word():
     # "zebra" is in 1 of topic 0's 4 papers (25%): it drops behind the words most of them use.
     assert [w for w, _ in kept[0]] == ["graph", "node", "zebra"]
     assert [w for w, _ in kept[1]] == ["image", "pixel"]
+
+
+GNN_PAPERS = [
+    "Graph neural networks (GNNs) learn node representations by message passing.",
+    "We study the expressive power of graph neural networks on molecules.",
+    "A graph neural network for traffic forecasting; graph neural networks scale poorly.",
+    "Over-smoothing limits deep graph neural network models.",
+]
+
+
+def test_keyword_text_reads_words_as_the_vectorizer_does_and_breaks_at_punctuation():
+    assert keyword_text(["Graph neural networks (GNNs) learn; a multi-agent system."]) == (
+        "graph neural networks\ngnns\nlearn\nmulti agent system"
+    )
+
+
+def test_a_fragment_is_completed_by_the_word_that_nearly_always_follows_it():
+    text = keyword_text(GNN_PAPERS)
+    assert complete_phrase("graph neural", text, STOP) == "graph neural networks"
+    assert complete_phrase("neural", text, STOP) == "neural networks"  # words before a phrase narrow it: not added
+    # Followed by "passing" in its only occurrence: chance, not a phrase.
+    assert complete_phrase("message", text, STOP) == "message"
+    # Never grown past a punctuation mark ("networks (GNNs)") or into a stop word ("of graph").
+    assert complete_phrase("gnns", text + "\ngnns of graph" * 3, STOP) == "gnns"
+
+
+def test_a_word_that_follows_only_some_occurrences_does_not_complete_a_phrase():
+    text = keyword_text(["graph neural networks here", "graph kernels there", "graph coloring", "random graph"])
+    assert complete_phrase("graph", text, STOP) == "graph"
+
+
+def test_labels_never_end_in_a_fragment_that_a_longer_keyphrase_completes():
+    keywords = ["graph neural", "gnns", "neural networks", "node", "message passing"]
+    before = distinct_labels({0: keywords}, STOP)
+    after = distinct_labels({0: keywords}, STOP, texts_of={0: keyword_text(GNN_PAPERS)})
+    assert before[0] == "graph neural, gnns"
+    assert after[0] == "graph neural networks, gnns"
+
+
+def test_a_keyphrase_found_only_across_punctuation_is_dropped():
+    papers = ["Reinforcement learning (RL) agents explore.", "Deep reinforcement learning (RL) for control."] * 2
+    keywords = ["learning rl", "reinforcement learning", "agents"]
+    assert label_phrases(keywords, STOP) == ["learning rl", "reinforcement learning", "agents"]
+    assert label_phrases(keywords, STOP, keyword_text(papers)) == ["reinforcement learning", "agents"]
+    assert complete_phrase("learning rl", keyword_text(papers), STOP) is None

@@ -172,6 +172,10 @@ def match_topics(
             row for row in range(len(previous))
             if went[row, column] >= _MOST and partner_of_row.get(row, column) == column
         ]
+        continuing = partner_of_column.get(column)
+        if len(sources) == 1 and continuing is not None and continuing != sources[0]:
+            # A topic absorbed into one that continues another (which may have split meanwhile).
+            sources = [continuing, *sources]
         if len(sources) >= 2:
             matching.merges.append((current[column].id, [previous[row].id for row in sources]))
             in_events_before.update(sources)

@@ -135,13 +135,35 @@ def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_d
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
-def cluster(coordinates_path: str, labels_out: str, settings_out: str, **hdbscan) -> None:
-    from papertopics.cluster import cluster_points
+def cluster(
+    coordinates_path: str,
+    papers_path: str,
+    embedding_paths: list[str],
+    labels_out: str,
+    settings_out: str,
+    consensus_runs: int,
+    umap: dict,
+    **hdbscan,
+) -> None:
+    """Topics of the reduce stage's cluster space, or (``consensus_runs`` > 1) of it and further
+    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``)."""
+    from papertopics.consensus import cluster_runs, consensus_seeds
     from papertopics.topics import OUTLIER
 
     coordinates = storage.read_arrays(coordinates_path)
-    labels, settings = cluster_points(coordinates["cluster_space"], **hdbscan)
-    settings["clusters"] = int(len(set(labels.tolist()) - {-1}))
+    spaces, embeddings = [coordinates["cluster_space"]], None
+    if consensus_runs > 1:
+        from papertopics.embed import embedding_text
+        from papertopics.reduce import reduce_embeddings
+
+        papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
+        if [p["id"] for p in papers] != coordinates["ids"].tolist():
+            raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
+        texts = [embedding_text(p) for p in papers]
+        for seed in consensus_seeds(umap["random_state"], consensus_runs)[1:]:
+            spaces.append(reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0])
+    labels, settings = cluster_runs(spaces, embeddings, **hdbscan)
+    settings["clusters"] = int(len(set(labels.tolist()) - {OUTLIER}))
     settings["outliers"] = int((labels == OUTLIER).sum())
     storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
     storage.write_json(settings_out, settings)
@@ -166,9 +188,14 @@ def topics(
     coarse_topics: int | str,
     min_overlap: float,
     min_similarity: float,
+    cluster_settings_path: str | None = None,
+    guide: list[str] | str | None = None,
+    guide_min_similarity: float = 0.5,
     **representation,
 ) -> None:
-    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``)."""
+    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
+    ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept.
+    ``guide``: known category names (or a file of them) that become topics (``papertopics.guided``)."""
     import pandas as pd
 
     from papertopics.embed import load_model
@@ -190,29 +217,39 @@ def topics(
     if layout["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
         raise RuntimeError("the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce.")
 
-    needed = needs_embedding_model(representation["representation"])
+    from papertopics.guided import guided_topics, load_guide
+
+    names = load_guide(guide)
+    encoder = load_model(embedding_model, max_seq_length) if names or needs_embedding_model(representation["representation"]) else None
+    cluster_labels, named = clusters["labels"], {}
+    if names:
+        name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
+        cluster_labels, named = guided_topics(embeddings, name_vectors, clusters["labels"], guide_min_similarity)
     model, model_topics, was_outlier = fit_topic_model(
-        [p["text"] for p in papers],
-        embeddings,
-        clusters["labels"],
-        embedding_model=load_model(embedding_model, max_seq_length) if needed else None,
-        **representation,
+        [p["text"] for p in papers], embeddings, cluster_labels, embedding_model=encoder, **representation
     )
+    # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
+    name_of_model_topic = {
+        int(model_topics[np.flatnonzero(cluster_labels == topic)[0]]): names[name] for topic, name in named.items()
+    }
     history = TopicHistory(history_dir)
     snapshots = topic_snapshots(ids, embeddings, model_topics)
     stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
     stable_id[OUTLIER] = OUTLIER
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
     keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
-    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs)
+    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers])
     earlier_labels = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     label_of, relabelled = carry_labels(
         {d["topic"]: d["label"] for d in details}, {t: [w for w, _ in k] for t, k in keywords.items()}, earlier_labels
     )
+    label_of.update({stable_id[own]: name for own, name in name_of_model_topic.items()})
     model_topic = {stable: own for own, stable in stable_id.items()}
+    named_topics = {stable_id[own] for own in name_of_model_topic}
     for record in details:
         record["label"] = label_of[record["topic"]]
         record["model_topic"] = model_topic[record["topic"]]
+        record["named"] = record["topic"] in named_topics
     model.set_topic_labels({own: label_of[stable] for own, stable in stable_id.items() if stable in label_of})
     n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
     n_groups = resolve_coarse_topics(coarse_topics, n_topics)
@@ -254,6 +291,10 @@ def topics(
         "topics": n_topics,
         "coarse_topics_setting": coarse_topics,
         "coarse_topics": len(groups),
+        "guide": names,
+        "guide_min_similarity": guide_min_similarity if names else None,
+        "named_topics": len(name_of_model_topic),
+        "consensus": storage.read_json(cluster_settings_path).get("consensus") if cluster_settings_path else None,
     }
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
     storage.write_json(figures_out, model_figures(model, n_topics))
@@ -324,6 +365,7 @@ def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metric
         labels=labels,
         group_of={t["topic"]: t["group"] for t in details["topics"] if t.get("group") is not None},
     )
+    metrics["consensus"] = details["settings"].get("consensus")
     storage.write_json(metrics_out, metrics)
     _LOG.info(
         "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",

@@ -193,22 +193,86 @@ def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
     return bool(words) and not _NUMBER.match(phrase) and words[0] not in stop_words and words[-1] not in stop_words
 
 
-def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset()) -> list[str]:
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
+_PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+# A label phrase is completed by the word that follows at least this share of its occurrences in
+# the topic's papers: "graph neural" is followed by "network(s)" in nearly all of them, "graph" by
+# "neural" in fewer than half even in a graph-neural-network topic. Words before a phrase are not
+# added: they narrow it ("unsupervised domain adaptation") rather than complete it.
+COMPLETION_SHARE = 0.5
+# ... and at least this many of them: a word after a phrase's only occurrence is chance.
+MIN_COMPLETIONS = 3
+MAX_PHRASE_WORDS = 4
+
+
+def keyword_text(texts: list[str]) -> str:
+    """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
+    stretch between punctuation marks per line, words separated by single spaces."""
+    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in _PHRASE_BREAK.split(text.lower()))
+    return "\n".join(" ".join(words) for words in stretches if words)
+
+
+def _words_after(phrase: str, text: str) -> tuple[int, list[str]]:
+    """Occurrences of ``phrase`` as whole words in a ``keyword_text``, and the words right after them."""
+    count, after = 0, []
+    start = text.find(phrase)
+    while start != -1:
+        end = start + len(phrase)
+        if (start == 0 or text[start - 1] in " \n") and (end == len(text) or text[end] in " \n"):
+            count += 1
+            if end < len(text) and text[end] == " ":
+                after.append(text[end + 1 : end + 65].split(" ", 1)[0].split("\n", 1)[0])
+        start = text.find(phrase, start + 1)
+    return count, after
+
+
+def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str | None:
+    """``phrase`` grown by the words that nearly always follow it in the topic's ``keyword_text``
+    ('graph neural' → 'graph neural networks'; plural forms counted together, the most used one
+    kept), up to ``MAX_PHRASE_WORDS`` words, never by a stop word or a number. None when the
+    phrase does not occur within a stretch between punctuation marks."""
+    words = phrase.split()
+    while len(words) < MAX_PHRASE_WORDS:
+        occurrences, after = _words_after(" ".join(words), text)
+        if not occurrences and len(words) == len(phrase.split()):
+            return None
+        forms: dict[str, list[str]] = {}
+        for word in after:
+            forms.setdefault(singular(word), []).append(word)
+        if not forms:
+            break
+        stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
+        if len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences) or stem in stop_words or _NUMBER.match(stem):
+            break
+        words.append(max(sorted(set(used)), key=used.count))
+    return " ".join(words)
+
+
+def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None) -> list[str]:
     """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
-    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network')."""
+    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network').
+    With the topic's ``keyword_text``, the phrases left are then completed (``complete_phrase``),
+    a phrase found only across punctuation ('learning rl', from 'reinforcement learning (RL)')
+    dropped, and twins removed again."""
+    chosen = _without_twins(k for k in keywords if _is_clean_keyphrase(k, stop_words))
+    if text is None:
+        return chosen
+    return _without_twins(p for p in (complete_phrase(phrase, text, stop_words) for phrase in chosen) if p)
+
+
+def _without_twins(phrases) -> list[str]:
     chosen: list[str] = []
-    for keyword in keywords:
-        if not _is_clean_keyphrase(keyword, stop_words):
+    for phrase in phrases:
+        stems = word_stems(phrase)
+        if any(stems <= word_stems(kept) for kept in chosen):
             continue
-        stems = word_stems(keyword)
-        if any(stems <= word_stems(phrase) for phrase in chosen):
-            continue
-        covered = [i for i, phrase in enumerate(chosen) if word_stems(phrase) < stems]
+        covered = [i for i, kept in enumerate(chosen) if word_stems(kept) < stems]
         if covered:
-            chosen[covered[0]] = keyword
-            chosen = [p for i, p in enumerate(chosen) if i not in covered[1:]]
+            chosen[covered[0]] = phrase
+            chosen = [kept for i, kept in enumerate(chosen) if i not in covered[1:]]
             continue
-        chosen.append(keyword)
+        chosen.append(phrase)
     return chosen
 
 
@@ -217,13 +281,17 @@ def distinct_labels(
     stop_words: frozenset[str] = frozenset(),
     min_phrases: int = 2,
     max_phrases: int = 4,
+    texts_of: dict[int, str] | None = None,
 ) -> dict[int, str]:
     """Labels of ``min_phrases``..``max_phrases`` keyphrases, no two alike.
 
     Topics that would share a label get one more of their own keyphrases until the labels
-    differ; if their keyphrases run out, the topic number tells them apart.
+    differ; if their keyphrases run out, the topic number tells them apart. ``texts_of``: each
+    topic's ``keyword_text``, to complete its keyphrases (``complete_phrase``).
     """
-    phrases = {topic: label_phrases(words, stop_words) for topic, words in keywords_of.items()}
+    phrases = {
+        topic: label_phrases(words, stop_words, (texts_of or {}).get(topic)) for topic, words in keywords_of.items()
+    }
     length = {topic: min(min_phrases, len(p)) for topic, p in phrases.items()}
 
     def label(topic: int) -> str:
@@ -274,13 +342,19 @@ def describe_topics(
     embeddings: np.ndarray,
     topics: np.ndarray,
     n_representative_docs: int,
+    texts: list[str] | None = None,
 ) -> list[dict]:
-    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
+    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples.
+    With the papers' ``texts``, labels are made of completed keyphrases (``complete_phrase``)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
+    real = [t for t in present if t != OUTLIER]
+    texts_of = None
+    if texts is not None:
+        texts_of = {t: keyword_text([texts[i] for i in np.flatnonzero(topics == t)]) for t in real}
     labels = distinct_labels(
-        {t: [word for word, _ in keywords[t]] for t in present if t != OUTLIER}, frozenset(ENGLISH_STOP_WORDS)
+        {t: [word for word, _ in keywords[t]] for t in real}, frozenset(ENGLISH_STOP_WORDS), texts_of=texts_of
     )
     records = []
     for topic in present:

@@ -37,9 +37,13 @@ rule map:
         "../scripts/map.py"
 
 
+# With hdbscan.consensus_runs above 1, the cluster stage runs the further seeded UMAP projections
+# itself (from the embeddings, with the reduce stage's settings) and clusters them together.
 rule cluster:
     input:
         coordinates="results/reduced/coordinates.npz",
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
     output:
         labels="results/clusters/labels.npz",
         settings="results/clusters/hdbscan.json",
@@ -48,6 +52,8 @@ rule cluster:
         min_samples=config["hdbscan"]["min_samples"],
         cluster_selection_method=config["hdbscan"]["cluster_selection_method"],
         max_cluster_share=config["hdbscan"]["max_cluster_share"],
+        consensus_runs=config["hdbscan"]["consensus_runs"],
+        umap=umap_params(cluster_space=True),
     log:
         "results/logs/cluster.log",
     benchmark:
@@ -64,6 +70,9 @@ rule topics:
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         map="results/reduced/map.npz",
         labels="results/clusters/labels.npz",
+        cluster_settings="results/clusters/hdbscan.json",
+        # A guide given as a file: the topics rerun when it changes.
+        guide=[config["topics"]["guide"]] if isinstance(config["topics"]["guide"], str) else [],
     output:
         topics=report("results/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         papers="results/topics/papers.csv",
@@ -85,6 +94,8 @@ rule topics:
         representation=config["topics"]["representation"],
         mmr_diversity=config["topics"]["mmr_diversity"],
         min_keyword_share=config["topics"]["min_keyword_share"],
+        guide=config["topics"]["guide"],
+        guide_min_similarity=config["topics"]["guide_min_similarity"],
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],
         min_similarity=config["lineage"]["min_similarity"],

@@ -5,6 +5,8 @@ run_stage(
     snakemake.log[0],
     stages.cluster,
     snakemake.input.coordinates,
+    snakemake.input.papers,
+    list(snakemake.input.embeddings),
     snakemake.output.labels,
     snakemake.output.settings,
     **snakemake.params,

@@ -14,5 +14,6 @@ run_stage(
     snakemake.output.model,
     snakemake.output.figures,
     snakemake.output.lineage,
+    cluster_settings_path=snakemake.input.cluster_settings,
     **snakemake.params,
 )

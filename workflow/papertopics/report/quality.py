@@ -23,6 +23,12 @@ def quality_figures(metrics: dict) -> dict[str, str]:
             f"NMI {_figure(agreement['nmi'])}, ARI {_figure(agreement['ari'])}, "
             f"homogeneity {_figure(agreement['homogeneity'])}"
         )
+    consensus = metrics.get("consensus")
+    if consensus:
+        figures[f"Seed stability ({consensus['runs']} seeded UMAP runs; topics are their consensus)"] = (
+            f"single runs agree ARI {_figure(consensus['mean_pairwise_ari_of_runs'])}, "
+            f"consensus to each run ARI {_figure(consensus['mean_ari_consensus_to_runs'])}"
+        )
     coarse = metrics.get("coarse")
     if coarse and coarse.get("labels"):
         figures[f"Agreement of the {coarse['groups']} topic groups with the labels"] = (

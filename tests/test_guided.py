@@ -1,0 +1,85 @@
+"""Guided topics: known category names become topics (papertopics.guided)."""
+
+import numpy as np
+import pytest
+
+from papertopics.errors import PipelineInputError
+from papertopics.guided import guided_topics, load_guide
+
+
+def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):
+    assert load_guide(None) == [] and load_guide([]) == []
+    assert load_guide([" Computer Vision ", "Search"]) == ["Computer Vision", "Search"]
+    (tmp_path / "areas.txt").write_text("# IJCAI areas\nComputer Vision\n\nSearch\n", encoding="utf-8")
+    assert load_guide("areas.txt", tmp_path) == ["Computer Vision", "Search"]
+
+
+@pytest.mark.parametrize(
+    "guide, message",
+    [("missing.txt", "missing.txt is not a file"), (["Search", "Search"], "names given twice: Search"),
+     (["Search", " "], "must not be empty")],
+)
+def test_a_bad_guide_is_named_in_the_error(tmp_path, guide, message):
+    with pytest.raises(PipelineInputError, match=message):
+        load_guide(guide, tmp_path)
+
+
+def _corpus(seed: int = 0):
+    """Papers around three category directions (40 each) and 30 papers of a fourth subject no
+    name describes; the names' vectors point roughly (not exactly) at their categories."""
+    rng = np.random.default_rng(seed)
+    axes = np.eye(8)
+    truth = np.repeat([0, 1, 2, 3], [40, 40, 40, 30])
+    embeddings = axes[truth] + rng.normal(scale=0.15, size=(150, 8))
+    names = axes[:3] + 0.6 * axes[4:7] + rng.normal(scale=0.05, size=(3, 8))
+    clusters = np.repeat([5, 6, 7, 8], [40, 40, 40, 30])  # what HDBSCAN found, numbered its own way
+    return truth, embeddings.astype(np.float32), names.astype(np.float32), clusters
+
+
+def test_papers_that_fit_a_name_form_its_topic_and_the_rest_keep_their_discovered_topic():
+    truth, embeddings, names, clusters = _corpus()
+    topics, named = guided_topics(embeddings, names, clusters, min_similarity=0.6)
+    assert named == {0: 0, 1: 1, 2: 2}
+    assert topics[:120].tolist() == truth[:120].tolist()
+    # The unnamed subject's papers are far from every category's papers: their own topic, numbered after the named ones.
+    assert set(topics[120:].tolist()) == {3}
+
+
+def test_with_no_similarity_threshold_every_paper_joins_a_named_category():
+    truth, embeddings, names, clusters = _corpus()
+    topics, named = guided_topics(embeddings, names, clusters, min_similarity=0.0)
+    assert set(topics.tolist()) <= set(named)
+    assert topics[:120].tolist() == truth[:120].tolist()
+
+
+def test_a_name_no_paper_fits_makes_no_topic():
+    truth, embeddings, names, clusters = _corpus()
+    unrelated = np.zeros((1, 8), dtype=np.float32)
+    unrelated[0, 7] = 1.0
+    topics, named = guided_topics(embeddings[:120], np.vstack([names, unrelated]), clusters[:120], min_similarity=0.5)
+    assert sorted(named.values()) == [0, 1, 2]
+    assert topics.tolist() == truth[:120].tolist()
+
+
+@pytest.mark.slow
+def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(tmp_path):
+    import json
+
+    import pandas as pd
+    from conftest import make_workdir, run_workflow
+
+    workdir = make_workdir(tmp_path, topics={"guide": "areas.txt", "guide_min_similarity": 0.0})
+    (workdir / "areas.txt").write_text("# two areas\nLanguage models\nNeuroscience and brain imaging\n", encoding="utf-8")
+    run_workflow(workdir)
+    details = json.loads((workdir / "results" / "topics" / "topic_details.json").read_text())
+    named = [t for t in details["topics"] if t["named"]]
+    assert {t["label"] for t in named} <= {"Language models", "Neuroscience and brain imaging"} and named
+    assert details["settings"]["guide"] == ["Language models", "Neuroscience and brain imaging"]
+    assert all(not t["named"] for t in details["topics"] if t not in named)
+    topics = pd.read_csv(workdir / "results" / "topics" / "topics.csv")
+    assert set(t["label"] for t in named) <= set(topics["label"])
+    # With no threshold every paper is in a named topic.
+    papers = pd.read_csv(workdir / "results" / "topics" / "papers.csv")
+    assert set(papers["topic"]) == {t["topic"] for t in named}
+    metrics = json.loads((workdir / "results" / "metrics.json").read_text())
+    assert metrics["consensus"]["runs"] == 3
