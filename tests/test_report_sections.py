@@ -121,6 +121,15 @@ def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
     assert _inputs([0, 0, 1, 1], titles=("Same", "Same")).dump_labels == {"d0": "Same (d0)", "d1": "Same (d1)"}
 
 
+def test_topic_table_marks_named_and_found_topics_when_guided():
+    inputs = _inputs([0, 1, 0, 1, 0, -1])
+    assert "Source" not in topic_table_section(inputs)
+    inputs.topic_details[0]["named"] = True
+    table = topic_table_section(inputs)
+    sources = re.findall(r'<tr data-topic="(-?\d+)">.*?<td>(named|found|)</td></tr>', table)
+    assert sources == [("0", "named"), ("1", "found"), ("-1", "")]
+
+
 def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():
     # Papers alternate between the dumps: d0 holds topic 0 only, d1 topic 1 and the outlier.
     table = topic_table_section(_inputs([0, 1, 0, 1, 0, -1], titles=("<script>x</script>", "B")))

@@ -6,6 +6,7 @@ import html
 
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic
+from papertopics.topics import OUTLIER
 
 
 def share_per_dump(inputs: ReportInputs) -> dict[str, dict[int, float]]:
@@ -52,6 +53,10 @@ def topic_table_section(inputs: ReportInputs) -> str:
         f"% of {dump_labels[d]}" for d in dumps
     ]
     numeric = {0, 3, 4, 5} | set(range(6, 6 + len(dumps)))
+    # With topics.guide, a topic is either one of the given categories or found in the papers.
+    guided = any(topic.get("named") for topic in inputs.topic_details)
+    if guided:
+        header.append("Source")
     rows = []
     for topic in inputs.topic_details:
         cells = [
@@ -65,9 +70,13 @@ def topic_table_section(inputs: ReportInputs) -> str:
         for dump in dumps:
             share = shares[dump].get(topic["topic"], 0.0)
             cells.append(table_cell(f"{share:.1%}", share))
+        if guided:
+            cells.append(table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found"))
         rows.append((topic["topic"], cells))
+    hint = "Click a column heading to sort."
+    if guided:
+        hint += " Source: a category given in topics.guide (named), or a topic found in the papers (found)."
     return (
-        '<section id="topics"><h2>Topics</h2>'
-        '<p class="hint">Click a column heading to sort.</p>'
+        f'<section id="topics"><h2>Topics</h2><p class="hint">{hint}</p>'
         f"{sortable_table('topic-table', header, numeric, rows)}</section>"
     )
