@@ -127,19 +127,12 @@ def report_inputs(outputs: dict, with_figures: bool):
     """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked."""
     from papertopics.report import ReportInputs
     from papertopics.figures import model_figures
+    from papertopics.stages import topic_table
 
     papers, details = outputs["papers"], outputs["details"]
     n_topics = sum(d["topic"] != -1 for d in details)
     model = _fitted_model(outputs) if with_figures else None
-    topics = pd.DataFrame(
-        {
-            "id": [d["topic"] for d in details],
-            "label": [d["label"] for d in details],
-            "keywords": ["; ".join(w for w, _ in d["keywords"]) for d in details],
-            "size": [d["size"] for d in details],
-            "share": [round(d["share"], 6) for d in details],
-        }
-    )
+    topics = topic_table(details)
     summary = {
         "dumps": [{"dump": "synthetic", "title": "Synthetic papers", "records_read": len(papers), "kept": len(papers),
                    "duplicates": 0, "also_in_earlier_dumps": 0, "rejected": 0, "sha256": "0" * 64}],
@@ -157,7 +150,7 @@ def report_inputs(outputs: dict, with_figures: bool):
         topic_details=details,
         topics=topics,
         papers=papers,
-        figures=model_figures(model, n_topics) if model is not None else model_figures(None, n_topics),
+        figures=model_figures(model, n_topics),
         topic_groups=outputs["groups"],
     )
 

@@ -257,16 +257,7 @@ def topics(
     for record in details:
         record["group"] = group_of.get(record["topic"])
 
-    topic_table = pd.DataFrame(
-        {
-            "id": [d["topic"] for d in details],
-            "label": [d["label"] for d in details],
-            "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
-            "size": [d["size"] for d in details],
-            "share": [round(d["share"], 6) for d in details],
-        }
-    )
-    storage.write_csv(topics_out, topic_table)
+    storage.write_csv(topics_out, topic_table(details))
     x, y = layout["map_2d"][:, 0], layout["map_2d"][:, 1]
     pipeline_columns = {
         "id": ids,
@@ -316,6 +307,21 @@ def topics(
         ],
     )
     _LOG.info("%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in details])
+
+
+def topic_table(details: list[dict]):
+    """``topics.csv``: one row per topic record (id, label, keywords, size, share)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "id": [d["topic"] for d in details],
+            "label": [d["label"] for d in details],
+            "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
+            "size": [d["size"] for d in details],
+            "share": [round(d["share"], 6) for d in details],
+        }
+    )
 
 
 def _save_model(model, model_out: str, embedding_model_location: str) -> None:
