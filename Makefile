@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
+.PHONY: run test test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,8 +50,19 @@ quality: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-ablations $(CORPORA)
 	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-stability --guided --output bench/quality-ablations $(IJCAI)
 
+# Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
+# settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.
+LINTED := Snakefile workflow/rules
 lint: $(INSTALLED)
 	$(BIN)/snakemake --lint
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/snakefmt --check $(LINTED)
+
+format: $(INSTALLED)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+	$(BIN)/snakefmt $(LINTED)
 
 # Re-pin every package of the current environment (after changing requirements*.txt).
 lock: $(INSTALLED)

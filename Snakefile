@@ -20,6 +20,6 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/report/index.html",
-    default_target: True

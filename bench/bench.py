@@ -42,16 +42,23 @@ RESULTS_JSON = BENCH / "results.json"
 RESULTS_MD = BENCH / "results.md"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 NEW_DUMP_SIZE = 1000
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-       "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "workflow"), os.environ.get("PYTHONPATH")]))}
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "workflow"), os.environ.get("PYTHONPATH")])),
+}
 
 
 # ---------------------------------------------------------------- measuring child processes
 
+
 def measured(command: list[str], cwd: Path | None = None) -> dict:
     """Run ``command``; return its wall seconds and peak RSS (MiB); fail loudly on error."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -69,8 +76,19 @@ def python_child(code: str, *args: str) -> dict:
 
 
 def snakemake(workdir: Path) -> dict:
-    run = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                    "--cores", "2", "--rerun-incomplete", "--quiet"])
+    run = measured(
+        [
+            str(SNAKEMAKE),
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            "2",
+            "--rerun-incomplete",
+            "--quiet",
+        ]
+    )
     run.pop("output")
     return run
 
@@ -97,6 +115,7 @@ def rule_benchmarks(workdir: Path) -> dict:
 
 
 # ---------------------------------------------------------------- inputs
+
 
 def read_corpus(path: Path) -> list[dict]:
     if not path.exists():
@@ -188,6 +207,7 @@ print(json.dumps({}))
 
 # ---------------------------------------------------------------- subcommands
 
+
 def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline: bool) -> dict:
     records = read_corpus(ARXIV)
     if size > len(records):
@@ -195,14 +215,19 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
     workdir = scratch / ("pipeline-" + run_key(size, backend).replace(" ", "-"))
     config = scratch_workdir(workdir, backend)
     embedding = config["embedding"]
-    write_dump(workdir / "data" / "raw" / "arxiv.txt", "arXiv cs abstracts", [r["abstract"] for r in records[:size]])
+    write_dump(
+        workdir / "data" / "raw" / "arxiv.txt", "arXiv cs abstracts", [r["abstract"] for r in records[:size]]
+    )
 
     cold = snakemake(workdir)
     cold_rules = rule_benchmarks(workdir)
     noop = snakemake(workdir)
     # The new dump is another venue's (IJCAI's first abstracts), as when a conference's papers arrive.
-    write_dump(workdir / "data" / "raw" / "ijcai_new.txt", "New IJCAI abstracts",
-               [r["abstract"] for r in read_corpus(IJCAI)[:NEW_DUMP_SIZE]])
+    write_dump(
+        workdir / "data" / "raw" / "ijcai_new.txt",
+        "New IJCAI abstracts",
+        [r["abstract"] for r in read_corpus(IJCAI)[:NEW_DUMP_SIZE]],
+    )
     # Only the jobs of the rerun: clear the cold run's benchmark files first.
     shutil.rmtree(workdir / "results" / "benchmarks")
     warm = snakemake(workdir)
@@ -210,8 +235,14 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
 
     papers = workdir / "results" / "parsed" / "arxiv.jsonl"
     embed_only = python_child(
-        EMBED_ONLY, str(papers), embedding["model"], embedding["backend"], str(embedding["max_seq_length"]),
-        str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]), str(embedding["threads"]),
+        EMBED_ONLY,
+        str(papers),
+        embedding["model"],
+        embedding["backend"],
+        str(embedding["max_seq_length"]),
+        str(workdir / embedding["model_cache_dir"]),
+        str(embedding["batch_size"]),
+        str(embedding["threads"]),
     )
     docs = embed_only["result"]["docs"]
     result = {
@@ -230,7 +261,9 @@ def bench_pipeline(size: int, backend: str | None, scratch: Path, skip_baseline:
         "load_average_at_end": round(os.getloadavg()[0], 2),
     }
     if not skip_baseline:
-        plain = python_child(PLAIN_BERTOPIC, str(papers), embedding["model"], str(embedding["max_seq_length"]))
+        plain = python_child(
+            PLAIN_BERTOPIC, str(papers), embedding["model"], str(embedding["max_seq_length"])
+        )
         result["plain_bertopic_seconds"] = plain["seconds"]
         result["plain_bertopic_peak_rss_mib"] = plain["peak_rss_mib"]
         result["plain_bertopic_topics"] = plain["result"]["topics"]
@@ -250,11 +283,18 @@ def run_heading(key: str, run: dict) -> str:
 
 def rule_table(heading: str, sizes: dict, order: list, run: str) -> list[str]:
     """Markdown lines: a rule per row, for each size its summed seconds / largest peak RSS / jobs in ``run``."""
-    lines = ["", f"### {heading}", "",
-             "| rule | " + " | ".join(run_heading(s, sizes[s]) for s in order) + " |", "|---|" + "---:|" * len(order)]
+    lines = [
+        "",
+        f"### {heading}",
+        "",
+        "| rule | " + " | ".join(run_heading(s, sizes[s]) for s in order) + " |",
+        "|---|" + "---:|" * len(order),
+    ]
     for rule in sorted({rule for size in order for rule in sizes[size][run]}):
         entries = [sizes[size][run].get(rule) for size in order]
-        cells = [f"{e['seconds']:.1f} s / {e['peak_rss_mib']:.0f} / {e['jobs']}" if e else "–" for e in entries]
+        cells = [
+            f"{e['seconds']:.1f} s / {e['peak_rss_mib']:.0f} / {e['jobs']}" if e else "–" for e in entries
+        ]
         lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     return lines
 
@@ -270,14 +310,12 @@ def ratios(result: dict) -> dict:
 
 
 def bench_quality(backends: list[str], scratch: Path) -> dict:
-    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
-
     import numpy as np
-
     from papertopics.cluster import cluster_points
     from papertopics.embed import embedding_text
     from papertopics.parse import parse_dump
     from papertopics.reduce import reduce_embeddings
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     records = read_corpus(IJCAI)
     workdir = scratch / "quality"
@@ -294,11 +332,19 @@ def bench_quality(backends: list[str], scratch: Path) -> dict:
     for backend in backends:
         out = workdir / f"{backend}.npy"
         run = python_child(
-            QUALITY, str(texts_path), str(out), embedding["model"], backend, str(embedding["max_seq_length"]),
-            str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]),
+            QUALITY,
+            str(texts_path),
+            str(out),
+            embedding["model"],
+            backend,
+            str(embedding["max_seq_length"]),
+            str(workdir / embedding["model_cache_dir"]),
+            str(embedding["batch_size"]),
         )
         vectors[backend] = np.load(out)
-        cluster_space, _ = reduce_embeddings(vectors[backend], texts=json.loads(texts_path.read_text()), **umap)
+        cluster_space, _ = reduce_embeddings(
+            vectors[backend], texts=json.loads(texts_path.read_text()), **umap
+        )
         assigned, _ = cluster_points(cluster_space, **hdbscan)
         rows[backend] = {
             "docs": len(papers),
@@ -324,14 +370,28 @@ def bench_speed(backends: list[str], docs: int, rounds: int, scratch: Path) -> d
     texts_path = workdir / "texts.json"
     texts_path.write_text(json.dumps([r["abstract"] for r in records]))
     embedding = config["embedding"]
-    run = python_child(SPEED, str(texts_path), embedding["model"], str(embedding["max_seq_length"]),
-                       str(workdir / embedding["model_cache_dir"]), str(embedding["batch_size"]), str(rounds), *backends)
+    run = python_child(
+        SPEED,
+        str(texts_path),
+        embedding["model"],
+        str(embedding["max_seq_length"]),
+        str(workdir / embedding["model_cache_dir"]),
+        str(embedding["batch_size"]),
+        str(rounds),
+        *backends,
+    )
     median = run["result"]
     return {
-        "docs": len(records), "rounds": rounds,
-        "backends": {b: {"median_seconds": round(median[b], 3), "docs_per_second": round(len(records) / median[b], 1),
-                         "speedup_over_torch": round(median["torch"] / median[b], 2) if "torch" in median else None}
-                     for b in backends},
+        "docs": len(records),
+        "rounds": rounds,
+        "backends": {
+            b: {
+                "median_seconds": round(median[b], 3),
+                "docs_per_second": round(len(records) / median[b], 1),
+                "speedup_over_torch": round(median["torch"] / median[b], 2) if "torch" in median else None,
+            }
+            for b in backends
+        },
         "load_average_at_end": round(os.getloadavg()[0], 2),
     }
 
@@ -393,16 +453,21 @@ def scale_records(size: int) -> list[dict]:
 
 def critical_path(rules: dict) -> float:
     """Seconds downstream of the embeddings on the critical path: reduce then cluster beside map,
-    then topics, evaluate, report."""
+    then topics, evaluate, report.
+    """
     seconds = {rule: entry["seconds"] for rule, entry in rules.items()}
-    return round(max(seconds.get("reduce", 0) + seconds.get("cluster", 0), seconds.get("map", 0))
-                 + sum(seconds.get(rule, 0) for rule in ("topics", "evaluate", "report")), 1)
+    return round(
+        max(seconds.get("reduce", 0) + seconds.get("cluster", 0), seconds.get("map", 0))
+        + sum(seconds.get(rule, 0) for rule in ("topics", "evaluate", "report")),
+        1,
+    )
 
 
 def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: list[str]) -> dict:
     """The whole workflow, parse to report, on ``size`` abstracts in dumps of 1,000; the embedding
     cache is filled first (real vectors of the real abstracts, resampled with noise for the copies),
-    so the run's embed jobs read it and the figures are those of every other stage."""
+    so the run's embed jobs read it and the figures are those of every other stage.
+    """
     workdir = scratch / f"scale-{size}"
     config = scratch_workdir(workdir, None)
     # Kept between runs of the benchmark: the real abstracts are embedded once.
@@ -415,21 +480,57 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
     records = scale_records(size)
     for number, start in enumerate(range(0, size, SCALE_DUMP_SIZE)):
         path = workdir / "data" / "raw" / f"part{number:03d}.jsonl"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records[start:start + SCALE_DUMP_SIZE]),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(
+                json.dumps(r, ensure_ascii=False) + "\n" for r in records[start : start + SCALE_DUMP_SIZE]
+            ),
+            encoding="utf-8",
+        )
     del records
 
-    parsed = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                       "--cores", "2", "--quiet", "--until", "corpus"])
+    parsed = measured(
+        [
+            str(SNAKEMAKE),
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            "2",
+            "--quiet",
+            "--until",
+            "corpus",
+        ]
+    )
     embedding = config["embedding"]
-    seeded = python_child(SEED_EMBEDDINGS, str(workdir / "results" / "parsed"), embedding["cache_dir"], embedding["model"],
-                          embedding["backend"], str(embedding["max_seq_length"]), str(workdir / embedding["model_cache_dir"]),
-                          str(embedding["batch_size"]), str(embedding["threads"]), str(noise))
+    seeded = python_child(
+        SEED_EMBEDDINGS,
+        str(workdir / "results" / "parsed"),
+        embedding["cache_dir"],
+        embedding["model"],
+        embedding["backend"],
+        str(embedding["max_seq_length"]),
+        str(workdir / embedding["model_cache_dir"]),
+        str(embedding["batch_size"]),
+        str(embedding["threads"]),
+        str(noise),
+    )
     rest = snakemake(workdir)
     rules = rule_benchmarks(workdir)
     noop = snakemake(workdir)
-    dry_run = measured([str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-                        "--cores", "2", "--dry-run", "--quiet"])
+    dry_run = measured(
+        [
+            str(SNAKEMAKE),
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            "2",
+            "--dry-run",
+            "--quiet",
+        ]
+    )
     papers = storage_count(workdir / "results" / "corpus" / "papers.jsonl")
     return {
         "label": label,
@@ -490,8 +591,12 @@ def bench_neighbours(sizes: list[int], scratch: Path) -> dict:
         exact = python_child(NEIGHBOURS, "exact", str(size), "-", str(embeddings), str(reference))
         descent = python_child(NEIGHBOURS, "nndescent", str(size), str(reference), str(embeddings))
         result[str(size)] = {
-            method: {"seconds_in_process": round(run["result"]["seconds"], 1), "wall_seconds": run["seconds"],
-                     "peak_rss_mib": run["peak_rss_mib"], "recall": round(run["result"]["recall"], 4)}
+            method: {
+                "seconds_in_process": round(run["result"]["seconds"], 1),
+                "wall_seconds": run["seconds"],
+                "peak_rss_mib": run["peak_rss_mib"],
+                "recall": round(run["result"]["recall"], 4),
+            }
             for method, run in (("exact", exact), ("nn-descent", descent))
         }
     return result
@@ -510,11 +615,16 @@ def storage_count(path: Path) -> int:
 
 # ---------------------------------------------------------------- results
 
+
 def render_markdown(results: dict) -> str:
-    lines = ["# Benchmark results", "",
-             "Written by `bench/bench.py` (see `make bench`); the numbers come from `results.json`. Each "
-             "size's figures come from one run on the machine named below; every figure is wall-clock "
-             "seconds, and every RSS is the peak resident memory of one process (MiB).", ""]
+    lines = [
+        "# Benchmark results",
+        "",
+        "Written by `bench/bench.py` (see `make bench`); the numbers come from `results.json`. Each "
+        "size's figures come from one run on the machine named below; every figure is wall-clock "
+        "seconds, and every RSS is the peak resident memory of one process (MiB).",
+        "",
+    ]
     sizes = results.get("pipeline", {})
     if sizes:
         order = sorted(sizes, key=lambda key: (sizes[key]["size"], key))
@@ -534,26 +644,53 @@ def render_markdown(results: dict) -> str:
         row("cold end-to-end (s)", lambda r: f"{r['cold_seconds']:.1f}")
         row("embedding step alone (s)", lambda r: f"{r['embedding_only_seconds']:.1f}")
         row("embedding speed (abstracts/s)", lambda r: f"{r['embedding_docs_per_second']:.1f}")
-        row(f"rerun after a new {NEW_DUMP_SIZE:,}-abstract dump (s)", lambda r: f"{r['new_dump_rerun_seconds']:.1f}")
+        row(
+            f"rerun after a new {NEW_DUMP_SIZE:,}-abstract dump (s)",
+            lambda r: f"{r['new_dump_rerun_seconds']:.1f}",
+        )
         row("no-op rerun (s)", lambda r: f"{r['noop_seconds']:.1f}")
         row("plain BERTopic fit_transform (s)", lambda r: f"{r['plain_bertopic_seconds']:.1f}")
         row("plain BERTopic peak RSS (MiB)", lambda r: f"{r['plain_bertopic_peak_rss_mib']:.0f}")
-        row("**cold / embedding alone** (target ≤ 1.3)", lambda r: f"{r['ratios']['cold_over_embedding_only']:.2f}")
-        row("**new-dump rerun / cold** (target ≤ 0.25)", lambda r: f"{r['ratios']['new_dump_rerun_over_cold']:.2f}")
-        row("**plain BERTopic / ours (cold)** (target ≥ 1.3)", lambda r: f"{r['ratios']['plain_bertopic_over_cold']:.2f}")
+        row(
+            "**cold / embedding alone** (target ≤ 1.3)",
+            lambda r: f"{r['ratios']['cold_over_embedding_only']:.2f}",
+        )
+        row(
+            "**new-dump rerun / cold** (target ≤ 0.25)",
+            lambda r: f"{r['ratios']['new_dump_rerun_over_cold']:.2f}",
+        )
+        row(
+            "**plain BERTopic / ours (cold)** (target ≥ 1.3)",
+            lambda r: f"{r['ratios']['plain_bertopic_over_cold']:.2f}",
+        )
         row("load average at the end (2 cores)", lambda r: f"{r['load_average_at_end']:.1f}")
-        lines += ["", f"The targets are set for 10,000 abstracts: with fewer, the fixed costs (imports, model "
-                  f"loading, numba compilation) weigh more, and the new {NEW_DUMP_SIZE:,}-abstract dump "
-                  "is a larger share of the corpus. The plain BERTopic baseline embeds with torch (fp32), as it comes."]
-        lines += rule_table("Per rule, cold run (summed job seconds / largest peak RSS MiB / jobs)", sizes, order, "cold_rules")
-        lines += rule_table(f"Per rule, rerun after the new {NEW_DUMP_SIZE:,}-abstract dump", sizes, order, "new_dump_rules")
+        lines += [
+            "",
+            f"The targets are set for 10,000 abstracts: with fewer, the fixed costs (imports, model "
+            f"loading, numba compilation) weigh more, and the new {NEW_DUMP_SIZE:,}-abstract dump "
+            "is a larger share of the corpus. The plain BERTopic baseline embeds with torch (fp32), as it comes.",
+        ]
+        lines += rule_table(
+            "Per rule, cold run (summed job seconds / largest peak RSS MiB / jobs)",
+            sizes,
+            order,
+            "cold_rules",
+        )
+        lines += rule_table(
+            f"Per rule, rerun after the new {NEW_DUMP_SIZE:,}-abstract dump", sizes, order, "new_dump_rules"
+        )
     quality = results.get("quality")
     if quality:
-        lines += ["", f"## Embedding backends on IJCAI ({quality['corpus']})", "",
-                  "Each backend's vectors clustered with the pipeline's reduce and cluster functions and "
-                  "default settings; NMI/ARI against the area labels (used only for scoring).", "",
-                  "| backend | NMI | ARI | NMI − torch | clusters | outliers | cosine to torch (min / mean) | abstracts/s |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            f"## Embedding backends on IJCAI ({quality['corpus']})",
+            "",
+            "Each backend's vectors clustered with the pipeline's reduce and cluster functions and "
+            "default settings; NMI/ARI against the area labels (used only for scoring).",
+            "",
+            "| backend | NMI | ARI | NMI − torch | clusters | outliers | cosine to torch (min / mean) | abstracts/s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         for backend, r in quality["backends"].items():
             lines.append(
                 f"| {backend} | {r['nmi']:.4f} | {r['ari']:.4f} | {r.get('nmi_minus_torch', 0):+.4f} | {r['clusters']} | "
@@ -562,44 +699,77 @@ def render_markdown(results: dict) -> str:
             )
     speed = results.get("speed")
     if speed:
-        lines += ["", "## Embedding speed, backends interleaved", "",
-                  f"{speed['docs']} IJCAI abstracts, each backend in turn, {speed['rounds']} rounds in one process "
-                  f"(median; load average {speed['load_average_at_end']} on 2 cores at the end).", "",
-                  "| backend | abstracts/s | speed-up over torch |", "|---|---:|---:|"]
+        lines += [
+            "",
+            "## Embedding speed, backends interleaved",
+            "",
+            f"{speed['docs']} IJCAI abstracts, each backend in turn, {speed['rounds']} rounds in one process "
+            f"(median; load average {speed['load_average_at_end']} on 2 cores at the end).",
+            "",
+            "| backend | abstracts/s | speed-up over torch |",
+            "|---|---:|---:|",
+        ]
         for backend, r in speed["backends"].items():
             lines.append(f"| {backend} | {r['docs_per_second']:.1f} | {r['speedup_over_torch']:.2f}× |")
     runs = list(scale_runs(results).values())
     if runs:
         first = runs[0]
-        lines += ["", f"## {first['size']:,} abstracts, parse to report", "",
-                  f"{first['dumps']} dumps of {SCALE_DUMP_SIZE:,}: the shared corpora's {first['real_abstracts']:,} real "
-                  f"abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the embedding cache "
-                  f"is filled first (the real abstracts embedded with {first['backend']}, each copy its original's vector "
-                  f"with Gaussian noise, sd {first['noise_sd']}), so the embed jobs only read it. Per rule: summed job "
-                  "seconds / largest peak RSS (MiB).", "",
-                  "| rule | " + " | ".join(run["label"] for run in runs) + " |", "|---|" + "---:|" * len(runs)]
+        lines += [
+            "",
+            f"## {first['size']:,} abstracts, parse to report",
+            "",
+            f"{first['dumps']} dumps of {SCALE_DUMP_SIZE:,}: the shared corpora's {first['real_abstracts']:,} real "
+            f"abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the embedding cache "
+            f"is filled first (the real abstracts embedded with {first['backend']}, each copy its original's vector "
+            f"with Gaussian noise, sd {first['noise_sd']}), so the embed jobs only read it. Per rule: summed job "
+            "seconds / largest peak RSS (MiB).",
+            "",
+            "| rule | " + " | ".join(run["label"] for run in runs) + " |",
+            "|---|" + "---:|" * len(runs),
+        ]
         for rule in ["parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "evaluate", "report"]:
-            cells = [f"{run['rules'][rule]['seconds']:.1f} / {run['rules'][rule]['peak_rss_mib']:.0f}"
-                     if rule in run["rules"] else "–" for run in runs]
+            cells = [
+                f"{run['rules'][rule]['seconds']:.1f} / {run['rules'][rule]['peak_rss_mib']:.0f}"
+                if rule in run["rules"]
+                else "–"
+                for run in runs
+            ]
             lines.append(f"| {rule} | " + " | ".join(cells) + " |")
-        for label, key, unit in (("**critical path after the embeddings** (target ≤ 600 s)", "critical_path_after_embeddings_seconds", "s"),
-                                 ("**largest peak RSS** (target ≤ 8192 MiB)", "peak_rss_mib", "MiB"),
-                                 ("**no-op rerun** (target ≤ 5 s)", "noop_seconds", "s"),
-                                 ("dry run", "dry_run_seconds", "s"),
-                                 ("load average at the end (2 cores)", "load_average_at_end", "")):
-            lines.append(f"| {label} | " + " | ".join(f"{run[key]:.1f} {unit}".strip() for run in runs) + " |")
-        lines.append("| settings | " + " | ".join(", ".join(run["overrides"]) or "config.yaml" for run in runs) + " |")
+        for label, key, unit in (
+            (
+                "**critical path after the embeddings** (target ≤ 600 s)",
+                "critical_path_after_embeddings_seconds",
+                "s",
+            ),
+            ("**largest peak RSS** (target ≤ 8192 MiB)", "peak_rss_mib", "MiB"),
+            ("**no-op rerun** (target ≤ 5 s)", "noop_seconds", "s"),
+            ("dry run", "dry_run_seconds", "s"),
+            ("load average at the end (2 cores)", "load_average_at_end", ""),
+        ):
+            lines.append(
+                f"| {label} | " + " | ".join(f"{run[key]:.1f} {unit}".strip() for run in runs) + " |"
+            )
+        lines.append(
+            "| settings | " + " | ".join(", ".join(run["overrides"]) or "config.yaml" for run in runs) + " |"
+        )
     neighbours = results.get("neighbours")
     if neighbours:
-        lines += ["", "## Nearest neighbours: exact (blocked products) against UMAP's NN-descent", "",
-                  "The scale run's embeddings, first N papers; each method in a fresh process (seconds of the "
-                  "search itself, NN-descent's numba compilation included; recall against the exact neighbours).", "",
-                  "| papers | exact (s) | exact peak RSS (MiB) | NN-descent (s) | NN-descent peak RSS (MiB) | NN-descent recall |",
-                  "|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "## Nearest neighbours: exact (blocked products) against UMAP's NN-descent",
+            "",
+            "The scale run's embeddings, first N papers; each method in a fresh process (seconds of the "
+            "search itself, NN-descent's numba compilation included; recall against the exact neighbours).",
+            "",
+            "| papers | exact (s) | exact peak RSS (MiB) | NN-descent (s) | NN-descent peak RSS (MiB) | NN-descent recall |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
         for size, r in neighbours.items():
             exact, descent = r["exact"], r["nn-descent"]
-            lines.append(f"| {int(size):,} | {exact['seconds_in_process']:.1f} | {exact['peak_rss_mib']:.0f} | "
-                         f"{descent['seconds_in_process']:.1f} | {descent['peak_rss_mib']:.0f} | {descent['recall']:.3f} |")
+            lines.append(
+                f"| {int(size):,} | {exact['seconds_in_process']:.1f} | {exact['peak_rss_mib']:.0f} | "
+                f"{descent['seconds_in_process']:.1f} | {descent['peak_rss_mib']:.0f} | {descent['recall']:.3f} |"
+            )
     machine = results.get("machine")
     if machine:
         lines += ["", f"Machine: {machine}"]
@@ -609,19 +779,27 @@ def render_markdown(results: dict) -> str:
 def save(update) -> None:
     results = json.loads(RESULTS_JSON.read_text()) if RESULTS_JSON.exists() else {}
     update(results)
-    results["machine"] = f"{os.cpu_count()} CPU cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB memory, no GPU used"
+    results["machine"] = (
+        f"{os.cpu_count()} CPU cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB memory, no GPU used"
+    )
     RESULTS_JSON.write_text(json.dumps(results, indent=2) + "\n")
     RESULTS_MD.write_text(render_markdown(results))
     print(RESULTS_MD.read_text())
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
     commands = parser.add_subparsers(dest="command", required=True)
     pipeline = commands.add_parser("pipeline")
     pipeline.add_argument("--size", type=int, default=10000)
-    pipeline.add_argument("--backend", choices=["auto", "torch", "torch-bf16", "onnx", "onnx-int8"], help="default: config.yaml's")
+    pipeline.add_argument(
+        "--backend",
+        choices=["auto", "torch", "torch-bf16", "onnx", "onnx-int8"],
+        help="default: config.yaml's",
+    )
     pipeline.add_argument("--skip-baseline", action="store_true")
     quality = commands.add_parser("quality")
     quality.add_argument("--backends", nargs="+", default=["torch", "torch-bf16", "onnx", "onnx-int8"])
@@ -635,8 +813,14 @@ def main() -> None:
     neighbours = commands.add_parser("neighbours")
     neighbours.add_argument("--sizes", type=int, nargs="+", default=[25000, 50000, 100000])
     scale.add_argument("--label", default="config.yaml", help="the run's column in results.md")
-    scale.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                       help="a config value for this run, e.g. umap.fit_sample_size=25000")
+    scale.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a config value for this run, e.g. umap.fit_sample_size=25000",
+    )
     arguments = parser.parse_args()
 
     if arguments.command == "pipeline":
@@ -653,7 +837,9 @@ def main() -> None:
         result = bench_neighbours(arguments.sizes, arguments.scratch)
         save(lambda results: results.__setitem__("neighbours", result))
     else:
-        result = bench_scale(arguments.size, arguments.scratch, arguments.noise, arguments.label, arguments.overrides)
+        result = bench_scale(
+            arguments.size, arguments.scratch, arguments.noise, arguments.label, arguments.overrides
+        )
 
         save(lambda results: results.__setitem__("scale", {**scale_runs(results), arguments.label: result}))
 

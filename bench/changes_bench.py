@@ -31,7 +31,12 @@ sys.path.insert(0, str(BENCH.parent / "workflow"))
 from papertopics import storage  # noqa: E402
 from papertopics.changes import describe_changes  # noqa: E402
 from papertopics.lineage import (  # noqa: E402
-    TopicHistory, carry_labels, follow_topics, lineage_events, record_run, topic_snapshots,
+    TopicHistory,
+    carry_labels,
+    follow_topics,
+    lineage_events,
+    record_run,
+    topic_snapshots,
 )
 
 
@@ -57,7 +62,9 @@ def time_lineage(history_dir: Path, ids, vectors, topics, previous_run: bool) ->
     labels, relabelled = carry_labels(labels, keywords, earlier)
     sizes = {stable[s.id]: s.size for s in snapshots}
     events = lineage_events(matching, stable, labels, sizes, baseline, run, relabelled, set(ids))
-    record_run(history, run, baseline, [replace(s, id=stable[s.id], label=labels[stable[s.id]]) for s in snapshots])
+    record_run(
+        history, run, baseline, [replace(s, id=stable[s.id], label=labels[stable[s.id]]) for s in snapshots]
+    )
     assert previous_run == (baseline is not None)
     return time.perf_counter() - started, events
 
@@ -65,7 +72,8 @@ def time_lineage(history_dir: Path, ids, vectors, topics, previous_run: bool) ->
 def time_changes(folder: Path, ids, topics, dumps, lineage) -> float:
     papers = pd.DataFrame({"id": ids, "topic": topics, "dumps": dumps, "display_name": ids})
     details = [
-        {"topic": int(t), "label": f"label {t}", "representative_ids": ids[:3]} for t in sorted(set(topics.tolist()))
+        {"topic": int(t), "label": f"label {t}", "representative_ids": ids[:3]}
+        for t in sorted(set(topics.tolist()))
     ]
     started = time.perf_counter()
     shares, record = describe_changes(

@@ -12,7 +12,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
 from papertopics import storage
 from papertopics.text import clean_for_keywords
 
@@ -43,7 +42,8 @@ def load_corpus(path: Path) -> list[dict]:
 
 def cached_embeddings(papers: list[dict], corpus: Path, embedding: dict, cache_dir: Path) -> np.ndarray:
     """Embed once per corpus, model and backend (the pipeline's ``embedding`` settings, ``auto``
-    resolved for this machine); later runs read the cached vectors."""
+    resolved for this machine); later runs read the cached vectors.
+    """
     from papertopics.embed import embedding_text, load_encoder, resolve_backend
 
     model, backend = embedding["model"], resolve_backend(embedding["backend"])
@@ -53,7 +53,9 @@ def cached_embeddings(papers: list[dict], corpus: Path, embedding: dict, cache_d
         stored = storage.read_arrays(cache)
         if stored["ids"].tolist() == [p["id"] for p in papers]:
             return stored["vectors"]
-    encoder = load_encoder(model, backend, embedding["max_seq_length"], str(cache_dir / "models"), embedding["threads"])
+    encoder = load_encoder(
+        model, backend, embedding["max_seq_length"], str(cache_dir / "models"), embedding["threads"]
+    )
     vectors = encoder.encode([embedding_text(p) for p in papers], batch_size=embedding["batch_size"])
     storage.write_arrays(cache, ids=np.array([p["id"] for p in papers]), vectors=vectors)
     return vectors
@@ -67,13 +69,16 @@ def default_config() -> dict:
 
 def with_overrides(config: dict, overrides: dict) -> dict:
     """The config with some knobs changed: ``{"umap": {"word_weight": 0}}``."""
-    return {section: {**values, **overrides.get(section, {})} if isinstance(values, dict) else values
-            for section, values in config.items()}
+    return {
+        section: {**values, **overrides.get(section, {})} if isinstance(values, dict) else values
+        for section, values in config.items()
+    }
 
 
 def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict, cache_dir: Path):
     """The reduce stage's cluster-space vectors, cached per corpus and UMAP settings: variants
-    that differ only after clustering share one UMAP run, and reruns skip it."""
+    that differ only after clustering share one UMAP run, and reruns skip it.
+    """
     from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
@@ -83,16 +88,17 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     if cache.exists():
         stored = storage.read_arrays(cache)
         return stored["cluster_space"], json.loads(str(stored["settings"]))
-    cluster_space, used = reduce_embeddings(
-        embeddings, texts=[embedding_text(p) for p in papers], **umap
-    )
+    cluster_space, used = reduce_embeddings(embeddings, texts=[embedding_text(p) for p in papers], **umap)
     storage.write_arrays(cache, cluster_space=cluster_space, settings=np.array(json.dumps(used)))
     return cluster_space, used
 
 
-def ours_clusters(papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seed: int | None = None):
+def ours_clusters(
+    papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seed: int | None = None
+):
     """The reduce and cluster stages (with their consensus runs), UMAP seeded with ``seed``
-    (default: the configured one); returns the clusters and the two stages' settings."""
+    (default: the configured one); returns the clusters and the two stages' settings.
+    """
     from papertopics.consensus import cluster_runs, consensus_seeds
 
     umap = config["umap"] if seed is None else {**config["umap"], "random_state": seed}
@@ -114,42 +120,71 @@ def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, 
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
-    representation = {k: v for k, v in config["topics"].items() if k != "n_representative_docs" and not k.startswith("guide")}
-    model, assigned, was_outlier = fit_topic_model(texts, embeddings, clusters, embedding_model=encoder, **representation)
-    details = describe_topics(topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts)
+    representation = {
+        k: v
+        for k, v in config["topics"].items()
+        if k != "n_representative_docs" and not k.startswith("guide")
+    }
+    model, assigned, was_outlier = fit_topic_model(
+        texts, embeddings, clusters, embedding_model=encoder, **representation
+    )
+    details = describe_topics(
+        topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts
+    )
     labels = {d["topic"]: d["label"] for d in details}
     group_of, groups = topic_groups(
-        embeddings, assigned, labels, resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels))
+        embeddings,
+        assigned,
+        labels,
+        resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels)),
     )
     metrics = evaluate_topics(
-        texts, assigned, was_outlier, {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
-        top_n_words=config["evaluate"]["top_n_words"], labels=[p["label"] for p in papers], group_of=group_of,
+        texts,
+        assigned,
+        was_outlier,
+        {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
+        top_n_words=config["evaluate"]["top_n_words"],
+        labels=[p["label"] for p in papers],
+        group_of=group_of,
     )
-    metrics["settings"] = {"n_neighbors": umap_used["n_neighbors"], "min_cluster_size": hdbscan_used["min_cluster_size"]}
+    metrics["settings"] = {
+        "n_neighbors": umap_used["n_neighbors"],
+        "min_cluster_size": hdbscan_used["min_cluster_size"],
+    }
     metrics["example_labels"] = [d["label"] for d in details[:8]]
     return metrics
 
 
 def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
     """BERTopic as it comes (UMAP 15/5, HDBSCAN 10, CountVectorizer, c-TF-IDF) on the same
-    embeddings and cleaned texts; only UMAP's seed is fixed, for a repeatable figure."""
+    embeddings and cleaned texts; only UMAP's seed is fixed, for a repeatable figure.
+    """
     from bertopic import BERTopic
+    from papertopics.quality import evaluate_topics
     from umap import UMAP
 
-    from papertopics.quality import evaluate_topics
-
     texts = [p["text"] for p in papers]
-    umap_model = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", low_memory=False,
-                      random_state=random_state)
+    umap_model = UMAP(
+        n_neighbors=15,
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        low_memory=False,
+        random_state=random_state,
+    )
     model = BERTopic(embedding_model=encoder, umap_model=umap_model)
     topics = np.asarray(model.fit_transform(texts, embeddings=embeddings)[0])
     keyphrases = {t: [w for w, _ in model.get_topic(t) or [] if w] for t in set(topics.tolist())}
-    return evaluate_topics(texts, topics, topics == -1, keyphrases, top_n_words=10, labels=[p["label"] for p in papers])
+    return evaluate_topics(
+        texts, topics, topics == -1, keyphrases, top_n_words=10, labels=[p["label"] for p in papers]
+    )
 
 
 def cached(cache_dir: Path, name: str, key, compute) -> np.ndarray:
     """``compute()``'s array, kept in ``cache_dir`` under ``name`` and a hash of ``key``."""
-    path = cache_dir / f"{name}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]}.npz"
+    path = (
+        cache_dir / f"{name}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]}.npz"
+    )
     if path.exists():
         return storage.read_arrays(path)["values"]
     values = compute()
@@ -159,23 +194,32 @@ def cached(cache_dir: Path, name: str, key, compute) -> np.ndarray:
 
 def bertopic_default_partition(embeddings: np.ndarray, random_state: int) -> np.ndarray:
     """The topics BERTopic's defaults make (its default UMAP and HDBSCAN; outliers stay -1),
-    without the representation steps that do not move a paper."""
+    without the representation steps that do not move a paper.
+    """
     from hdbscan import HDBSCAN
     from umap import UMAP
 
-    reduced = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", low_memory=False,
-                   random_state=random_state).fit_transform(embeddings)
-    return HDBSCAN(min_cluster_size=10, metric="euclidean", cluster_selection_method="eom",
-                   prediction_data=True).fit_predict(reduced).astype(np.int64)
+    reduced = UMAP(
+        n_neighbors=15,
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        low_memory=False,
+        random_state=random_state,
+    ).fit_transform(embeddings)
+    return (
+        HDBSCAN(min_cluster_size=10, metric="euclidean", cluster_selection_method="eom", prediction_data=True)
+        .fit_predict(reduced)
+        .astype(np.int64)
+    )
 
 
 def seed_stability(partitions: list[np.ndarray]) -> dict:
     """Mean pairwise ARI and NMI between the partitions of several seeds, and their topic counts."""
     from itertools import combinations
 
-    from sklearn.metrics import normalized_mutual_info_score
-
     from papertopics.consensus import mean_pairwise_ari
+    from sklearn.metrics import normalized_mutual_info_score
 
     return {
         "ari": mean_pairwise_ari(partitions),
@@ -184,12 +228,14 @@ def seed_stability(partitions: list[np.ndarray]) -> dict:
     }
 
 
-def stability(papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seeds=STABILITY_SEEDS) -> dict:
+def stability(
+    papers: list[dict], embeddings: np.ndarray, config: dict, cache_dir: Path, seeds=STABILITY_SEEDS
+) -> dict:
     """Seed stability of our topics (reduce, cluster, outliers joined to topics as the topics stage
-    does) and of BERTopic's defaults' over the UMAP ``seeds``; also each seed's NMI to the labels."""
-    from sklearn.metrics import normalized_mutual_info_score
-
+    does) and of BERTopic's defaults' over the UMAP ``seeds``; also each seed's NMI to the labels.
+    """
     from papertopics.topics import assign_outliers
+    from sklearn.metrics import normalized_mutual_info_score
 
     labels = [p["label"] for p in papers]
     ids = [p["id"] for p in papers]
@@ -198,9 +244,17 @@ def stability(papers: list[dict], embeddings: np.ndarray, config: dict, cache_di
     for seed in seeds:
         for partitions, settings in ((ours, config), (single, one_run)):
             clusters = ours_clusters(papers, embeddings, settings, cache_dir, seed)[0]
-            partitions.append(assign_outliers(embeddings, clusters) if config["topics"]["reduce_outliers"] else clusters)
-        theirs.append(cached(cache_dir, "bertopic-defaults", [ids, seed],
-                             lambda seed=seed: bertopic_default_partition(embeddings, seed)))
+            partitions.append(
+                assign_outliers(embeddings, clusters) if config["topics"]["reduce_outliers"] else clusters
+            )
+        theirs.append(
+            cached(
+                cache_dir,
+                "bertopic-defaults",
+                [ids, seed],
+                lambda seed=seed: bertopic_default_partition(embeddings, seed),
+            )
+        )
     result = {}
     for name, partitions in (("ours", ours), ("one_run", single), ("bertopic", theirs)):
         result[name] = {
@@ -213,7 +267,8 @@ def stability(papers: list[dict], embeddings: np.ndarray, config: dict, cache_di
 
 def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) -> dict:
     """Seconds of the reduce and cluster stages' work (UMAP projections, HDBSCAN), uncached, with
-    one run and with the configured ``hdbscan.consensus_runs``, measured side by side."""
+    one run and with the configured ``hdbscan.consensus_runs``, measured side by side.
+    """
     import time
 
     from papertopics.consensus import cluster_runs, consensus_seeds
@@ -225,18 +280,26 @@ def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) ->
     seconds = {}
     for runs in (1, config["hdbscan"]["consensus_runs"]):
         start = time.perf_counter()
-        spaces = [reduce_embeddings(embeddings, texts, **{**config["umap"], "random_state": seed})[0]
-                  for seed in consensus_seeds(config["umap"]["random_state"], runs)]
+        spaces = [
+            reduce_embeddings(embeddings, texts, **{**config["umap"], "random_state": seed})[0]
+            for seed in consensus_seeds(config["umap"]["random_state"], runs)
+        ]
         cluster_runs(spaces, embeddings, **hdbscan)
         seconds[runs] = time.perf_counter() - start
     runs = config["hdbscan"]["consensus_runs"]
-    return {"runs": runs, "one_run_s": seconds[1], "consensus_s": seconds[runs], "ratio": seconds[runs] / seconds[1]}
+    return {
+        "runs": runs,
+        "one_run_s": seconds[1],
+        "consensus_s": seconds[runs],
+        "ratio": seconds[runs] / seconds[1],
+    }
 
 
 def achievable(papers: list[dict], embeddings: np.ndarray, random_state: int = 42) -> dict:
     """What the embeddings allow: a supervised classifier (5-fold cross-validated logistic
     regression; each paper scored by the fold that did not train on it) and k-means with
-    k = the number of labels on the raw (unit-length) embeddings."""
+    k = the number of labels on the raw (unit-length) embeddings.
+    """
     from sklearn.cluster import KMeans
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import accuracy_score, adjusted_rand_score, normalized_mutual_info_score
@@ -246,7 +309,9 @@ def achievable(papers: list[dict], embeddings: np.ndarray, random_state: int = 4
     labels = np.array([p["label"] for p in papers])
     folds = StratifiedKFold(5, shuffle=True, random_state=random_state)
     predicted = cross_val_predict(LogisticRegression(max_iter=2000), embeddings, labels, cv=folds)
-    clusters = KMeans(len(set(labels.tolist())), n_init=10, random_state=random_state).fit_predict(normalize(embeddings))
+    clusters = KMeans(len(set(labels.tolist())), n_init=10, random_state=random_state).fit_predict(
+        normalize(embeddings)
+    )
     return {
         "supervised": {
             "nmi": float(normalized_mutual_info_score(labels, predicted)),
@@ -266,32 +331,46 @@ GUIDE_THRESHOLDS = (0.0, 0.4, 0.5)
 def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
     """Guided topics with the corpus's own label names as the guide, against unguided topics and
     each paper sent to its nearest name: accuracy (a paper in a discovered topic counts as
-    wrong) and NMI of all topics (outliers joined) against the labels."""
-    from sklearn.metrics import accuracy_score, normalized_mutual_info_score
-
+    wrong) and NMI of all topics (outliers joined) against the labels.
+    """
     from papertopics.guided import guided_topics
     from papertopics.topics import assign_outliers
+    from sklearn.metrics import accuracy_score, normalized_mutual_info_score
 
     labels = np.array([p["label"] for p in papers])
     names = sorted(set(labels.tolist()))
     name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
     clusters = ours_clusters(papers, embeddings, config, cache_dir)[0]
     units = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
-    nearest = np.array(names)[(units @ (name_vectors / np.linalg.norm(name_vectors, axis=1, keepdims=True)).T).argmax(axis=1)]
-    rows = [{"variant": "unguided (defaults)", "accuracy": None, "named_share": 0.0,
-             "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, clusters)))},
-            {"variant": "each paper to its nearest name", "accuracy": float(accuracy_score(labels, nearest)),
-             "named_share": 1.0, "nmi": float(normalized_mutual_info_score(labels, nearest))}]
+    nearest = np.array(names)[
+        (units @ (name_vectors / np.linalg.norm(name_vectors, axis=1, keepdims=True)).T).argmax(axis=1)
+    ]
+    rows = [
+        {
+            "variant": "unguided (defaults)",
+            "accuracy": None,
+            "named_share": 0.0,
+            "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, clusters))),
+        },
+        {
+            "variant": "each paper to its nearest name",
+            "accuracy": float(accuracy_score(labels, nearest)),
+            "named_share": 1.0,
+            "nmi": float(normalized_mutual_info_score(labels, nearest)),
+        },
+    ]
     for threshold in GUIDE_THRESHOLDS:
         topics, named = guided_topics(embeddings, name_vectors, clusters, threshold)
         predicted = np.array([names[named[t]] if t in named else "" for t in topics.tolist()])
-        rows.append({
-            "variant": f"guided, topics.guide_min_similarity {threshold}"
-                       + (" (default)" if threshold == config["topics"]["guide_min_similarity"] else ""),
-            "accuracy": float(accuracy_score(labels, predicted)),
-            "named_share": float(np.isin(topics, list(named)).mean()),
-            "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, topics))),
-        })
+        rows.append(
+            {
+                "variant": f"guided, topics.guide_min_similarity {threshold}"
+                + (" (default)" if threshold == config["topics"]["guide_min_similarity"] else ""),
+                "accuracy": float(accuracy_score(labels, predicted)),
+                "named_share": float(np.isin(topics, list(named)).mean()),
+                "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, topics))),
+            }
+        )
     return {"names": names, "rows": rows}
 
 
@@ -313,13 +392,13 @@ def guided_table(result: dict) -> list[str]:
 
 def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
     """The classic baseline: TF-IDF → 100-d SVD → k-means with k = the number of labels;
-    a cluster's words are the heaviest terms of its TF-IDF centroid."""
+    a cluster's words are the heaviest terms of its TF-IDF centroid.
+    """
+    from papertopics.quality import evaluate_topics
     from sklearn.cluster import KMeans
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize
-
-    from papertopics.quality import evaluate_topics
 
     texts = [p["text"] for p in papers]
     labels = [p["label"] for p in papers]
@@ -332,20 +411,30 @@ def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
     for cluster in sorted(set(clusters.tolist())):
         centroid = np.asarray(weights[clusters == cluster].mean(axis=0)).ravel()
         keyphrases[cluster] = [vocabulary[i] for i in np.argsort(-centroid, kind="stable")[:10]]
-    return evaluate_topics(texts, clusters, np.zeros(len(texts), bool), keyphrases, top_n_words=10, labels=labels)
+    return evaluate_topics(
+        texts, clusters, np.zeros(len(texts), bool), keyphrases, top_n_words=10, labels=labels
+    )
 
 
 # What each change adds: our defaults with one change taken back (or, for the word vectors,
 # which measured no gain, put in) at a time.
 ABLATIONS = {
-    "(a) without the largest-topic limit (hdbscan.max_cluster_share 0)": {"hdbscan": {"max_cluster_share": 0}},
+    "(a) without the largest-topic limit (hdbscan.max_cluster_share 0)": {
+        "hdbscan": {"max_cluster_share": 0}
+    },
     "(a) with hdbscan.min_samples 1 (the default before)": {"hdbscan": {"min_samples": 1}},
-    "(a) keywords: without the shared-keyword rule (topics.min_keyword_share 0)": {"topics": {"min_keyword_share": 0}},
+    "(a) keywords: without the shared-keyword rule (topics.min_keyword_share 0)": {
+        "topics": {"min_keyword_share": 0}
+    },
     "(a) with word vectors joined to the embeddings (umap.word_weight 0.3)": {"umap": {"word_weight": 0.3}},
     "(a) without outlier reduction (topics.reduce_outliers false)": {"topics": {"reduce_outliers": False}},
-    "(a) keywords: plain c-TF-IDF (reduce_frequent_words false)": {"topics": {"reduce_frequent_words": False}},
+    "(a) keywords: plain c-TF-IDF (reduce_frequent_words false)": {
+        "topics": {"reduce_frequent_words": False}
+    },
     "(a) keywords: MMR (diversity 0.3) on damped c-TF-IDF": {"topics": {"representation": "mmr"}},
-    "(a) keywords: KeyBERTInspired on plain c-TF-IDF": {"topics": {"representation": "keybert", "reduce_frequent_words": False}},
+    "(a) keywords: KeyBERTInspired on plain c-TF-IDF": {
+        "topics": {"representation": "keybert", "reduce_frequent_words": False}
+    },
 }
 
 
@@ -365,7 +454,12 @@ def row(name: str, metrics: dict) -> dict:
 
 
 def benchmark(
-    corpus: Path, cache_dir: Path, ablations: bool, limit: int | None = None, random_state: int = 42, stable: bool = True,
+    corpus: Path,
+    cache_dir: Path,
+    ablations: bool,
+    limit: int | None = None,
+    random_state: int = 42,
+    stable: bool = True,
     guide: bool = False,
 ) -> dict:
     from papertopics.embed import load_model, resolve_backend
@@ -385,7 +479,9 @@ def benchmark(
     _LOG.info("%s: ours done", corpus.name)
     if ablations:
         for name, overrides in ABLATIONS.items():
-            rows.append(row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder, cache_dir)))
+            rows.append(
+                row(name, run_ours(papers, embeddings, with_overrides(config, overrides), encoder, cache_dir))
+            )
             _LOG.info("%s: %s done", corpus.name, name)
     bertopic = run_bertopic_defaults(papers, embeddings, encoder, random_state)
     rows.append(row("(b) BERTopic defaults, same embeddings", bertopic))
@@ -416,7 +512,12 @@ def benchmark(
 
 
 def markdown(results: list[dict]) -> str:
-    lines = ["# Topic quality benchmark", "", "Written by `make quality` (bench/quality.py); labels are used for scoring only.", ""]
+    lines = [
+        "# Topic quality benchmark",
+        "",
+        "Written by `make quality` (bench/quality.py); labels are used for scoring only.",
+        "",
+    ]
     for result in results:
         lines += [
             f"## {result['corpus']} ({result['papers']} papers, {result['labels']} labels)",
@@ -455,9 +556,15 @@ def achievable_table(result: dict) -> list[str]:
         "| | NMI | ARI | share of the supervised NMI |",
         "|---|---:|---:|---:|",
     ]
-    for name, key in (("supervised", "supervised"), ("k-means on the raw embeddings", "kmeans_raw"),
-                      ("papertopics defaults", "ours"), ("BERTopic defaults", "bertopic")):
-        lines.append(f"| {name} | {figures[key]['nmi']:.3f} | {figures[key]['ari']:.3f} | {figures[key]['nmi'] / supervised:.0%} |")
+    for name, key in (
+        ("supervised", "supervised"),
+        ("k-means on the raw embeddings", "kmeans_raw"),
+        ("papertopics defaults", "ours"),
+        ("BERTopic defaults", "bertopic"),
+    ):
+        lines.append(
+            f"| {name} | {figures[key]['nmi']:.3f} | {figures[key]['ari']:.3f} | {figures[key]['nmi'] / supervised:.0%} |"
+        )
     return lines + [""]
 
 
@@ -471,8 +578,11 @@ def stability_table(stability: dict | None) -> list[str]:
         "| | topics per seed | mean pairwise ARI | mean pairwise NMI | NMI to the labels (min-max) |",
         "|---|---|---:|---:|---|",
     ]
-    rows = (("papertopics defaults", "ours"), ("the same, one UMAP run (`hdbscan.consensus_runs: 1`)", "one_run"),
-            ("BERTopic defaults", "bertopic"))
+    rows = (
+        ("papertopics defaults", "ours"),
+        ("the same, one UMAP run (`hdbscan.consensus_runs: 1`)", "one_run"),
+        ("BERTopic defaults", "bertopic"),
+    )
     for name, key in rows:
         figures = stability[key]
         to_labels = figures["nmi_to_labels"]
@@ -492,22 +602,49 @@ def stability_table(stability: dict | None) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("corpora", nargs="+", type=Path, help="labelled .jsonl.gz corpora (id, title, abstract, label)")
-    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "papertopics-quality",
-                        help="where embeddings are cached between runs (outside the repository)")
-    parser.add_argument("--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json")
-    parser.add_argument("--no-ablations", action="store_true", help="skip the rows that take back one change at a time")
-    parser.add_argument("--no-stability", action="store_true", help="skip the seed-stability runs (five UMAP seeds each)")
-    parser.add_argument("--guided", action="store_true", help="also score guided topics, the corpus's label names as the guide")
-    parser.add_argument("--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)")
+    parser.add_argument(
+        "corpora", nargs="+", type=Path, help="labelled .jsonl.gz corpora (id, title, abstract, label)"
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "papertopics-quality",
+        help="where embeddings are cached between runs (outside the repository)",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=REPO / "bench" / "quality", help="writes OUTPUT.md and OUTPUT.json"
+    )
+    parser.add_argument(
+        "--no-ablations", action="store_true", help="skip the rows that take back one change at a time"
+    )
+    parser.add_argument(
+        "--no-stability", action="store_true", help="skip the seed-stability runs (five UMAP seeds each)"
+    )
+    parser.add_argument(
+        "--guided",
+        action="store_true",
+        help="also score guided topics, the corpus's label names as the guide",
+    )
+    parser.add_argument(
+        "--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     missing = [str(c) for c in args.corpora if not c.exists()]
     if missing:
-        raise SystemExit(f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)")
+        raise SystemExit(
+            f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)"
+        )
     results = [
-        benchmark(corpus, args.cache_dir, not args.no_ablations, args.limit, stable=not args.no_stability, guide=args.guided)
+        benchmark(
+            corpus,
+            args.cache_dir,
+            not args.no_ablations,
+            args.limit,
+            stable=not args.no_stability,
+            guide=args.guided,
+        )
         for corpus in args.corpora
     ]
     storage.write_json(args.output.with_suffix(".json"), results)

@@ -32,9 +32,31 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
-_SYLLABLES = ["ka", "lo", "mi", "ner", "ta", "vo", "ri", "sen", "du", "pha", "gro", "lin", "ex", "qua", "zor", "bel"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ner",
+    "ta",
+    "vo",
+    "ri",
+    "sen",
+    "du",
+    "pha",
+    "gro",
+    "lin",
+    "ex",
+    "qua",
+    "zor",
+    "bel",
+]
 
 
 def _shipped_words() -> list[str]:
@@ -50,7 +72,8 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
     """Papers, topics and groups as the topics stage writes them (papers.csv, topic_details.json).
 
     Topics sit in groups on the map; about 30% of each topic's papers are outliers HDBSCAN left
-    out and the topics stage assigned; 1% have no topic at all."""
+    out and the topics stage assigned; 1% have no topic at all.
+    """
     rng = np.random.default_rng(seed)
     common = _shipped_words()
     topic_words = [[_pseudo_word(rng) for _ in range(12)] for _ in range(n_topics)]
@@ -82,7 +105,9 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
             "dump": "synthetic",
             "dumps": "synthetic",
             "display_name": [
-                " ".join(rng.choice(common, size=5).tolist() + rng.choice(topic_words[t], size=2).tolist()).capitalize()
+                " ".join(
+                    rng.choice(common, size=5).tolist() + rng.choice(topic_words[t], size=2).tolist()
+                ).capitalize()
                 for t in topic
             ],
             "abstract": [abstract(t) for t in topic],
@@ -111,7 +136,10 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
     for original, group in enumerate(group_of_topic.tolist()):
         group_members.setdefault(group, []).append(int(renumber[original]))
     groups = sorted(
-        ({"topics": sorted(ts), "size": int(sum(counts.get(t, 0) for t in ts))} for ts in group_members.values()),
+        (
+            {"topics": sorted(ts), "size": int(sum(counts.get(t, 0) for t in ts))}
+            for ts in group_members.values()
+        ),
         key=lambda g: (-g["size"], g["topics"][0]),
     )
     for number, group in enumerate(groups):
@@ -119,14 +147,20 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
         for record in details:
             if record["topic"] in group["topics"]:
                 record["group"] = number
-    return {"papers": papers, "details": details, "groups": groups, "labels": labels,
-            "embeddings_seed": seed, "topic_of_paper": numbered}
+    return {
+        "papers": papers,
+        "details": details,
+        "groups": groups,
+        "labels": labels,
+        "embeddings_seed": seed,
+        "topic_of_paper": numbered,
+    }
 
 
 def report_inputs(outputs: dict, with_figures: bool):
     """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked."""
-    from papertopics.report import ReportInputs
     from papertopics.figures import model_figures
+    from papertopics.report import ReportInputs
     from papertopics.stages import topic_table
 
     papers, details = outputs["papers"], outputs["details"]
@@ -134,19 +168,47 @@ def report_inputs(outputs: dict, with_figures: bool):
     model = _fitted_model(outputs) if with_figures else None
     topics = topic_table(details)
     summary = {
-        "dumps": [{"dump": "synthetic", "title": "Synthetic papers", "records_read": len(papers), "kept": len(papers),
-                   "duplicates": 0, "also_in_earlier_dumps": 0, "rejected": 0, "sha256": "0" * 64}],
+        "dumps": [
+            {
+                "dump": "synthetic",
+                "title": "Synthetic papers",
+                "records_read": len(papers),
+                "kept": len(papers),
+                "duplicates": 0,
+                "also_in_earlier_dumps": 0,
+                "rejected": 0,
+                "sha256": "0" * 64,
+            }
+        ],
         "duplicates_across_dumps": 0,
     }
     return ReportInputs(
         corpus_summary=summary,
-        umap_settings={"n_neighbors": 15, "n_neighbors_setting": "auto", "n_components": 5, "min_dist": 0.0,
-                       "metric": "cosine", "random_state": 42},
-        hdbscan_settings={"min_cluster_size": 10, "min_cluster_size_setting": "auto", "min_samples": 5,
-                          "cluster_selection_method": "eom"},
-        topic_settings={"embedding_model": "none (synthetic)", "ngram_range": [1, 1], "stop_words": "english",
-                        "top_n_words": 10, "reduce_outliers": True, "representation": "ctfidf",
-                        "topics": n_topics, "coarse_topics": len(outputs["groups"]), "coarse_topics_setting": "auto"},
+        umap_settings={
+            "n_neighbors": 15,
+            "n_neighbors_setting": "auto",
+            "n_components": 5,
+            "min_dist": 0.0,
+            "metric": "cosine",
+            "random_state": 42,
+        },
+        hdbscan_settings={
+            "min_cluster_size": 10,
+            "min_cluster_size_setting": "auto",
+            "min_samples": 5,
+            "cluster_selection_method": "eom",
+        },
+        topic_settings={
+            "embedding_model": "none (synthetic)",
+            "ngram_range": [1, 1],
+            "stop_words": "english",
+            "top_n_words": 10,
+            "reduce_outliers": True,
+            "representation": "ctfidf",
+            "topics": n_topics,
+            "coarse_topics": len(outputs["groups"]),
+            "coarse_topics_setting": "auto",
+        },
         topic_details=details,
         topics=topics,
         papers=papers,
@@ -157,7 +219,8 @@ def report_inputs(outputs: dict, with_figures: bool):
 
 def _fitted_model(outputs: dict):
     """BERTopic fitted on the synthetic papers with their topics given (the topics stage's own
-    function), on embeddings that are each topic's random direction plus noise."""
+    function), on embeddings that are each topic's random direction plus noise.
+    """
     from papertopics.topics import fit_topic_model
 
     papers = outputs["papers"]
@@ -166,19 +229,33 @@ def _fitted_model(outputs: dict):
     directions = rng.normal(size=(int(topic.max()) + 2, 32))
     embeddings = (directions[topic] + 0.8 * rng.normal(size=(len(topic), 32))).astype(np.float32)
     model, _, _ = fit_topic_model(
-        papers["abstract"].tolist(), embeddings, topic, embedding_model=None, ngram_range=(1, 1),
-        stop_words="english", top_n_words=10, reduce_outliers=False, reduce_frequent_words=True,
-        representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+        papers["abstract"].tolist(),
+        embeddings,
+        topic,
+        embedding_model=None,
+        ngram_range=(1, 1),
+        stop_words="english",
+        top_n_words=10,
+        reduce_outliers=False,
+        reduce_frequent_words=True,
+        representation="ctfidf",
+        mmr_diversity=0.3,
+        min_keyword_share=0.1,
     )
     model.set_topic_labels({d["topic"]: d["label"] for d in outputs["details"]})
     return model
 
 
-def build_synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int, with_figures: bool = True) -> Path:
+def build_synthetic_report(
+    path: Path, n_papers: int, n_topics: int, n_groups: int, with_figures: bool = True
+) -> Path:
     from papertopics.report import build_report
 
-    page = build_report(report_inputs(synthetic_stage_outputs(n_papers, n_topics, n_groups), with_figures),
-                        title="auto", hover_chars=200)
+    page = build_report(
+        report_inputs(synthetic_stage_outputs(n_papers, n_topics, n_groups), with_figures),
+        title="auto",
+        hover_chars=200,
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path
@@ -228,7 +305,8 @@ def _open(context, path: Path, timeout_s: float):
 
 def load_seconds(context, path: Path, timeout_s: float) -> tuple[float, float] | None:
     """Navigation start to the first screen drawn, and to every chart drawn (scrolled through at
-    once after the first); None when the page did not get there in ``timeout_s``."""
+    once after the first); None when the page did not get there in ``timeout_s``.
+    """
     try:
         page = _open(context, path, timeout_s)
     except Exception:  # a timeout or a crashed tab: the page did not load
@@ -238,9 +316,12 @@ def load_seconds(context, path: Path, timeout_s: float) -> tuple[float, float] |
     return tuple(seconds)
 
 
-def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> tuple[list[float], float | None]:
+def search_seconds(
+    context, path: Path, words: list[str], timeout_s: float
+) -> tuple[list[float], float | None]:
     """Keystroke to updated list and map, for every key of ``words`` typed one by one; and, where
-    the page builds a search index, how long after navigation it was ready."""
+    the page builds a search index, how long after navigation it was ready.
+    """
     page = _open(context, path, timeout_s)
     ready = None
     if page.evaluate("document.querySelector('script') && document.body.innerHTML.includes('searchReady')"):
@@ -250,14 +331,16 @@ def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> t
     for word in words:
         if page.input_value("#search-box"):
             page.fill("#search-box", "")
-            page.wait_for_function("document.getElementById('search-box').dataset.searched === ''",
-                                   timeout=timeout_s * 1000)
+            page.wait_for_function(
+                "document.getElementById('search-box').dataset.searched === ''", timeout=timeout_s * 1000
+            )
         for end in range(1, len(word) + 1):
             page.evaluate("window.__searchedAt = undefined")
             page.keyboard.type(word[end - 1]) if end > 1 else page.type("#search-box", word[0])
             page.wait_for_function(
                 "q => document.getElementById('search-box').dataset.searched === q && window.__searchedAt !== undefined",
-                arg=word[:end], timeout=timeout_s * 1000,
+                arg=word[:end],
+                timeout=timeout_s * 1000,
             )
             latencies.append(page.evaluate("(window.__searchedAt - window.__keyAt) / 1000"))
     page.close()
@@ -271,7 +354,8 @@ def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None
     env_path = f"{package_root}"
     subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "build", "--output", str(path), *outputs_args],
-        check=True, env={**__import__("os").environ, "PYTHONPATH": env_path},
+        check=True,
+        env={**__import__("os").environ, "PYTHONPATH": env_path},
     )
 
 
@@ -280,9 +364,12 @@ def _shipped_report(results: Path, path: Path) -> Path:
     from papertopics.report import build_report, load_report_inputs
 
     inputs = load_report_inputs(
-        corpus_summary=str(results / "corpus/summary.json"), umap_settings=str(results / "reduced/umap.json"),
-        hdbscan_settings=str(results / "clusters/hdbscan.json"), topics=str(results / "topics/topics.csv"),
-        papers=str(results / "topics/papers.csv"), details=str(results / "topics/topic_details.json"),
+        corpus_summary=str(results / "corpus/summary.json"),
+        umap_settings=str(results / "reduced/umap.json"),
+        hdbscan_settings=str(results / "clusters/hdbscan.json"),
+        topics=str(results / "topics/topics.csv"),
+        papers=str(results / "topics/papers.csv"),
+        details=str(results / "topics/topic_details.json"),
         figures=str(results / "topics/figures.json"),
         metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
     )
@@ -309,27 +396,44 @@ def _table(results: dict) -> str:
             base = results["reports"]["shipped (38 papers)"][version]
             ratio = f"{row['load_s'] / base['load_s']:.2f}" if row["load_s"] and base["load_s"] else "–"
             all_ratio = f"{row['all_s'] / base['all_s']:.2f}" if row["all_s"] and base["all_s"] else "–"
-            search = (f"{1000 * statistics.median(row['search_s']):.0f} / {1000 * max(row['search_s']):.0f}"
-                      if row.get("search_s") else "did not finish" if row["load_s"] else "–")
+            search = (
+                f"{1000 * statistics.median(row['search_s']):.0f} / {1000 * max(row['search_s']):.0f}"
+                if row.get("search_s")
+                else "did not finish"
+                if row["load_s"]
+                else "–"
+            )
             ready = seconds(row.get("search_ready_s")) if row.get("search_ready_s") else "–"
-            lines.append(f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | "
-                         f"{seconds(row['all_s'])} | {all_ratio} | {search} | {ready} |")
+            lines.append(
+                f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | "
+                f"{seconds(row['all_s'])} | {all_ratio} | {search} | {ready} |"
+            )
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    build = commands.add_parser("build", help="build one report (in the process whose package is on PYTHONPATH)")
+    build = commands.add_parser(
+        "build", help="build one report (in the process whose package is on PYTHONPATH)"
+    )
     build.add_argument("--output", type=Path, required=True)
     build.add_argument("--papers", type=int)
     build.add_argument("--topics", type=int, default=150)
     build.add_argument("--groups", type=int, default=15)
-    build.add_argument("--shipped-results", type=Path, help="rebuild the shipped dumps' report from these stage outputs")
+    build.add_argument(
+        "--shipped-results", type=Path, help="rebuild the shipped dumps' report from these stage outputs"
+    )
     run = commands.add_parser("run", help="build every report with both packages and open them in Chromium")
     run.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    run.add_argument("--results", type=Path, default=REPO / "results", help="the shipped dumps' stage outputs")
-    run.add_argument("--before", type=Path, required=True, help="folder holding the package of main (papertopics/)")
+    run.add_argument(
+        "--results", type=Path, default=REPO / "results", help="the shipped dumps' stage outputs"
+    )
+    run.add_argument(
+        "--before", type=Path, required=True, help="folder holding the package of main (papertopics/)"
+    )
     run.add_argument("--scratch", type=Path, required=True)
     run.add_argument("--runs", type=int, default=3)
     run.add_argument("--timeout", type=float, default=180)
@@ -361,8 +465,10 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    measured: dict[str, dict[str, dict]] = {name: {v: {"mb": p.stat().st_size / 1e6, "loads": []} for v, p in vs.items()}
-                                            for name, vs in reports.items()}
+    measured: dict[str, dict[str, dict]] = {
+        name: {v: {"mb": p.stat().st_size / 1e6, "loads": []} for v, p in vs.items()}
+        for name, vs in reports.items()
+    }
     words = ["network", "vogro"]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -382,7 +488,9 @@ def main() -> None:
                 row["all_s"] = _median([load and load[1] for load in row["loads"]])
                 if row["load_s"] is not None:
                     try:
-                        row["search_s"], row["search_ready_s"] = search_seconds(context, path, words, args.timeout)
+                        row["search_s"], row["search_ready_s"] = search_seconds(
+                            context, path, words, args.timeout
+                        )
                     except Exception as error:  # a search that never finished is a result too
                         print(f"{name} / {version}: search did not finish: {error}", flush=True)
         version_line = browser.version
@@ -399,8 +507,9 @@ def main() -> None:
         f"keystroke to the frame after the result list and map are updated, every key of {', '.join(words)}. "
         "Synthetic reports: stage outputs made up without any model (bench/report_bench.py), BERTopic's figures "
         "fitted on them; the shipped report is rebuilt from `make run`'s stage outputs. "
-        "\"before\" builds them with main's package as it was before the WebGL report.\n\n"
-        + _table(results) + "\n",
+        '"before" builds them with main\'s package as it was before the WebGL report.\n\n'
+        + _table(results)
+        + "\n",
         encoding="utf-8",
     )
     print(_table(results))

@@ -25,7 +25,8 @@ def default_config() -> dict:
 
 def make_workdir(root: Path, dumps: dict[str, bytes | str] | None = None, **overrides) -> Path:
     """A scratch working folder holding config.yaml (defaults plus ``overrides``, one level deep)
-    and ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None)."""
+    and ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None).
+    """
     raw = root / "data" / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     if dumps is None:
@@ -49,14 +50,27 @@ def write_config(root: Path, **overrides) -> dict:
     return config
 
 
-def run_workflow(workdir: Path, *args: str, check: bool = True, timeout: int = 1800) -> subprocess.CompletedProcess:
+def run_workflow(
+    workdir: Path, *args: str, check: bool = True, timeout: int = 1800
+) -> subprocess.CompletedProcess:
     """Run snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
-    command = [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--cores", "2", "--rerun-incomplete", *args]
+    command = [
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--rerun-incomplete",
+        *args,
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}")
+        raise AssertionError(
+            f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}"
+        )
     return result
 
 
@@ -82,5 +96,7 @@ def seed_run(tmp_path_factory) -> Path:
 def require_corpus(name: str) -> Path:
     path = CORPORA / name
     if not path.exists():
-        pytest.skip(f"{path} is absent: the shared benchmark corpora sit beside the repository only on the team's machines")
+        pytest.skip(
+            f"{path} is absent: the shared benchmark corpora sit beside the repository only on the team's machines"
+        )
     return path

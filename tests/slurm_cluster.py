@@ -43,42 +43,44 @@ def free_port() -> int:
 
 def slurm_conf(folder: Path, host: str, cpus: int, memory_mb: int, munge_socket: Path) -> str:
     controller_port, node_port = free_port(), free_port()
-    return "\n".join([
-        MARK,
-        "ClusterName=papertopics-test",
-        f"SlurmctldHost={host}",
-        f"SlurmctldPort={controller_port}",
-        f"SlurmdPort={node_port}",
-        "SlurmUser=root",
-        "SlurmdUser=root",
-        "AuthType=auth/munge",
-        "CredType=cred/munge",
-        f"AuthInfo=socket={munge_socket}",
-        f"StateSaveLocation={folder / 'state'}",
-        f"SlurmdSpoolDir={folder / 'spool'}",
-        f"SlurmctldPidFile={folder / 'slurmctld.pid'}",
-        f"SlurmdPidFile={folder / 'slurmd.pid'}",
-        f"SlurmctldLogFile={folder / 'slurmctld.log'}",
-        f"SlurmdLogFile={folder / 'slurmd.log'}",
-        "ProctrackType=proctrack/linuxproc",
-        "TaskPlugin=task/none",
-        "SchedulerType=sched/backfill",
-        "SelectType=select/cons_tres",
-        "SelectTypeParameters=CR_Core_Memory",
-        # Memory is enforced by polling each step's processes: a job over its --mem is killed
-        # (state OUT_OF_MEMORY), as a cluster's cgroups would.
-        "JobAcctGatherType=jobacct_gather/linux",
-        "JobAcctGatherFrequency=task=1",
-        "JobAcctGatherParams=OverMemoryKill",
-        "AccountingStorageType=accounting_storage/none",
-        "JobCompType=jobcomp/none",
-        f"MinJobAge={MIN_JOB_AGE_SECONDS}",
-        "ReturnToService=2",
-        "MpiDefault=none",
-        f"NodeName={host} CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
-        f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP",
-        "",
-    ])
+    return "\n".join(
+        [
+            MARK,
+            "ClusterName=papertopics-test",
+            f"SlurmctldHost={host}",
+            f"SlurmctldPort={controller_port}",
+            f"SlurmdPort={node_port}",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            "AuthType=auth/munge",
+            "CredType=cred/munge",
+            f"AuthInfo=socket={munge_socket}",
+            f"StateSaveLocation={folder / 'state'}",
+            f"SlurmdSpoolDir={folder / 'spool'}",
+            f"SlurmctldPidFile={folder / 'slurmctld.pid'}",
+            f"SlurmdPidFile={folder / 'slurmd.pid'}",
+            f"SlurmctldLogFile={folder / 'slurmctld.log'}",
+            f"SlurmdLogFile={folder / 'slurmd.log'}",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "SchedulerType=sched/backfill",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core_Memory",
+            # Memory is enforced by polling each step's processes: a job over its --mem is killed
+            # (state OUT_OF_MEMORY), as a cluster's cgroups would.
+            "JobAcctGatherType=jobacct_gather/linux",
+            "JobAcctGatherFrequency=task=1",
+            "JobAcctGatherParams=OverMemoryKill",
+            "AccountingStorageType=accounting_storage/none",
+            "JobCompType=jobcomp/none",
+            f"MinJobAge={MIN_JOB_AGE_SECONDS}",
+            "ReturnToService=2",
+            "MpiDefault=none",
+            f"NodeName={host} CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
+            f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP",
+            "",
+        ]
+    )
 
 
 @dataclass
@@ -93,7 +95,9 @@ class SlurmCluster:
         return {**os.environ, "SLURM_CONF": str(self.conf)}
 
     def command(self, *args: str) -> str:
-        return subprocess.run(args, env=self.env, capture_output=True, text=True, check=True, timeout=60).stdout
+        return subprocess.run(
+            args, env=self.env, capture_output=True, text=True, check=True, timeout=60
+        ).stdout
 
     def log(self, name: str) -> str:
         path = self.folder / f"{name}.log"
@@ -146,7 +150,9 @@ def start_cluster(cpus: int = 2, memory_mb: int = 8000) -> SlurmCluster:
     if os.geteuid() != 0:
         raise RuntimeError("the single-node SLURM cluster needs root (slurmd starts jobs as their user)")
     if SYSTEM_CONF.exists() and not SYSTEM_CONF.read_text(errors="replace").startswith(MARK):
-        raise RuntimeError(f"{SYSTEM_CONF} exists: this machine has a SLURM of its own, which the test leaves alone")
+        raise RuntimeError(
+            f"{SYSTEM_CONF} exists: this machine has a SLURM of its own, which the test leaves alone"
+        )
     folder = Path(tempfile.mkdtemp(prefix="papertopics-slurm-"))
     folder.chmod(0o755)  # munged runs as the munge user and must reach its folder
     for sub in ("state", "spool"):
@@ -165,22 +171,41 @@ def start_cluster(cpus: int = 2, memory_mb: int = 8000) -> SlurmCluster:
     SYSTEM_CONF.symlink_to(conf)
     try:
         subprocess.run(
-            ["runuser", "-u", "munge", "--", "munged", f"--socket={munge_socket}",
-             f"--pid-file={munge / 'munged.pid'}", f"--log-file={munge / 'munged.log'}",
-             f"--seed-file={munge / 'munged.seed'}"],
-            check=True, capture_output=True, text=True, timeout=30,
+            [
+                "runuser",
+                "-u",
+                "munge",
+                "--",
+                "munged",
+                f"--socket={munge_socket}",
+                f"--pid-file={munge / 'munged.pid'}",
+                f"--log-file={munge / 'munged.log'}",
+                f"--seed-file={munge / 'munged.seed'}",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         cluster.processes["munged"] = _wait_for_pid_file(munge / "munged.pid", "munged", munge / "munged.log")
         subprocess.run(["slurmctld", "-f", str(conf), "-i"], env=cluster.env, check=True, timeout=30)
-        cluster.processes["slurmctld"] = _wait_for_pid_file(folder / "slurmctld.pid", "slurmctld", folder / "slurmctld.log")
+        cluster.processes["slurmctld"] = _wait_for_pid_file(
+            folder / "slurmctld.pid", "slurmctld", folder / "slurmctld.log"
+        )
         subprocess.run(["slurmd", "-f", str(conf), "-N", host], env=cluster.env, check=True, timeout=30)
-        cluster.processes["slurmd"] = _wait_for_pid_file(folder / "slurmd.pid", "slurmd", folder / "slurmd.log")
+        cluster.processes["slurmd"] = _wait_for_pid_file(
+            folder / "slurmd.pid", "slurmd", folder / "slurmd.log"
+        )
         deadline = time.monotonic() + 60
         while "idle" not in cluster.command("sinfo", "--noheader", "--format=%T"):
             if time.monotonic() > deadline:
                 raise RuntimeError(
-                    "the SLURM node did not become idle within 60 s:\n" + cluster.command("sinfo", "-N", "-l")
-                    + "\nslurmctld.log:\n" + cluster.log("slurmctld")[-2000:] + "\nslurmd.log:\n" + cluster.log("slurmd")[-2000:]
+                    "the SLURM node did not become idle within 60 s:\n"
+                    + cluster.command("sinfo", "-N", "-l")
+                    + "\nslurmctld.log:\n"
+                    + cluster.log("slurmctld")[-2000:]
+                    + "\nslurmd.log:\n"
+                    + cluster.log("slurmd")[-2000:]
                 )
             time.sleep(0.5)
     except BaseException:

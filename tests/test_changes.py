@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from papertopics.changes import (
     benjamini_hochberg,
     compare_periods,
@@ -65,7 +64,9 @@ def test_shares_per_dump_on_a_hand_made_assignment():
     papers = _papers([("a", 0)] * 6 + [("a", 1)] * 2 + [("a", -1)] + [("b", 1)] * 3 + [("a;b", 1)])
     periods = paper_periods(papers, "auto", ["a", "b"])
     assert periods.by == "dump" and periods.names == ["a", "b"]
-    table = dump_shares(papers, periods, {0: "zero", 1: "one", -1: "Outliers"}, 0.95).set_index(["topic", "period"])
+    table = dump_shares(papers, periods, {0: "zero", 1: "one", -1: "Outliers"}, 0.95).set_index(
+        ["topic", "period"]
+    )
     assert table.loc[(0, "a"), "papers"] == 6 and table.loc[(0, "a"), "period_papers"] == 10
     assert table.loc[(1, "a"), "papers"] == 3  # the paper in both dumps counts in a too
     assert table.loc[(1, "b"), "share"] == 1.0 and table.loc[(0, "b"), "papers"] == 0
@@ -85,7 +86,9 @@ def test_the_corrected_test_flags_a_planted_change_and_not_noise():
     before = rng.choice(topics, size=1000, p=even)
     after = rng.choice(topics, size=1000, p=planted)
     papers = _papers([("old", int(t)) for t in before] + [("new", int(t)) for t in after])
-    shares = dump_shares(papers, paper_periods(papers, "dump", ["old", "new"]), {t: f"t{t}" for t in range(topics)}, 0.95)
+    shares = dump_shares(
+        papers, paper_periods(papers, "dump", ["old", "new"]), {t: f"t{t}" for t in range(topics)}, 0.95
+    )
     comparison = compare_periods(shares, "old", "new", 0.95, 0.05).set_index("topic")
     assert comparison.loc[0, "significant"]
     assert not comparison.drop(index=0)["significant"].any()
@@ -93,8 +96,12 @@ def test_the_corrected_test_flags_a_planted_change_and_not_noise():
 
 
 def test_a_few_papers_in_a_small_dump_are_not_called_a_trend():
-    papers = _papers([("big", t % 5) for t in range(500)] + [("small", 0)] * 3 + [("small", t % 4 + 1) for t in range(27)])
-    shares = dump_shares(papers, paper_periods(papers, "dump", ["big", "small"]), {t: str(t) for t in range(5)}, 0.95)
+    papers = _papers(
+        [("big", t % 5) for t in range(500)] + [("small", 0)] * 3 + [("small", t % 4 + 1) for t in range(27)]
+    )
+    shares = dump_shares(
+        papers, paper_periods(papers, "dump", ["big", "small"]), {t: str(t) for t in range(5)}, 0.95
+    )
     comparison = compare_periods(shares, "big", "small", 0.95, 0.05)
     assert not comparison["significant"].any()
 
@@ -105,19 +112,41 @@ def _details(topics: list[int]) -> list[dict]:
 
 def test_new_and_faded_topics_with_their_papers():
     # 2023: topics 0 and 1 evenly, 10 papers of topic 2; 2024: topics 0 and 1 evenly, 12 of topic 3.
-    rows = [("x", 0)] * 45 + [("x", 1)] * 45 + [("x", 2)] * 10 + [("x", 0)] * 44 + [("x", 1)] * 44 + [("x", 3)] * 12
+    rows = (
+        [("x", 0)] * 45
+        + [("x", 1)] * 45
+        + [("x", 2)] * 10
+        + [("x", 0)] * 44
+        + [("x", 1)] * 44
+        + [("x", 3)] * 12
+    )
     years = [2023] * 100 + [2024] * 100
     papers = _papers(rows, years=years)
     _, record = describe_changes(
-        papers, _details([0, 1, 2, 3]), NO_HISTORY, ["x"], by="auto", baseline="auto", target="auto",
-        confidence=0.95, false_discovery_rate=0.05, new_topic_share=0.9, faded_topic_share=0.1, min_papers=5,
+        papers,
+        _details([0, 1, 2, 3]),
+        NO_HISTORY,
+        ["x"],
+        by="auto",
+        baseline="auto",
+        target="auto",
+        confidence=0.95,
+        false_discovery_rate=0.05,
+        new_topic_share=0.9,
+        faded_topic_share=0.1,
+        min_papers=5,
     )
     assert record["by"] == "year" and (record["baseline"], record["target"]) == ("2023", "2024")
     assert [t["topic"] for t in record["new_topics"]] == [3]
     assert [t["topic"] for t in record["faded_topics"]] == [2]
     assert len(record["new_topics"][0]["examples"]) == 3
     assert all(e["id"] in set(papers["id"][188:]) for e in record["new_topics"][0]["examples"])
-    assert {row["topic"]: row["significant"] for row in record["comparison"]} == {0: False, 1: False, 2: True, 3: True}
+    assert {row["topic"]: row["significant"] for row in record["comparison"]} == {
+        0: False,
+        1: False,
+        2: True,
+        3: True,
+    }
     assert [s["topic"] for s in record["series"]] == [0, 1, 2, 3]
 
 
@@ -145,11 +174,17 @@ def test_one_dump_says_there_is_nothing_to_compare():
 def test_an_unknown_baseline_or_a_year_nobody_has_is_a_clear_error():
     papers = _papers([("a", 0), ("b", 0), ("b", 1)])
     with pytest.raises(PipelineInputError, match=r"compare.baseline is 'c', but the papers' dumps are a, b"):
-        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "c", "auto", 0.95, 0.05, 0.9, 0.1, 5)
+        describe_changes(
+            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "c", "auto", 0.95, 0.05, 0.9, 0.1, 5
+        )
     with pytest.raises(PipelineInputError, match="compare.by is 'year' but no paper carries a year"):
-        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "year", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5)
+        describe_changes(
+            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "year", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
+        )
     with pytest.raises(PipelineInputError, match="both 'b'"):
-        describe_changes(papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "b", "b", 0.95, 0.05, 0.9, 0.1, 5)
+        describe_changes(
+            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "b", "b", 0.95, 0.05, 0.9, 0.1, 5
+        )
 
 
 def test_papers_without_a_year_are_left_out_and_counted():

@@ -1,7 +1,6 @@
 """docs/configuration.md is what the config schema renders, and lists every key of it."""
 
 import yaml
-
 from conftest import REPO
 from papertopics import config_reference
 
@@ -46,8 +45,13 @@ def test_page_has_a_row_for_every_schema_key_with_its_default():
     for section in sections:  # a section is a heading; its keys are the rows under it
         assert f"\n## {section}\n" in page
     # The keys the hand-written table once lacked, among all the others.
-    for key in ("embedding.threads", "embedding.shard_size", "embedding.cache_dir",
-                "embedding.model_cache_dir", "umap.fit_sample_size"):
+    for key in (
+        "embedding.threads",
+        "embedding.shard_size",
+        "embedding.cache_dir",
+        "embedding.model_cache_dir",
+        "umap.fit_sample_size",
+    ):
         assert key in keys
     assert sorted(page_rows) == sorted(keys)
     assert page_rows["embedding.shard_size"][0] == "`10000`"
@@ -131,12 +135,26 @@ def test_render_handles_nesting_arrays_enums_unions_references_and_null_defaults
     page = config_reference.render(SYNTHETIC)
     page_rows = rows(page)
     assert list(page_rows) == [
-        "name", "compare.against", "compare.baseline", "compare.baseline.path",
-        "compare.baseline.weight", "compare.limit", "compare.level", "compare.share", "compare.labels",
-        "compare.runs", "compare.runs[].path", "compare.runs[].seed", "lineage", "lineage[].dump",
+        "name",
+        "compare.against",
+        "compare.baseline",
+        "compare.baseline.path",
+        "compare.baseline.weight",
+        "compare.limit",
+        "compare.level",
+        "compare.share",
+        "compare.labels",
+        "compare.runs",
+        "compare.runs[].path",
+        "compare.runs[].seed",
+        "lineage",
+        "lineage[].dump",
     ]
     assert page_rows["name"] == ["(required)", r"string matching `^[a-z]+$`", r"A name \| with a pipe."]
-    assert page_rows["compare.against"][:2] == ["`[previous]`", "list, each one of `previous`, `first`, no repeats"]
+    assert page_rows["compare.against"][:2] == [
+        "`[previous]`",
+        "list, each one of `previous`, `first`, no repeats",
+    ]
     assert page_rows["compare.baseline"][:2] == ["`{}`", "mapping of the keys below"]
     assert page_rows["compare.baseline.path"][:2] == ["(required)", "non-empty string or `null`"]
     assert page_rows["compare.baseline.weight"][:2] == ["`0.5`", "number from 0 to 1"]

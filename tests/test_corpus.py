@@ -2,7 +2,14 @@ from papertopics.corpus import merge_dumps
 
 
 def summary(name, kept):
-    return {"dump": name, "title": name.upper(), "records_read": kept, "kept": kept, "duplicates": 0, "rejected": 0}
+    return {
+        "dump": name,
+        "title": name.upper(),
+        "records_read": kept,
+        "kept": kept,
+        "duplicates": 0,
+        "rejected": 0,
+    }
 
 
 def paper(identifier, dump):

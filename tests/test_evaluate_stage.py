@@ -4,7 +4,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from papertopics import stages, storage
 
 
@@ -16,7 +15,9 @@ def _topic_outputs(tmp_path, with_labels: bool):
         {"id": "p4", "text": "image segmentation of medical scans"},
     ]
     storage.write_jsonl(tmp_path / "corpus.jsonl", papers)
-    table = pd.DataFrame({"id": ["p1", "p2", "p3", "p4"], "topic": [0, 0, 1, 1], "outlier": [False, False, False, True]})
+    table = pd.DataFrame(
+        {"id": ["p1", "p2", "p3", "p4"], "topic": [0, 0, 1, 1], "outlier": [False, False, False, True]}
+    )
     if with_labels:
         table["label"] = ["graphs", "graphs", "vision", ""]
     storage.write_csv(tmp_path / "papers.csv", table)
@@ -29,7 +30,9 @@ def _topic_outputs(tmp_path, with_labels: bool):
 
 
 def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
-    stages.evaluate(*_topic_outputs(tmp_path, with_labels=True), str(tmp_path / "metrics.json"), top_n_words=10)
+    stages.evaluate(
+        *_topic_outputs(tmp_path, with_labels=True), str(tmp_path / "metrics.json"), top_n_words=10
+    )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["topics"] == 2
     assert metrics["outlier_share"] == pytest.approx(0.25)
@@ -40,7 +43,9 @@ def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
 
 
 def test_evaluate_without_a_label_column_leaves_agreement_out(tmp_path):
-    stages.evaluate(*_topic_outputs(tmp_path, with_labels=False), str(tmp_path / "metrics.json"), top_n_words=10)
+    stages.evaluate(
+        *_topic_outputs(tmp_path, with_labels=False), str(tmp_path / "metrics.json"), top_n_words=10
+    )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["labels"] is None
     assert -1 <= metrics["npmi"] <= 1

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from papertopics.errors import PipelineInputError
 from papertopics.guided import guided_topics, load_guide
 
@@ -16,8 +15,11 @@ def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):
 
 @pytest.mark.parametrize(
     "guide, message",
-    [("missing.txt", "missing.txt is not a file"), (["Search", "Search"], "names given twice: Search"),
-     (["Search", " "], "must not be empty")],
+    [
+        ("missing.txt", "missing.txt is not a file"),
+        (["Search", "Search"], "names given twice: Search"),
+        (["Search", " "], "must not be empty"),
+    ],
 )
 def test_a_bad_guide_is_named_in_the_error(tmp_path, guide, message):
     with pytest.raises(PipelineInputError, match=message):
@@ -26,7 +28,8 @@ def test_a_bad_guide_is_named_in_the_error(tmp_path, guide, message):
 
 def _corpus(seed: int = 0):
     """Papers around three category directions (40 each) and 30 papers of a fourth subject no
-    name describes; the names' vectors point roughly (not exactly) at their categories."""
+    name describes; the names' vectors point roughly (not exactly) at their categories.
+    """
     rng = np.random.default_rng(seed)
     axes = np.eye(8)
     truth = np.repeat([0, 1, 2, 3], [40, 40, 40, 30])
@@ -56,7 +59,9 @@ def test_a_name_no_paper_fits_makes_no_topic():
     truth, embeddings, names, clusters = _corpus()
     unrelated = np.zeros((1, 8), dtype=np.float32)
     unrelated[0, 7] = 1.0
-    topics, named = guided_topics(embeddings[:120], np.vstack([names, unrelated]), clusters[:120], min_similarity=0.5)
+    topics, named = guided_topics(
+        embeddings[:120], np.vstack([names, unrelated]), clusters[:120], min_similarity=0.5
+    )
     assert sorted(named.values()) == [0, 1, 2]
     assert topics.tolist() == truth[:120].tolist()
 
@@ -69,7 +74,9 @@ def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(tmp_pa
     from conftest import make_workdir, run_workflow
 
     workdir = make_workdir(tmp_path, topics={"guide": "areas.txt", "guide_min_similarity": 0.0})
-    (workdir / "areas.txt").write_text("# two areas\nLanguage models\nNeuroscience and brain imaging\n", encoding="utf-8")
+    (workdir / "areas.txt").write_text(
+        "# two areas\nLanguage models\nNeuroscience and brain imaging\n", encoding="utf-8"
+    )
     run_workflow(workdir)
     details = json.loads((workdir / "results" / "topics" / "topic_details.json").read_text())
     named = [t for t in details["topics"] if t["named"]]

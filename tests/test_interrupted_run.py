@@ -1,5 +1,6 @@
 """A run killed during embed, started again the README's way, finishes with the results of a
-run that was never interrupted."""
+run that was never interrupted.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import REPO, SNAKEMAKE, make_workdir, run_workflow
 
 
@@ -26,11 +26,20 @@ def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None
 @pytest.mark.slow
 def test_run_killed_during_embed_resumes_to_the_same_results(seed_run, tmp_path):
     workdir = make_workdir(tmp_path)
-    command = [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--cores", "2", "--rerun-incomplete"]
+    command = [
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--rerun-incomplete",
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    run = subprocess.Popen(command, env=env, start_new_session=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     embed_logs = workdir / "results" / "logs" / "embed"
     try:
         wait_for(lambda: embed_logs.is_dir() and any(embed_logs.glob("*.log")), run)
@@ -45,5 +54,7 @@ def test_run_killed_during_embed_resumes_to_the_same_results(seed_run, tmp_path)
     assert "Removed the locks of an earlier run that was killed" in resumed.stdout + resumed.stderr
 
     for table in ("topics.csv", "papers.csv"):
-        assert (workdir / "results" / "topics" / table).read_bytes() == (seed_run / "results" / "topics" / table).read_bytes()
+        assert (workdir / "results" / "topics" / table).read_bytes() == (
+            seed_run / "results" / "topics" / table
+        ).read_bytes()
     assert (workdir / "results" / "report" / "index.html").exists()

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, SEEDS
 
 HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "hdbscan", "onnxruntime"]
@@ -15,8 +14,14 @@ HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "
 
 def imported_after(code: str) -> list[str]:
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                            cwd=REPO, env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""},
+    )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -69,10 +74,14 @@ def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(t
 def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
     results = seed_run / "results"
     inputs = dict(
-        corpus_summary=results / "corpus" / "summary.json", umap_settings=results / "reduced" / "umap.json",
-        hdbscan_settings=results / "clusters" / "hdbscan.json", topics=results / "topics" / "topics.csv",
-        papers=results / "topics" / "papers.csv", details=results / "topics" / "topic_details.json",
-        figures=results / "topics" / "figures.json", metrics=results / "metrics.json",
+        corpus_summary=results / "corpus" / "summary.json",
+        umap_settings=results / "reduced" / "umap.json",
+        hdbscan_settings=results / "clusters" / "hdbscan.json",
+        topics=results / "topics" / "topics.csv",
+        papers=results / "topics" / "papers.csv",
+        details=results / "topics" / "topic_details.json",
+        figures=results / "topics" / "figures.json",
+        metrics=results / "metrics.json",
         changes=results / "topics" / "changes.json",
     )
     report = tmp_path / "index.html"
@@ -101,6 +110,12 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
 
 def test_the_models_figures_import_nothing_of_the_report():
     probe = "import sys, papertopics.figures; print(sorted(m for m in sys.modules if m.startswith('papertopics.report')))"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                            cwd=REPO, env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""},
+    )
     assert result.stdout.strip() == "[]"

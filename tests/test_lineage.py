@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from papertopics.lineage import (
     TopicHistory,
     TopicSnapshot,
@@ -40,10 +39,13 @@ def previous_and_current():
     """Previous run: topics 0..5. Current run (keys 100+, shuffled): 0 and 1 continue under other
     keys, 2 split in two, 3 and 4 merged into one, 5 gone (its papers removed), one topic new
     (only new papers), and one more topic that continues 6 of the previous run by its centroid
-    alone (every paper of both is in one run only)."""
+    alone (every paper of both is in one run only).
+    """
     d = _directions(10)
-    a, b, c, m1, m2, gone, drift = (_papers(p, n) for p, n in
-                                    (("a", 40), ("b", 30), ("c", 40), ("m", 20), ("n", 15), ("g", 12), ("d", 10)))
+    a, b, c, m1, m2, gone, drift = (
+        _papers(p, n)
+        for p, n in (("a", 40), ("b", 30), ("c", 40), ("m", 20), ("n", 15), ("g", 12), ("d", 10))
+    )
     previous = [
         _topic(0, a, d[0], "graph neural networks, node classification"),
         _topic(1, b, d[1], "reinforcement learning"),
@@ -97,7 +99,8 @@ def test_a_topic_whose_papers_scattered_is_not_rematched_by_its_centroid():
     spread, other = _papers("s", 30), _papers("x", 60)
     previous = [_topic(0, spread, d[0]), _topic(1, other, d[1])]
     current = [
-        _topic(10 + k, spread[10 * k : 10 * (k + 1)] + other[20 * k : 20 * (k + 1)], d[2 + k]) for k in range(3)
+        _topic(10 + k, spread[10 * k : 10 * (k + 1)] + other[20 * k : 20 * (k + 1)], d[2 + k])
+        for k in range(3)
     ]
     current.append(_topic(13, _papers("new", 30), d[0]))  # where topic 0 was, but only new papers
     matching = match_topics(previous, current, 0.3, 0.7)
@@ -135,7 +138,12 @@ def test_history_follows_runs_and_a_repeated_partition_replaces_its_record(tmp_p
     ids, matching, baseline, run = follow_topics(history, second, 0.3, 0.7)
     assert (run, baseline["run"]) == (2, 1)
     assert ids == {0: 1, 1: 0, 2: 2}
-    record_run(history, run, baseline, [TopicSnapshot(ids[t.id], "", (), t.size, t.centroid, t.papers) for t in second])
+    record_run(
+        history,
+        run,
+        baseline,
+        [TopicSnapshot(ids[t.id], "", (), t.size, t.centroid, t.papers) for t in second],
+    )
     # The same partition again (a forced rerun): matched against run 1 again, written as run 2.
     again_ids, again, baseline, run = follow_topics(history, second, 0.3, 0.7)
     assert (run, baseline["run"]) == (2, 1)
@@ -156,19 +164,31 @@ def test_partition_digest_ignores_ids_and_order():
 
 
 def test_label_is_kept_while_its_phrases_are_still_keywords():
-    assert label_still_fits("graph neural networks, node classification", ["node classification", "graph neural network", "gnn"])
+    assert label_still_fits(
+        "graph neural networks, node classification", ["node classification", "graph neural network", "gnn"]
+    )
     assert label_still_fits("graph neural, node (topic 4)", ["graph neural networks", "node"])
-    assert not label_still_fits("graph neural networks, node classification", ["graph neural networks", "molecules"])
+    assert not label_still_fits(
+        "graph neural networks, node classification", ["graph neural networks", "molecules"]
+    )
 
 
 def test_carry_labels_keeps_fitting_labels_and_keeps_labels_distinct():
     fresh = {0: "gnn, graphs", 1: "policy, reward", 7: "auctions, bidders"}
-    keywords = {0: ["gnn", "graph neural networks", "node"], 1: ["policy", "reward"], 7: ["auctions", "bidders", "graph neural networks"]}
+    keywords = {
+        0: ["gnn", "graph neural networks", "node"],
+        1: ["policy", "reward"],
+        7: ["auctions", "bidders", "graph neural networks"],
+    }
     earlier = {0: "graph neural networks", 1: "reinforcement learning", 3: "auctions, bidders"}
     labels, relabelled = carry_labels(fresh, keywords, earlier)
     assert labels[0] == "graph neural networks"  # kept: still among its keywords
     assert labels[1] == "policy, reward"  # its old phrases are gone from its keywords
     assert relabelled == [{"id": 1, "from": "reinforcement learning", "to": "policy, reward"}]
     assert labels[7] == "auctions, bidders"  # topic 3's label, but topic 3 is not kept: no clash
-    labels, _ = carry_labels({0: "graph neural networks", 2: "graph neural networks"}, {0: ["graph neural networks"], 2: ["graph neural networks"]}, {0: "graph neural networks"})
+    labels, _ = carry_labels(
+        {0: "graph neural networks", 2: "graph neural networks"},
+        {0: ["graph neural networks"], 2: ["graph neural networks"]},
+        {0: "graph neural networks"},
+    )
     assert labels == {0: "graph neural networks", 2: "graph neural networks (topic 2)"}

@@ -1,11 +1,11 @@
 """The faster backends (ONNX Runtime, torch in bf16) agree with sentence-transformers on torch fp32;
-the ONNX export happens once."""
+the ONNX export happens once.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import SEEDS
 from papertopics.embed import (
     BACKENDS,
@@ -15,8 +15,8 @@ from papertopics.embed import (
     load_encoder,
     resolve_backend,
 )
-from papertopics.models import resolve_model_location
 from papertopics.errors import PipelineInputError
+from papertopics.models import resolve_model_location
 from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
 from papertopics.parse import parse_dump
 
@@ -78,7 +78,11 @@ X86_WITHOUT = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n"
 
 @pytest.mark.parametrize(
     "cpu_info, flag, bf16",
-    [(X86_WITH_AVX512_BF16, "avx512_bf16", True), (X86_WITH_AMX, "amx_tile", True), (X86_WITHOUT, "avx512_vnni", False)],
+    [
+        (X86_WITH_AVX512_BF16, "avx512_bf16", True),
+        (X86_WITH_AMX, "amx_tile", True),
+        (X86_WITHOUT, "avx512_vnni", False),
+    ],
 )
 def test_bf16_support_from_linux_cpu_flags(tmp_path, cpu_info, flag, bf16):
     path = tmp_path / "cpuinfo"
@@ -143,6 +147,12 @@ def test_every_backend_is_an_encoder_and_onnx_needs_no_torch_side_module(backend
     assert isinstance(load_encoder(MODEL, backend, 64, str(tmp_path), threads=1), Encoder)
     # The ONNX backend reads model facts from papertopics.models, not from papertopics.embed (no cycle).
     probe = "import sys, papertopics.onnx_backend; print('papertopics.embed' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                            cwd=SEEDS[0].parents[2], env={"PYTHONPATH": "workflow", "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=SEEDS[0].parents[2],
+        env={"PYTHONPATH": "workflow", "PATH": ""},
+    )
     assert result.stdout.strip() == "False"

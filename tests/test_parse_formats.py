@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from papertopics.corpus import merge_dumps
 from papertopics.errors import PipelineInputError
 from papertopics.parse import input_columns, parse_dump
@@ -21,7 +20,11 @@ ABSTRACTS = [
     "A study of reward hacking in reinforcement learning from human feedback, with mitigations.",
 ]
 TITLES = ["LakeQA: Questions over Lakes", "Gated Residual GNNs", "Reward Hacking in RLHF"]
-AUTHORS = [["Ada Lovelace", "Alan Turing", "Grace Hopper"], ["Edsger Dijkstra"], ["Barbara Liskov", "Ken Thompson"]]
+AUTHORS = [
+    ["Ada Lovelace", "Alan Turing", "Grace Hopper"],
+    ["Edsger Dijkstra"],
+    ["Barbara Liskov", "Ken Thompson"],
+]
 
 
 def write(folder: Path, name: str, content: str | bytes, compressed: bool = False) -> Path:
@@ -57,8 +60,16 @@ def table(delimiter: str, abstract_header: str = "abstract") -> str:
     writer.writerow(["id", "title", abstract_header, "authors", "url", "year", "label", "venue"])
     for row in paper_rows():
         writer.writerow(
-            [row["id"], row["title"], row["abstract"], "; ".join(row["authors"]), row["url"], row["year"],
-             row["label"], row["venue"]]
+            [
+                row["id"],
+                row["title"],
+                row["abstract"],
+                "; ".join(row["authors"]),
+                row["url"],
+                row["year"],
+                row["label"],
+                row["venue"],
+            ]
         )
     return out.getvalue()
 
@@ -113,17 +124,26 @@ def test_markdown_dump_headings_title_the_next_paragraph(tmp_path, compressed):
     parsed = parse_dump(write(tmp_path, "ws.md", content, compressed), min_abstract_chars=20)
     assert parsed.title == "Workshop on Lakes"
     assert [p["text"] for p in parsed.papers][:1] == [ABSTRACTS[0]]
-    assert [p.get("title") for p in parsed.papers] == [TITLES[0], TITLES[1], "A heading with nothing under it"]
+    assert [p.get("title") for p in parsed.papers] == [
+        TITLES[0],
+        TITLES[1],
+        "A heading with nothing under it",
+    ]
     assert parsed.papers[1]["abstract"] == ABSTRACTS[1][:40] + " " + ABSTRACTS[1][40:]
     assert parsed.papers[0]["display_name"] == TITLES[0]
     assert parsed.records_read == 3 and not parsed.rejected
 
 
 def test_markdown_heading_without_paragraph_is_rejected_as_empty(tmp_path):
-    content = f"# Dump\n\n## First\n\n{ABSTRACTS[0]}\n\n## Orphan\n\n## Second\n{ABSTRACTS[1]}\n\n## Last orphan\n"
+    content = (
+        f"# Dump\n\n## First\n\n{ABSTRACTS[0]}\n\n## Orphan\n\n## Second\n{ABSTRACTS[1]}\n\n## Last orphan\n"
+    )
     parsed = parse_dump(write(tmp_path, "ws.md", content), min_abstract_chars=20)
     assert [p["title"] for p in parsed.papers] == ["First", "Second"]
-    assert [(r["location"], r["reason"]) for r in parsed.rejected] == [("line 7", "empty"), ("line 12", "empty")]
+    assert [(r["location"], r["reason"]) for r in parsed.rejected] == [
+        ("line 7", "empty"),
+        ("line 12", "empty"),
+    ]
     assert parsed.records_read == 4
 
 
@@ -197,7 +217,17 @@ def test_input_columns_carry_every_field_and_rename_clashes():
         {"extra": {"pages": "3"}},
     ]
     columns = input_columns(papers, reserved={"id", "topic"})
-    assert list(columns) == ["title", "authors", "url", "year", "label", "input_id", "venue", "input_topic", "pages"]
+    assert list(columns) == [
+        "title",
+        "authors",
+        "url",
+        "year",
+        "label",
+        "input_id",
+        "venue",
+        "input_topic",
+        "pages",
+    ]
     assert columns["input_topic"] == ["given", ""]
     assert columns["pages"] == ["", "3"]
 
@@ -210,7 +240,9 @@ def test_input_columns_carry_every_field_and_rename_clashes():
     ["utf-8", "utf-8-sig", "utf-16", "utf-16-le-bom", "utf-16-be-bom", "utf-32"],
 )
 def test_unicode_encodings(tmp_path, encoding):
-    content = txt_dump("Journées d'Étude — 论文", ["Étude des réseaux neuronaux: naïve Bayes über alles, 论文."])
+    content = txt_dump(
+        "Journées d'Étude — 论文", ["Étude des réseaux neuronaux: naïve Bayes über alles, 论文."]
+    )
     if encoding.endswith("-bom"):
         codec = encoding[: -len("-bom")]
         mark = "\ufeff".encode(codec)
@@ -233,7 +265,9 @@ def test_cp1252_fallback_is_recorded_as_a_warning(tmp_path):
 
 
 def test_latin1_fallback_when_cp1252_cannot_decode(tmp_path):
-    data = txt_dump("Title", ["An abstract with a byte cp1252 leaves undefined: é"]).encode("latin-1") + b"\x81"
+    data = (
+        txt_dump("Title", ["An abstract with a byte cp1252 leaves undefined: é"]).encode("latin-1") + b"\x81"
+    )
     parsed = parse_dump(write(tmp_path, "x.txt", data), 20)
     assert parsed.encoding == "latin-1" and parsed.warnings
     assert parsed.papers[0]["abstract"].startswith("An abstract with a byte cp1252 leaves undefined: é")
@@ -248,7 +282,9 @@ def test_line_endings(tmp_path, newline):
 
 
 def test_nonbreaking_and_zero_width_spaces_are_normalised(tmp_path):
-    noisy = "Deep\u00a0learning\u200b models\u202fscale with data;\u2060 soft\u00adhyphen and\u3000wide space."
+    noisy = (
+        "Deep\u00a0learning\u200b models\u202fscale with data;\u2060 soft\u00adhyphen and\u3000wide space."
+    )
     clean = "Deep learning models scale with data; softhyphen and wide space."
     parsed = parse_dump(write(tmp_path, "x.txt", txt_dump(abstracts=[noisy])), 20)
     assert parsed.papers[0]["abstract"] == clean
@@ -272,20 +308,33 @@ def test_html_entities_and_tags_are_decoded_for_the_keyword_text(tmp_path):
 
 
 def test_maths_that_looks_like_tags_is_kept():
-    assert clean_for_keywords("If a <b and c> d then &notation holds") == "If a <b and c> d then &notation holds"
+    assert (
+        clean_for_keywords("If a <b and c> d then &notation holds") == "If a <b and c> d then &notation holds"
+    )
 
 
 # --- accounting ------------------------------------------------------------------------
 
 
 def test_txt_accounting_short_and_duplicate_paragraphs(tmp_path):
-    content = txt_dump(abstracts=[ABSTRACTS[0], "Too short.", ABSTRACTS[1], ABSTRACTS[0].upper(), ABSTRACTS[2]])
+    content = txt_dump(
+        abstracts=[ABSTRACTS[0], "Too short.", ABSTRACTS[1], ABSTRACTS[0].upper(), ABSTRACTS[2]]
+    )
     parsed = parse_dump(write(tmp_path, "x.txt", content), min_abstract_chars=20)
     summary = parsed.summary()
-    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (5, 3, 1, 1)
+    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (
+        5,
+        3,
+        1,
+        1,
+    )
     assert summary["rejections"] == [
-        {"position": 1, "location": "line 5", "reason": "too_short",
-         "detail": "10 characters, fewer than parse.min_abstract_chars = 20"}
+        {
+            "position": 1,
+            "location": "line 5",
+            "reason": "too_short",
+            "detail": "10 characters, fewer than parse.min_abstract_chars = 20",
+        }
     ]
     assert summary["duplicate_records"] == [
         {"position": 3, "location": "line 9", "id": paper_id(ABSTRACTS[0]), "same_as": "line 3"}
@@ -311,21 +360,41 @@ def test_csv_accounting_empty_short_and_unparsable_rows(tmp_path):
         ",,\n"
     )
     summary = parse_dump(write(tmp_path, "x.csv", content), 20).summary()
-    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (6, 2, 0, 4)
+    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (
+        6,
+        2,
+        0,
+        4,
+    )
     assert [(r["location"], r["reason"]) for r in summary["rejections"]] == [
-        ("line 3", "empty"), ("line 4", "too_short"), ("line 5", "unparsable"), ("line 8", "empty"),
+        ("line 3", "empty"),
+        ("line 4", "too_short"),
+        ("line 5", "unparsable"),
+        ("line 8", "empty"),
     ]
     assert "4 fields where the header has 3" in summary["rejections"][2]["detail"]
     assert summary["rejected_by_reason"] == {"empty": 2, "too_short": 1, "unparsable": 1}
 
 
 def test_json_lines_accounting_non_objects_and_missing_abstracts(tmp_path):
-    lines = [json.dumps({"abstract": ABSTRACTS[0]}), "[1, 2]", json.dumps({"title": "no abstract"}),
-             json.dumps({"abstract": None}), json.dumps({"abstract": ABSTRACTS[0]})]
+    lines = [
+        json.dumps({"abstract": ABSTRACTS[0]}),
+        "[1, 2]",
+        json.dumps({"title": "no abstract"}),
+        json.dumps({"abstract": None}),
+        json.dumps({"abstract": ABSTRACTS[0]}),
+    ]
     summary = parse_dump(write(tmp_path, "x.jsonl", "\n".join(lines)), 20).summary()
-    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (5, 1, 1, 3)
+    assert (summary["records_read"], summary["kept"], summary["duplicates"], summary["rejected"]) == (
+        5,
+        1,
+        1,
+        3,
+    )
     assert [(r["location"], r["reason"]) for r in summary["rejections"]] == [
-        ("line 2", "unparsable"), ("line 3", "empty"), ("line 4", "empty"),
+        ("line 2", "unparsable"),
+        ("line 3", "empty"),
+        ("line 4", "empty"),
     ]
 
 
@@ -349,7 +418,9 @@ def test_real_corpus_file_parses_with_full_accounting():
     assert summary["kept"] + summary["duplicates"] + summary["rejected"] == 3281
     assert len({p["label"] for p in parsed.papers}) == 16
     assert all(p["year"].isdigit() and p["input_id"].startswith("ijcai") for p in parsed.papers)
-    assert all(p["display_name"] == clean_for_keywords(p["title"]) for p in parsed.papers if len(p["title"]) < 150)
+    assert all(
+        p["display_name"] == clean_for_keywords(p["title"]) for p in parsed.papers if len(p["title"]) < 150
+    )
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -363,7 +434,11 @@ def parse_error(path: Path, **options) -> str:
     return message
 
 
-@pytest.mark.parametrize("content", [b"", b"  \n\r\n\t ", "\ufeff\n".encode("utf-8"), "\u200b\n\u00a0\n".encode("utf-8")], ids=["zero-bytes", "blank", "bom-only", "invisible-only"])
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"  \n\r\n\t ", "\ufeff\n".encode("utf-8"), "\u200b\n\u00a0\n".encode("utf-8")],
+    ids=["zero-bytes", "blank", "bom-only", "invisible-only"],
+)
 def test_empty_file(tmp_path, content):
     assert "the file is empty" in parse_error(write(tmp_path, "x.txt", content))
 
@@ -439,7 +514,9 @@ def test_csv_with_an_unclosed_quote(tmp_path):
 
 
 def test_dump_with_title_line_only(tmp_path):
-    assert "no abstracts found after the title line" in parse_error(write(tmp_path, "x.txt", "Only a title\n\n"))
+    assert "no abstracts found after the title line" in parse_error(
+        write(tmp_path, "x.txt", "Only a title\n\n")
+    )
 
 
 def test_dump_whose_records_are_all_rejected(tmp_path):
@@ -461,6 +538,14 @@ def test_unsupported_extension(tmp_path):
 def test_report_overview_shows_rejection_reasons():
     from papertopics.report.overview import _dump_table
 
-    dump = {"dump": "x", "title": "X", "records_read": 6, "kept": 2, "duplicates": 0, "also_in_earlier_dumps": 0,
-            "rejected": 4, "rejected_by_reason": {"empty": 2, "too_short": 1, "unparsable": 1}}
+    dump = {
+        "dump": "x",
+        "title": "X",
+        "records_read": 6,
+        "kept": 2,
+        "duplicates": 0,
+        "also_in_earlier_dumps": 0,
+        "rejected": 4,
+        "rejected_by_reason": {"empty": 2, "too_short": 1, "unparsable": 1},
+    }
     assert "<td>4 (2 empty, 1 too short, 1 unparsable)</td>" in _dump_table({"dumps": [dump]})

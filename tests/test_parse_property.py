@@ -7,7 +7,6 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from papertopics.parse import parse_dump
 from papertopics.text import clean_for_keywords, normalise_for_identity
 

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SEEDS, require_corpus
 from papertopics.parse import parse_dump
 from papertopics.text import collapse_whitespace, is_blank, normalise_text
@@ -87,9 +86,13 @@ def corpus_slice_dumps(corpus: Path, folder: Path) -> list[Path]:
         records = [json.loads(line) for _, line in zip(range(CORPUS_SLICE), lines)]
     stem = corpus.name.split(".")[0]
     as_jsonl = folder / f"{stem}.jsonl"
-    as_jsonl.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8")
+    as_jsonl.write_text(
+        "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8"
+    )
     as_txt = folder / f"{stem}.txt"
-    as_txt.write_text(f"{stem}\n\n" + "\n\n".join(record["abstract"] for record in records) + "\n", encoding="utf-8")
+    as_txt.write_text(
+        f"{stem}\n\n" + "\n\n".join(record["abstract"] for record in records) + "\n", encoding="utf-8"
+    )
     return [as_jsonl, as_txt]
 
 

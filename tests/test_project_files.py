@@ -3,9 +3,8 @@
 import re
 
 import yaml
-from snakemake.utils import validate
-
 from conftest import REPO, default_config
+from snakemake.utils import validate
 
 # conda-forge names that differ from the PyPI ones.
 CONDA_NAMES = {"torch": "pytorch"}
@@ -33,7 +32,9 @@ def test_environment_yml_lists_the_same_pinned_packages_as_requirements():
             if match and match.group(1) != "python":
                 conda[match.group(1)] = match.group(2)
     requirements = pip_pins("requirements.txt")
-    expected_conda = {CONDA_NAMES.get(name, name): version for name, version in requirements.items() if name not in pip}
+    expected_conda = {
+        CONDA_NAMES.get(name, name): version for name, version in requirements.items() if name not in pip
+    }
     assert conda == expected_conda
     assert pip == {name: requirements[name] for name in pip}
 
@@ -70,7 +71,12 @@ FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 
 
 def documentation_pages():
-    return [README, REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "bench").glob("*.md"))]
+    return [
+        README,
+        REPO / "CHANGELOG.md",
+        *sorted((REPO / "docs").glob("*.md")),
+        *sorted((REPO / "bench").glob("*.md")),
+    ]
 
 
 def local_links(page):

@@ -8,7 +8,6 @@ import pytest
 from conftest import SEEDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from papertopics.parse import parse_dump
 from papertopics.quality import (
     corpus_tokenizer,
@@ -32,8 +31,12 @@ def gensim_npmi(word_lists: list[list[str]], docs: list[list[str]]) -> list[floa
     result = [math.nan] * len(word_lists)
     if scored:
         model = CoherenceModel(
-            topics=[known[i] for i in scored], texts=docs, dictionary=dictionary, coherence="c_npmi",
-            topn=max(len(known[i]) for i in scored), processes=1,
+            topics=[known[i] for i in scored],
+            texts=docs,
+            dictionary=dictionary,
+            coherence="c_npmi",
+            topn=max(len(known[i]) for i in scored),
+            processes=1,
         )
         for i, value in zip(scored, model.get_coherence_per_topic()):
             result[i] = float(value)
@@ -83,7 +86,9 @@ def test_topic_words_split_keyphrases_into_distinct_words_without_stop_words():
 
 def test_npmi_is_one_for_words_always_together_and_negative_for_words_never_together():
     tokenize = corpus_tokenizer()
-    docs = [tokenize(text) for text in ["cats chase mice", "dogs bark loudly", "cats chase birds", "dogs bark"]]
+    docs = [
+        tokenize(text) for text in ["cats chase mice", "dogs bark loudly", "cats chase birds", "dogs bark"]
+    ]
     together, apart = npmi_coherence([["cats", "chase"], ["cats", "bark"]], docs)
     assert together == pytest.approx(1.0)
     assert apart < -0.9  # -1 up to the smoothing gensim adds to a zero count
@@ -91,7 +96,9 @@ def test_npmi_is_one_for_words_always_together_and_negative_for_words_never_toge
 
 def test_npmi_hand_computed_and_unknown_words_ignored():
     tokenize = corpus_tokenizer()
-    docs = [tokenize(t) for t in ["dogs chase cats", "dogs bark loudly", "cats sleep", "birds sing", "fish swim"]]
+    docs = [
+        tokenize(t) for t in ["dogs chase cats", "dogs bark loudly", "cats sleep", "birds sing", "fish swim"]
+    ]
     # p(dogs)=2/5, p(bark)=1/5, p(dogs,bark)=1/5: log(0.2/0.08) / -log(0.2)
     (score, lonely) = npmi_coherence([["dogs", "bark", "zebra"], ["zebra", "dogs"]], docs)
     assert score == pytest.approx(math.log(2.5) / math.log(5))
@@ -103,8 +110,13 @@ def test_evaluate_topics_reports_outliers_groups_and_skips_unlabelled_papers():
     topics = np.array([0, 0, 1, 1, 1])
     was_outlier = np.array([False, False, False, False, True])
     metrics = evaluate_topics(
-        texts, topics, was_outlier, {0: ["graph", "node"], 1: ["image", "pixel"], -1: ["graph"]},
-        top_n_words=10, labels=["g", "g", "v", "v", ""], group_of={0: 0, 1: 0},
+        texts,
+        topics,
+        was_outlier,
+        {0: ["graph", "node"], 1: ["image", "pixel"], -1: ["graph"]},
+        top_n_words=10,
+        labels=["g", "g", "v", "v", ""],
+        group_of={0: 0, 1: 0},
     )
     assert metrics["topics"] == 2
     assert metrics["outlier_share"] == pytest.approx(0.2)
@@ -118,7 +130,9 @@ def test_evaluate_topics_reports_outliers_groups_and_skips_unlabelled_papers():
 
 
 def test_evaluate_topics_without_labels_leaves_agreement_out():
-    metrics = evaluate_topics(["graph node", "graph edge"], np.array([0, 0]), np.zeros(2, bool), {0: ["graph"]}, 10)
+    metrics = evaluate_topics(
+        ["graph node", "graph edge"], np.array([0, 0]), np.zeros(2, bool), {0: ["graph"]}, 10
+    )
     assert metrics["labels"] is None
     assert metrics["coarse"] is None
     assert math.isnan(metrics["npmi"])  # one word is no pair to score
@@ -130,7 +144,9 @@ def test_npmi_equals_gensim_on_the_shipped_dumps():
     counts = Counter(word for doc in docs for word in doc)
     in_docs = Counter(word for doc in docs for word in set(doc))
     frequent = sorted(counts, key=lambda word: (-counts[word], word))
-    only_first, only_last = (next(w for w in sorted(set(doc)) if in_docs[w] == 1) for doc in (docs[0], docs[-1]))
+    only_first, only_last = (
+        next(w for w in sorted(set(doc)) if in_docs[w] == 1) for doc in (docs[0], docs[-1])
+    )
     word_lists = [
         frequent[:10],  # words that co-occur, and repeat within windows
         frequent[10:20],
@@ -147,20 +163,25 @@ def test_npmi_equals_gensim_on_the_shipped_dumps():
 
 def test_npmi_equals_gensim_on_short_documents_and_repeated_words():
     docs = [
-        "graph graph node".split(),  # shorter than the window: one window
+        ["graph", "graph", "node"],  # shorter than the window: one window
         [],  # an empty document still counts as one window
-        "node edge graph edge node edge graph edge node edge graph edge".split(),
-        "image pixel image graph pixel image pixel graph image pixel image pixel image".split(),
-        "graph".split(),
+        ["node", "edge", "graph", "edge", "node", "edge", "graph", "edge", "node", "edge", "graph", "edge"],
+        ["image", "pixel", "image", "graph", "pixel", "image", "pixel", "graph", "image", "pixel", "image", "pixel", "image"],
+        ["graph"],
     ]
-    word_lists = [["graph", "node", "edge"], ["image", "pixel", "graph"], ["node", "pixel"], ["edge", "image"]]
+    word_lists = [
+        ["graph", "node", "edge"],
+        ["image", "pixel", "graph"],
+        ["node", "pixel"],
+        ["edge", "image"],
+    ]
     assert_same_scores(npmi_coherence(word_lists, docs), gensim_npmi(word_lists, docs))
 
 
 def test_a_word_whose_earlier_copy_leaves_the_window_is_dropped_as_gensim_does():
     # Windows: "a b a c d e f g h i" and "b a c d e f g h i j". gensim's window update drops "a"
     # from the second window when the first "a" leaves, although another "a" is still inside.
-    counts, windows = window_co_occurrences(["a b a c d e f g h i j".split()], {"a": 0, "j": 1})
+    counts, windows = window_co_occurrences([["a", "b", "a", "c", "d", "e", "f", "g", "h", "i", "j"]], {"a": 0, "j": 1})
     assert windows == 2
     assert counts.tolist() == [[1, 0], [0, 1]]
 
@@ -168,7 +189,9 @@ def test_a_word_whose_earlier_copy_leaves_the_window_is_dropped_as_gensim_does()
 @settings(max_examples=150, deadline=None)
 @given(
     docs=st.lists(st.lists(st.sampled_from("abcdef"), max_size=30), min_size=1, max_size=6),
-    word_lists=st.lists(st.lists(st.sampled_from("abcdefz"), min_size=1, max_size=5, unique=True), max_size=4),
+    word_lists=st.lists(
+        st.lists(st.sampled_from("abcdefz"), min_size=1, max_size=5, unique=True), max_size=4
+    ),
 )
 def test_npmi_equals_gensim_on_any_small_corpus(docs, word_lists):
     assert_same_scores(npmi_coherence(word_lists, docs), gensim_npmi(word_lists, docs))

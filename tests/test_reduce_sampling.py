@@ -1,13 +1,13 @@
 """UMAP on exact neighbours, or fitted on a sample with the rest placed by transform (the
-large-corpus path)."""
+large-corpus path).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import normalized_mutual_info_score
-
 from papertopics.cluster import cluster_points
 from papertopics.reduce import exact_neighbours, reduce_embeddings
+from sklearn.metrics import normalized_mutual_info_score
 
 
 def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
@@ -19,8 +19,14 @@ def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
 
 
 SETTINGS = dict(
-    texts=None, word_weight=0.0, word_dimensions=100,  # embeddings alone, no word vectors
-    n_neighbors=10, n_components=5, min_dist=0.0, metric="cosine", random_state=42,
+    texts=None,
+    word_weight=0.0,
+    word_dimensions=100,  # embeddings alone, no word vectors
+    n_neighbors=10,
+    n_components=5,
+    min_dist=0.0,
+    metric="cosine",
+    random_state=42,
 )
 
 
@@ -31,7 +37,9 @@ def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_stru
     assert settings["fitted_on_sample"] and settings["fit_sample_size"] == 100
     assert cluster_space.shape == (len(points), 5) and map_2d.shape == (len(points), 2)
     assert np.isfinite(cluster_space).all() and np.isfinite(map_2d).all()
-    labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
+    labels, _ = cluster_points(
+        cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"
+    )
     assert normalized_mutual_info_score(truth, labels) > 0.9
 
     again, _ = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
@@ -57,7 +65,9 @@ def test_exact_neighbours_are_each_papers_closest_by_cosine_itself_first():
 def test_a_whole_corpus_fit_on_exact_neighbours_keeps_its_structure_and_repeats():
     points, truth = blobs()
     cluster_space, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
-    labels, _ = cluster_points(cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom")
+    labels, _ = cluster_points(
+        cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"
+    )
     assert normalized_mutual_info_score(truth, labels) > 0.9
     again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
     np.testing.assert_array_equal(again, cluster_space)
@@ -67,7 +77,9 @@ def test_no_topic_exceeds_the_largest_share_where_hdbscan_would_keep_one_big_clu
     points, truth = blobs(n_per_blob=150, n_blobs=4)
     points[truth < 2] = points[truth == 0][0]  # two blobs made one dense cluster of half the points
     points[truth < 2] += np.random.default_rng(1).normal(scale=0.05, size=points[truth < 2].shape)
-    unlimited, _ = cluster_points(points, min_cluster_size=20, min_samples=None, cluster_selection_method="eom")
+    unlimited, _ = cluster_points(
+        points, min_cluster_size=20, min_samples=None, cluster_selection_method="eom"
+    )
     limited, settings = cluster_points(
         points, min_cluster_size=20, min_samples=None, cluster_selection_method="eom", max_cluster_share=0.3
     )
@@ -96,7 +108,6 @@ def test_umap_kernels_are_kept_in_numbas_disk_cache_one_variant_per_function():
     import umap.layouts
     import umap.umap_
     from numba.core.caching import NullCache
-
     from papertopics.reduce import cache_umap_kernels
 
     cache_umap_kernels()

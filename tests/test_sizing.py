@@ -1,5 +1,4 @@
 import pytest
-
 from papertopics.sizing import resolve_min_cluster_size, resolve_n_neighbors
 
 

@@ -1,6 +1,7 @@
 """The workflow on a real (single-node) SLURM cluster, through snakemake-executor-plugin-slurm
 and the shipped profile: every job goes through sbatch, the results equal a local run's, and a
-job SLURM kills for memory is reported with its rule and SLURM's reason, then resumed."""
+job SLURM kills for memory is reported with its rule and SLURM's reason, then resumed.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import REPO, SEEDS, SNAKEMAKE, make_workdir, planned_jobs, require_corpus, run_workflow
 from papertopics import storage
 
@@ -24,12 +24,21 @@ SHARD_SIZE = 300  # the slice's embedding is four embed_shard jobs
 PROFILE = REPO / "profiles" / "slurm"
 # The test cluster has no accounting database (so no sacct): job states come from squeue, and
 # no account is given. Status checks start after 2 s rather than the plugin's 40.
-CLUSTER_OPTIONS = ("--slurm-status-command", "squeue", "--slurm-no-account",
-                   "--slurm-init-seconds-before-status-checks", "2")
+CLUSTER_OPTIONS = (
+    "--slurm-status-command",
+    "squeue",
+    "--slurm-no-account",
+    "--slurm-init-seconds-before-status-checks",
+    "2",
+)
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?/rule_(\w+)/")
 # Outputs compared between the local and the SLURM run: every stage's.
-COMPARED = ("results/corpus/papers.jsonl", "results/topics/topics.csv", "results/topics/papers.csv",
-            "results/metrics.json")
+COMPARED = (
+    "results/corpus/papers.jsonl",
+    "results/topics/topics.csv",
+    "results/topics/papers.csv",
+    "results/metrics.json",
+)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +59,17 @@ def cluster():
 def run_on_slurm(cluster, workdir: Path, *args: str, check: bool = True):
     import subprocess
 
-    command = [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--workflow-profile", str(PROFILE), *CLUSTER_OPTIONS, *args]
+    command = [
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--workflow-profile",
+        str(PROFILE),
+        *CLUSTER_OPTIONS,
+        *args,
+    ]
     env = {**cluster.env, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     if check and result.returncode != 0:
@@ -68,7 +86,9 @@ def submitted_jobs(output: str) -> dict[str, str]:
 
 
 def job_states(cluster, jobs) -> dict[str, str]:
-    lines = cluster.command("squeue", "--states=all", "--noheader", "--format=%i|%T", "--jobs", ",".join(jobs))
+    lines = cluster.command(
+        "squeue", "--states=all", "--noheader", "--format=%i|%T", "--jobs", ",".join(jobs)
+    )
     return dict(line.split("|") for line in lines.split())
 
 
@@ -121,7 +141,9 @@ def test_the_workflow_runs_on_slurm_and_equals_a_local_run(cluster, tmp_path):
 def test_a_job_killed_for_memory_is_reported_and_the_rerun_resumes(cluster, tmp_path):
     workdir = make_workdir(tmp_path / "killed", embedding={"backend": "onnx"})
     # reduce gets 30 MB: far less than a Python process with numpy needs, so SLURM kills it.
-    killed = run_on_slurm(cluster, workdir, "--retries", "0", "--set-resources", "reduce:mem_mb=30", check=False)
+    killed = run_on_slurm(
+        cluster, workdir, "--retries", "0", "--set-resources", "reduce:mem_mb=30", check=False
+    )
     assert killed.returncode != 0
     first = submitted_jobs(killed.stderr)
     reduce_job = next(job for job, rule in first.items() if rule == "reduce")
@@ -131,7 +153,10 @@ def test_a_job_killed_for_memory_is_reported_and_the_rerun_resumes(cluster, tmp_
     assert f"SLURM-job '{reduce_job}' failed, SLURM status is: '{state}'" in killed.stderr
     assert f"SLURM killed job {reduce_job} (rule reduce) for memory: " in killed.stderr
     assert "exceeded memory limit" in killed.stderr.split(f"SLURM killed job {reduce_job}")[1].splitlines()[0]
-    print(f"\n{state}; reported:", next(line for line in killed.stderr.splitlines() if "SLURM killed job" in line))
+    print(
+        f"\n{state}; reported:",
+        next(line for line in killed.stderr.splitlines() if "SLURM killed job" in line),
+    )
     finished = {rule for job, rule in first.items() if job_states(cluster, [job])[job] == "COMPLETED"}
     assert {"parse", "corpus", "embed"} <= finished
 

@@ -1,5 +1,6 @@
 """Whole runs on 1, 2, 5 and 38 abstracts, in several formats: each ends in a report; too few
-abstracts to cluster give one topic and a note instead of a crash."""
+abstracts to cluster give one topic and a note instead of a crash.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from conftest import SEEDS, make_workdir, run_workflow
 
 
@@ -51,8 +51,17 @@ def test_five_abstracts_csv_with_every_input_field(tmp_path):
     writer = csv.writer(out)
     writer.writerow(["Title", "Abstract", "Authors", "URL", "Year", "Label", "Venue"])
     for i, abstract in enumerate(seed_abstracts(5)):
-        writer.writerow([f"Paper <{i}>", abstract, f"Ada Lovelace{i}; Alan Turing; Grace Hopper",
-                         f"https://example.org/{i}", 2020 + i, f"area {i % 2}", "ICML"])
+        writer.writerow(
+            [
+                f"Paper <{i}>",
+                abstract,
+                f"Ada Lovelace{i}; Alan Turing; Grace Hopper",
+                f"https://example.org/{i}",
+                2020 + i,
+                f"area {i % 2}",
+                "ICML",
+            ]
+        )
     workdir = make_workdir(tmp_path, {"five.csv": out.getvalue()})
     run_workflow(workdir)
     papers = pd.read_csv(workdir / "results" / "topics" / "papers.csv", keep_default_na=False)
@@ -75,4 +84,6 @@ def test_thirty_eight_abstracts_from_the_two_seed_dumps(seed_run):
     papers = pd.read_csv(seed_run / "results" / "topics" / "papers.csv", keep_default_na=False)
     assert len(papers) == 38 and set(papers["dump"]) == {s.name.split(".")[0] for s in SEEDS}
     summary = json.loads((seed_run / "results" / "corpus" / "summary.json").read_text())
-    assert [(d["records_read"], d["kept"], d["duplicates"], d["rejected"]) for d in summary["dumps"]] == [(19, 19, 0, 0)] * 2
+    assert [(d["records_read"], d["kept"], d["duplicates"], d["rejected"]) for d in summary["dumps"]] == [
+        (19, 19, 0, 0)
+    ] * 2

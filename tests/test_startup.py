@@ -1,5 +1,6 @@
 """Start-of-run checks: readable config errors, the model check, stale-lock clean-up; and the
-one-topic fallback for corpora too small to cluster."""
+one-topic fallback for corpora too small to cluster.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import sys
 import textwrap
 
 import numpy as np
-
 from conftest import REPO, default_config
 from papertopics.cluster import cluster_points
 from papertopics.models import PACKAGED_MODEL, model_problem
@@ -46,7 +46,9 @@ def test_stale_locks_are_removed(tmp_path):
     (locks / "0.output.lock").write_text("y")
     # In a child process: the lock it takes is released when it exits, as after a kill.
     code = f"from papertopics.startup import release_stale_locks; print(release_stale_locks({str(tmp_path / '.snakemake')!r}))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO / "workflow")
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO / "workflow"
+    )
     assert result.stdout.strip() == "True"
     assert not list(locks.iterdir())
 
@@ -56,12 +58,19 @@ def test_locks_of_a_live_run_are_kept(tmp_path):
     (metadata / "locks").mkdir(parents=True)
     (metadata / "locks" / "0.input.lock").write_text("x")
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys, time
             from papertopics.startup import release_stale_locks
             release_stale_locks({str(metadata)!r}); print("held", flush=True); sys.stdin.read()
-        """)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO / "workflow",
+        """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO / "workflow",
     )
     try:
         assert holder.stdout.readline().strip() == "held"

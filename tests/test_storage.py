@@ -3,17 +3,15 @@ import stat
 
 import numpy as np
 import pytest
-
 from papertopics import storage
 
 
 def test_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path):
     target = tmp_path / "out.json"
     storage.write_json(target, {"version": 1})
-    with pytest.raises(RuntimeError):
-        with storage.atomic_path(target) as temporary:
-            temporary.write_text("half written")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), storage.atomic_path(target) as temporary:
+        temporary.write_text("half written")
+        raise RuntimeError("killed")
     assert storage.read_json(target) == {"version": 1}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
@@ -39,7 +37,9 @@ def test_new_files_get_the_usual_permissions(tmp_path):
     storage.write_text(tmp_path / "a.txt", "text")
     storage.write_bytes(str(tmp_path / "b.bin"), b"bytes")
     assert (tmp_path / "b.bin").read_bytes() == b"bytes"
-    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("a.txt", "b.bin")] == [0o666 & ~umask] * 2
+    assert [stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("a.txt", "b.bin")] == [
+        0o666 & ~umask
+    ] * 2
 
 
 def test_a_failed_small_write_leaves_no_temporary(tmp_path):

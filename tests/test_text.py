@@ -3,7 +3,10 @@ from papertopics.text import clean_for_keywords, coined_name, display_name, firs
 
 def test_latex_and_markdown_are_stripped_keeping_words():
     assert clean_for_keywords(r"We propose $\textbf{DAG}$ and **NeurIPS**.") == "We propose DAG and NeurIPS."
-    assert clean_for_keywords(r"uses \emph{searching} and \textit{\textbf{nested}} terms") == "uses searching and nested terms"
+    assert (
+        clean_for_keywords(r"uses \emph{searching} and \textit{\textbf{nested}} terms")
+        == "uses searching and nested terms"
+    )
     assert clean_for_keywords(r"only 20\% of data, $O(n \log n)$ time") == "only 20% of data, O(n n) time"
 
 
@@ -28,7 +31,9 @@ def test_coined_names_from_introducing_sentences():
 
 
 def test_no_coined_name_falls_back_to_shortened_first_sentence():
-    abstract = "Graph neural networks are widely believed to excel at node classification on many graphs. More text."
+    abstract = (
+        "Graph neural networks are widely believed to excel at node classification on many graphs. More text."
+    )
     assert coined_name(abstract) is None
     name = display_name(abstract)
     assert name.endswith("…") and len(name) <= 80 and abstract.startswith(name[:-1])

@@ -8,7 +8,6 @@ import shutil
 
 import pandas as pd
 import pytest
-
 from conftest import CORPORA, planned_jobs, run_workflow
 
 pytestmark = pytest.mark.slow
@@ -24,7 +23,9 @@ def _third_dump(count: int) -> str:
     return "".join(json.dumps({k: p[k] for k in ("title", "abstract", "year")}) + "\n" for p in chosen)
 
 
-@pytest.mark.skipif(not IJCAI.exists(), reason="needs ../shared/corpora (the third dump is a slice of IJCAI 2024)")
+@pytest.mark.skipif(
+    not IJCAI.exists(), reason="needs ../shared/corpora (the third dump is a slice of IJCAI 2024)"
+)
 def test_rerun_with_a_third_dump_keeps_the_ids_of_topics_that_persist(seed_run, tmp_path):
     workdir = tmp_path / "run"
     shutil.copytree(seed_run, workdir, symlinks=True)
@@ -52,7 +53,9 @@ def test_rerun_with_a_third_dump_keeps_the_ids_of_topics_that_persist(seed_run, 
         counts = topic_now.loc[members["id"]].value_counts()
         if counts.iloc[0] >= STAYED_TOGETHER * len(members):
             where = counts.index[0]
-            assert where == old_topic or (old_topic, where) in merged_into, f"topic {old_topic} went to {where}"
+            assert where == old_topic or (old_topic, where) in merged_into, (
+                f"topic {old_topic} went to {where}"
+            )
             stayed_together += 1
     assert stayed_together >= 1
     assert lineage["kept"] and all(t["id"] in set(after["topic"]) for t in lineage["kept"])

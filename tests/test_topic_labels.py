@@ -1,8 +1,6 @@
 """Readable topic labels: clean keyphrases, no twins, no two topics alike."""
 
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from papertopics.sizing import resolve_coarse_topics
 from papertopics.topics import (
     SharedKeywords,
@@ -14,16 +12,25 @@ from papertopics.topics import (
     singular,
     topic_groups,
 )
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)
 
 
 def test_singular_handles_the_common_plural_endings_and_leaves_singulars_alone():
     assert [singular(w) for w in ["policies", "graphs", "classes", "boxes", "approaches"]] == [
-        "policy", "graph", "class", "box", "approach"
+        "policy",
+        "graph",
+        "class",
+        "box",
+        "approach",
     ]
     assert [singular(w) for w in ["analysis", "corpus", "class", "bus", "gas"]] == [
-        "analysis", "corpus", "class", "bus", "gas"
+        "analysis",
+        "corpus",
+        "class",
+        "bus",
+        "gas",
     ]
 
 
@@ -37,7 +44,8 @@ def test_plural_twins_are_merged_keeping_the_first_form():
 
 def test_a_longer_phrase_replaces_the_words_it_covers():
     assert label_phrases(["graph", "neural", "graph neural networks", "node"], STOP) == [
-        "graph neural networks", "node"
+        "graph neural networks",
+        "node",
     ]
 
 
@@ -106,10 +114,19 @@ def test_shared_keywords_reads_the_share_of_each_topics_papers_using_a_word():
     from scipy.sparse import csr_matrix
     from sklearn.feature_extraction.text import CountVectorizer
 
-    documents = pd.DataFrame({
-        "Document": ["graph graph zebra", "graph node", "graph node", "graph node", "image pixel", "image pixel"],
-        "Topic": [0, 0, 0, 0, 1, 1],
-    })
+    documents = pd.DataFrame(
+        {
+            "Document": [
+                "graph graph zebra",
+                "graph node",
+                "graph node",
+                "graph node",
+                "image pixel",
+                "image pixel",
+            ],
+            "Topic": [0, 0, 0, 0, 1, 1],
+        }
+    )
 
     class FittedModel:
         vectorizer_model = CountVectorizer().fit(documents.Document)
@@ -141,7 +158,9 @@ def test_keyword_text_reads_words_as_the_vectorizer_does_and_breaks_at_punctuati
 def test_a_fragment_is_completed_by_the_word_that_nearly_always_follows_it():
     text = keyword_text(GNN_PAPERS)
     assert complete_phrase("graph neural", text, STOP) == "graph neural networks"
-    assert complete_phrase("neural", text, STOP) == "neural networks"  # words before a phrase narrow it: not added
+    assert (
+        complete_phrase("neural", text, STOP) == "neural networks"
+    )  # words before a phrase narrow it: not added
     # Followed by "passing" in its only occurrence: chance, not a phrase.
     assert complete_phrase("message", text, STOP) == "message"
     # Never grown past a punctuation mark ("networks (GNNs)") or into a stop word ("of graph").
@@ -149,7 +168,9 @@ def test_a_fragment_is_completed_by_the_word_that_nearly_always_follows_it():
 
 
 def test_a_word_that_follows_only_some_occurrences_does_not_complete_a_phrase():
-    text = keyword_text(["graph neural networks here", "graph kernels there", "graph coloring", "random graph"])
+    text = keyword_text(
+        ["graph neural networks here", "graph kernels there", "graph coloring", "random graph"]
+    )
     assert complete_phrase("graph", text, STOP) == "graph"
 
 
@@ -162,7 +183,10 @@ def test_labels_never_end_in_a_fragment_that_a_longer_keyphrase_completes():
 
 
 def test_a_keyphrase_found_only_across_punctuation_is_dropped():
-    papers = ["Reinforcement learning (RL) agents explore.", "Deep reinforcement learning (RL) for control."] * 2
+    papers = [
+        "Reinforcement learning (RL) agents explore.",
+        "Deep reinforcement learning (RL) for control.",
+    ] * 2
     keywords = ["learning rl", "reinforcement learning", "agents"]
     assert label_phrases(keywords, STOP) == ["learning rl", "reinforcement learning", "agents"]
     assert label_phrases(keywords, STOP, keyword_text(papers)) == ["reinforcement learning", "agents"]

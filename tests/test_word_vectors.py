@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from papertopics.reduce import hybrid_vectors, word_vectors
 
 TEXTS = [

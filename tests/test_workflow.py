@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from plotly.offline import get_plotlyjs
-
 from conftest import REPO, SEEDS, make_workdir, planned_jobs, run_workflow, write_config
+from plotly.offline import get_plotlyjs
 
 pytestmark = pytest.mark.slow
 
@@ -42,11 +41,28 @@ def test_seed_run_outputs_add_up(seed_run):
     assert report.count(get_plotlyjs()) == 1, "plotly.js must be inlined exactly once"
     ours = report.replace(get_plotlyjs(), "")
     assert "<script src" not in ours and "<link" not in ours
-    assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), "the report must load nothing from the network"
-    packed = re.search(r'<script type="application/gzip\+base64" id="papers-csv">([^<]*)</script>', report).group(1)
-    embedded = pd.read_csv(io.StringIO(gzip.decompress(base64.b64decode(packed)).decode("utf-8")), keep_default_na=False)
+    assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), (
+        "the report must load nothing from the network"
+    )
+    packed = re.search(
+        r'<script type="application/gzip\+base64" id="papers-csv">([^<]*)</script>', report
+    ).group(1)
+    embedded = pd.read_csv(
+        io.StringIO(gzip.decompress(base64.b64decode(packed)).decode("utf-8")), keep_default_na=False
+    )
     assert embedded["id"].tolist() == papers["id"].tolist(), "the report carries every paper"
-    for rule in ("parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "changes", "evaluate", "report"):
+    for rule in (
+        "parse",
+        "corpus",
+        "embed",
+        "reduce",
+        "map",
+        "cluster",
+        "topics",
+        "changes",
+        "evaluate",
+        "report",
+    ):
         assert list(results.glob(f"benchmarks/{rule}*")), rule
         assert list(results.glob(f"logs/{rule}*")), rule
 
@@ -55,7 +71,9 @@ def test_same_input_and_config_give_the_same_topics(seed_run, tmp_path):
     again = make_workdir(tmp_path)
     run_workflow(again)
     for name in ("topics.csv", "papers.csv"):
-        assert (again / "results" / "topics" / name).read_bytes() == (seed_run / "results" / "topics" / name).read_bytes()
+        assert (again / "results" / "topics" / name).read_bytes() == (
+            seed_run / "results" / "topics" / name
+        ).read_bytes()
 
 
 @pytest.fixture()
@@ -69,20 +87,40 @@ def finished_run(seed_run, tmp_path):
 
 def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
     write_config(finished_run, hdbscan={"min_cluster_size": 5})
-    assert planned_jobs(finished_run) == {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
+    }
 
 
 def test_changed_n_neighbors_reruns_both_projections_onward_without_embedding(finished_run):
     write_config(finished_run, umap={"n_neighbors": 7})
     assert planned_jobs(finished_run) == {
-        "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1
+        "reduce": 1,
+        "map": 1,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
     }
 
 
 def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
     write_config(finished_run, umap={"n_components": 4})
     assert planned_jobs(finished_run) == {
-        "reduce": 1, "cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1
+        "reduce": 1,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
     }
 
 
@@ -103,11 +141,22 @@ def test_changed_matching_threshold_reruns_topics_onward(finished_run):
 
 def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
     abstracts = SEEDS[0].read_text(encoding="utf-8").split("\n\n")[1:4]
-    (finished_run / "data" / "raw" / "new_dump.txt").write_text("New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8")
+    (finished_run / "data" / "raw" / "new_dump.txt").write_text(
+        "New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8"
+    )
     plan = planned_jobs(finished_run)
     assert plan == {
-        "parse": 1, "embed": 1, "corpus": 1, "reduce": 1, "map": 1, "cluster": 1, "topics": 1, "changes": 1,
-        "evaluate": 1, "report": 1, "all": 1,
+        "parse": 1,
+        "embed": 1,
+        "corpus": 1,
+        "reduce": 1,
+        "map": 1,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
     }
 
 

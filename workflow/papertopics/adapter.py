@@ -1,11 +1,12 @@
 """Run a stage from a Snakemake script: log to the rule's log file and to the console,
-and turn input errors into one clear message and a non-zero exit (no traceback)."""
+and turn input errors into one clear message and a non-zero exit (no traceback).
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from papertopics.errors import PipelineInputError
 
@@ -13,7 +14,10 @@ from papertopics.errors import PipelineInputError
 def run_stage(log_path: str, stage: Callable, *args, **kwargs) -> None:
     handlers = [logging.FileHandler(log_path, mode="w", encoding="utf-8"), logging.StreamHandler(sys.stderr)]
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s", handlers=handlers, force=True
+        level=logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s: %(message)s",
+        handlers=handlers,
+        force=True,
     )
     logging.captureWarnings(True)
     try:

@@ -23,7 +23,8 @@ BY_CHOICES = ("auto", "dump", "year")
 
 def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of the proportion ``count / total`` (arrays allowed); (0, 1) where
-    ``total`` is 0."""
+    ``total`` is 0.
+    """
     from scipy.stats import norm
 
     count = np.asarray(count, dtype=np.float64)
@@ -32,7 +33,9 @@ def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray,
     safe_total = np.where(total > 0, total, 1.0)
     share = count / safe_total
     centre = (share + z * z / (2 * safe_total)) / (1 + z * z / safe_total)
-    half = z / (1 + z * z / safe_total) * np.sqrt(share * (1 - share) / safe_total + z * z / (4 * safe_total**2))
+    half = (
+        z / (1 + z * z / safe_total) * np.sqrt(share * (1 - share) / safe_total + z * z / (4 * safe_total**2))
+    )
     low = np.where(total > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
     high = np.where(total > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
     return low, high
@@ -95,7 +98,8 @@ def _years(papers: pd.DataFrame) -> pd.Series:
 
 def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Periods:
     """Group the papers by dump (each of its dumps) or by year. ``auto`` compares years when
-    every paper carries one and there are two or more, else dumps, in ``dump_order``."""
+    every paper carries one and there are two or more, else dumps, in ``dump_order``.
+    """
     years = _years(papers)
     if by == "auto":
         by = "year" if (years != "").all() and years.nunique() >= 2 else "dump"
@@ -107,7 +111,9 @@ def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Perio
             )
         has_year = (years != "").to_numpy()
         names = sorted(set(years[has_year]), key=int)
-        return Periods("year", names, np.flatnonzero(has_year), years[has_year].to_numpy(), int((~has_year).sum()))
+        return Periods(
+            "year", names, np.flatnonzero(has_year), years[has_year].to_numpy(), int((~has_year).sum())
+        )
     listed = papers["dumps"].astype(str).str.split(";")
     rows = np.repeat(np.arange(len(papers)), listed.map(len).to_numpy())
     period = np.array([dump for dumps in listed for dump in dumps], dtype=object)
@@ -121,7 +127,8 @@ def dump_shares(
 ) -> pd.DataFrame:
     """Topic × period: papers, the period's papers, share and its Wilson interval.
 
-    Every topic appears in every period (0 papers where it has none), the outlier group too."""
+    Every topic appears in every period (0 papers where it has none), the outlier group too.
+    """
     pairs = pd.DataFrame({"topic": papers["topic"].to_numpy()[periods.rows], "period": periods.period})
     counts = pairs.groupby(["topic", "period"]).size()
     totals = pairs.groupby("period").size()
@@ -130,7 +137,9 @@ def dump_shares(
     table = counts.reindex(index, fill_value=0).rename("papers").reset_index()
     table["period_papers"] = table["period"].map(totals).fillna(0).astype(int)
     table["share"] = table["papers"] / table["period_papers"].where(table["period_papers"] > 0, 1)
-    table["share_low"], table["share_high"] = wilson_interval(table["papers"], table["period_papers"], confidence)
+    table["share_low"], table["share_high"] = wilson_interval(
+        table["papers"], table["period_papers"], confidence
+    )
     table.insert(1, "label", table["topic"].map(labels))
     table.insert(2, "by", periods.by)
     return table
@@ -148,7 +157,9 @@ def _pick_periods(names: list[str], by: str, baseline, target) -> tuple[str, str
             )
         chosen.append(name)
     if chosen[0] == chosen[1]:
-        raise PipelineInputError(f"compare.baseline and compare.target are both {chosen[0]!r}; pick two different {by}s.")
+        raise PipelineInputError(
+            f"compare.baseline and compare.target are both {chosen[0]!r}; pick two different {by}s."
+        )
     return chosen[0], chosen[1]
 
 
@@ -156,7 +167,8 @@ def compare_periods(
     shares: pd.DataFrame, baseline: str, target: str, confidence: float, false_discovery_rate: float
 ) -> pd.DataFrame:
     """One row per real topic: share in each period, the change in percentage points with its
-    interval, the test's p-value and its Benjamini–Hochberg q-value; largest rise first."""
+    interval, the test's p-value and its Benjamini–Hochberg q-value; largest rise first.
+    """
     real = shares[shares["topic"] != OUTLIER]
     before = real[real["period"] == baseline].set_index("topic")
     after = real[real["period"] == target].set_index("topic")
@@ -165,26 +177,37 @@ def compare_periods(
         for column in ("papers", "period_papers", "share", "share_low", "share_high"):
             table[f"{side}_{column}"] = rows[column].to_numpy()
     change, low, high = share_difference_interval(
-        table["baseline_papers"], table["baseline_period_papers"], table["target_papers"],
-        table["target_period_papers"], confidence,
+        table["baseline_papers"],
+        table["baseline_period_papers"],
+        table["target_papers"],
+        table["target_period_papers"],
+        confidence,
     )
     table["change_pp"], table["change_low_pp"], table["change_high_pp"] = 100 * change, 100 * low, 100 * high
     table["p_value"] = share_change_pvalues(
-        table["baseline_papers"], table["baseline_period_papers"], table["target_papers"], table["target_period_papers"]
+        table["baseline_papers"],
+        table["baseline_period_papers"],
+        table["target_papers"],
+        table["target_period_papers"],
     )
     table["q_value"] = benjamini_hochberg(table["p_value"])
     table["significant"] = table["q_value"] < false_discovery_rate
-    return table.sort_values(["change_pp", "topic"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    return table.sort_values(["change_pp", "topic"], ascending=[False, True], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def target_weight(comparison: pd.DataFrame) -> pd.Series:
     """Share of a topic's papers that come from the target, once both periods are weighted to
-    the same size: 1 = only in the target, 0 = only in the baseline, 0.5 = equally common."""
+    the same size: 1 = only in the target, 0 = only in the baseline, 0.5 = equally common.
+    """
     both = comparison["baseline_share"] + comparison["target_share"]
     return (comparison["target_share"] / both.where(both > 0, 1)).where(both > 0, 0.5)
 
 
-def _examples(topic: int, period: str, papers: pd.DataFrame, periods: Periods, representatives: list[str], count: int):
+def _examples(
+    topic: int, period: str, papers: pd.DataFrame, periods: Periods, representatives: list[str], count: int
+):
     """Papers to show for a topic in one period: its representative papers there, else its first."""
     in_period = set(papers["id"].to_numpy()[periods.rows[periods.period == period]].tolist())
     members = papers[(papers["topic"] == topic) & papers["id"].isin(in_period)]
@@ -255,7 +278,11 @@ def describe_changes(
     }
     if len(periods.names) < 2:
         only = periods.names[0] if periods.names else "none"
-        return shares, {**record, "comparable": False, "reason": f"only one {periods.by} ({only}): nothing to compare"}
+        return shares, {
+            **record,
+            "comparable": False,
+            "reason": f"only one {periods.by} ({only}): nothing to compare",
+        }
     before, after = _pick_periods(periods.names, periods.by, baseline, target)
     comparison = compare_periods(shares, before, after, confidence, false_discovery_rate)
     weight = target_weight(comparison)
@@ -264,8 +291,13 @@ def describe_changes(
     def listed(mask, period: str) -> list[dict]:
         rows = comparison[mask]
         return [
-            {**row, "target_weight": round(float(w), 6),
-             "examples": _examples(row["topic"], period, papers, periods, representatives[row["topic"]], 3)}
+            {
+                **row,
+                "target_weight": round(float(w), 6),
+                "examples": _examples(
+                    row["topic"], period, papers, periods, representatives[row["topic"]], 3
+                ),
+            }
             for row, w in zip(_records(rows), weight[mask])
         ]
 
@@ -289,10 +321,16 @@ def describe_changes(
         "false_discovery_rate": false_discovery_rate,
         "test": "two-sided Fisher exact test per topic, Benjamini-Hochberg across topics",
         "thresholds": {
-            "new_topic_share": new_topic_share, "faded_topic_share": faded_topic_share, "min_papers": min_papers,
+            "new_topic_share": new_topic_share,
+            "faded_topic_share": faded_topic_share,
+            "min_papers": min_papers,
         },
         "comparison": _records(comparison),
-        "new_topics": listed((weight >= new_topic_share) & (comparison["target_papers"] >= min_papers), after),
-        "faded_topics": listed((weight <= faded_topic_share) & (comparison["baseline_papers"] >= min_papers), before),
+        "new_topics": listed(
+            (weight >= new_topic_share) & (comparison["target_papers"] >= min_papers), after
+        ),
+        "faded_topics": listed(
+            (weight <= faded_topic_share) & (comparison["baseline_papers"] >= min_papers), before
+        ),
         "series": series,
     }

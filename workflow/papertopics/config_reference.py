@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import yaml
 
@@ -47,7 +47,9 @@ def resolve(spec: dict, root: dict) -> dict:
     while isinstance(spec, dict) and "$ref" in spec:
         reference = spec["$ref"]
         if not reference.startswith("#/") or reference in seen:
-            raise ValueError(f"{SCHEMA_NAME}: cannot follow $ref {reference!r}; only local references are supported")
+            raise ValueError(
+                f"{SCHEMA_NAME}: cannot follow $ref {reference!r}; only local references are supported"
+            )
         seen.add(reference)
         target = root
         for part in reference[2:].split("/"):
@@ -155,7 +157,9 @@ def accepted_values(spec: dict, root: dict) -> str:
     for keyword in ("oneOf", "anyOf"):
         if keyword in spec:
             # Constraints beside oneOf/anyOf (a shared type, a range) hold for every option.
-            shared = {key: value for key, value in spec.items() if key not in (keyword, "description", "default")}
+            shared = {
+                key: value for key, value in spec.items() if key not in (keyword, "description", "default")
+            }
             return " or ".join(accepted_values({**shared, **option}, root) for option in spec[keyword])
     if "allOf" in spec:
         merged = {key: value for key, value in spec.items() if key != "allOf"}
@@ -179,7 +183,8 @@ def default_text(name: str, spec: dict, required: set[str]) -> str:
 def nested_keys(spec: dict, root: dict, prefix: str) -> Iterator[tuple[str, dict, set[str]]]:
     """Every key below ``spec``, depth first in schema order: (dotted name, spec, the names its
     parent requires). A key holding an object is listed, then its keys; the keys of a list's
-    items are named ``list[].key``."""
+    items are named ``list[].key``.
+    """
     spec = resolve(spec, root)
     items = resolve(spec["items"], root) if isinstance(spec.get("items"), dict) else {}
     if items.get("properties"):
@@ -230,7 +235,9 @@ def render(schema: dict) -> str:
             lines += TABLE_HEAD
         else:
             lines += TABLE_HEAD + [key_row(name, spec, required, root)]
-        lines += [key_row(dotted, child, needed, root) for dotted, child, needed in nested_keys(spec, root, name)]
+        lines += [
+            key_row(dotted, child, needed, root) for dotted, child, needed in nested_keys(spec, root, name)
+        ]
     return "\n".join(lines) + "\n"
 
 

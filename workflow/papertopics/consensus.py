@@ -17,7 +17,8 @@ from papertopics.topics import OUTLIER, assign_outliers
 
 def consensus_seeds(random_state: int, runs: int) -> list[int]:
     """UMAP seeds of the runs: ``random_state`` first (the reduce stage's run, which the 2-d map
-    shares), then seeds drawn from it, so that two settings' runs do not overlap by construction."""
+    shares), then seeds drawn from it, so that two settings' runs do not overlap by construction.
+    """
     drawn = np.random.default_rng(random_state).integers(0, 2**31 - 1, size=runs - 1)
     return [int(random_state)] + [int(seed) for seed in drawn]
 
@@ -31,11 +32,14 @@ def mean_pairwise_ari(partitions: list[np.ndarray]) -> float:
     return float(np.mean([adjusted_rand_score(a, b) for a, b in combinations(partitions, 2)]))
 
 
-def cluster_runs(cluster_spaces: list[np.ndarray], embeddings: np.ndarray | None, **hdbscan) -> tuple[np.ndarray, dict]:
+def cluster_runs(
+    cluster_spaces: list[np.ndarray], embeddings: np.ndarray | None, **hdbscan
+) -> tuple[np.ndarray, dict]:
     """HDBSCAN's topics (outliers -1) of one cluster space, or of several runs' spaces joined,
     with the settings used. For several runs, ``settings["consensus"]`` says how far apart the
     runs clustered alone are (``embeddings`` join each one's outliers to a topic, as the topics
-    stage does) and how close the joined clustering is to each of them."""
+    stage does) and how close the joined clustering is to each of them.
+    """
     from sklearn.metrics import adjusted_rand_score
 
     from papertopics.cluster import cluster_points

@@ -1,6 +1,7 @@
 """Sentence embeddings from a local model, never from the network: the backends (torch, torch in
 bfloat16, ONNX Runtime), each an ``Encoder``, and the choice between them. Where the model is
-found lives in ``papertopics.models``."""
+found lives in ``papertopics.models``.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from papertopics.errors import PipelineInputError
-from papertopics.models import effective_max_seq_length, model_fingerprint, model_not_here, resolve_model_location
+from papertopics.models import (
+    effective_max_seq_length,
+    model_fingerprint,
+    model_not_here,
+    resolve_model_location,
+)
 
 BACKENDS = ("torch", "torch-bf16", "onnx", "onnx-int8")
 AUTO_BACKEND = "auto"
@@ -32,7 +38,8 @@ _BF16_FLAGS = {"avx512_bf16", "amx_tile"}
 
 def cpu_flags(cpu_info: str = _CPU_INFO) -> set[str] | None:
     """The first CPU's flags as the Linux kernel lists them (only those it has enabled), or None
-    where there is no such list (another OS, or a CPU whose list has another name)."""
+    where there is no such list (another OS, or a CPU whose list has another name).
+    """
     try:
         with open(cpu_info, encoding="utf-8", errors="replace") as lines:
             for line in lines:
@@ -76,15 +83,18 @@ def resolve_backend(backend: str, device: str = "cpu") -> str:
 def device_problem(backend: str, device: str) -> str | None:
     """Why ``embedding.backend`` cannot run on ``embedding.device``, or None."""
     if device != "cpu" and not resolve_backend(backend, device).startswith("torch"):
-        return (f"embedding.device {device} needs a torch backend; embedding.backend {backend} runs on "
-                "the CPU only. Set embedding.backend to auto or torch, or embedding.device to cpu.")
+        return (
+            f"embedding.device {device} needs a torch backend; embedding.backend {backend} runs on "
+            "the CPU only. Set embedding.backend to auto or torch, or embedding.device to cpu."
+        )
     return None
 
 
 def encoder_identity(model: str, backend: str, max_seq_length: int, device: str = "cpu") -> dict:
     """Everything besides the text that determines an embedding (the embedding cache's key);
     ``backend`` as resolved, so that ``auto`` shares entries with the backend it picked. A GPU
-    computes slightly different vectors, so it is part of the key (the CPU, as before, is not)."""
+    computes slightly different vectors, so it is part of the key (the CPU, as before, is not).
+    """
     location = resolve_model_location(model)
     identity = {
         "model": model,
@@ -106,9 +116,12 @@ class Encoder(Protocol):
 
 class TorchEncoder:
     """sentence-transformers on torch: fp32 (the reference backend), or with its matrix products
-    in bfloat16 (``bf16``; weights, sums and the output stay fp32, so vectors keep cosine ~1 to fp32)."""
+    in bfloat16 (``bf16``; weights, sums and the output stay fp32, so vectors keep cosine ~1 to fp32).
+    """
 
-    def __init__(self, model: str, max_seq_length: int, threads: int, bf16: bool = False, device: str = "cpu"):
+    def __init__(
+        self, model: str, max_seq_length: int, threads: int, bf16: bool = False, device: str = "cpu"
+    ):
         import torch
 
         torch.set_num_threads(max(1, threads))
@@ -143,7 +156,9 @@ def load_encoder(
             f"embedding.backend {backend} needs a local model folder; {model!r} is not one "
             "(use the packaged model, a folder, or embedding.backend: torch)."
         )
-    return OnnxEncoder(location, backend, effective_max_seq_length(location, max_seq_length), model_cache_dir, threads)
+    return OnnxEncoder(
+        location, backend, effective_max_seq_length(location, max_seq_length), model_cache_dir, threads
+    )
 
 
 def load_model(model: str, max_seq_length: int, device: str = "cpu"):

@@ -62,7 +62,8 @@ class EmbeddingCache:
 
     def _decode(self, data: bytes) -> np.ndarray:
         """The vector an entry holds; its header is compared as bytes when it is the usual one
-        (parsing it costs more than reading the file), else read by numpy, which raises if damaged."""
+        (parsing it costs more than reading the file), else read by numpy, which raises if damaged.
+        """
         if self.dimension is not None:
             header = _entry_header(self.dimension)
             if len(data) == len(header) + 4 * self.dimension and data.startswith(header):
@@ -99,7 +100,9 @@ class EmbeddingCache:
         storage.write_bytes(path, _entry_header(vector.shape[0]) + vector.tobytes())
 
 
-def embed_with_cache(texts: list[str], cache: EmbeddingCache, load_encoder, batch_size: int) -> tuple[np.ndarray, int]:
+def embed_with_cache(
+    texts: list[str], cache: EmbeddingCache, load_encoder, batch_size: int
+) -> tuple[np.ndarray, int]:
     """Embeddings of ``texts``, computing only the cache misses (the encoder is loaded only then).
 
     Returns the (n, dimension) float32 matrix and how many texts were embedded now.

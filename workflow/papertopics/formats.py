@@ -205,7 +205,9 @@ def read_text(text: str, path: Path) -> RawDump:
         Record(position, f"line {start}", {"abstract": normalise_text(" ".join(lines))})
         for position, (start, lines) in enumerate(blocks)
     ]
-    return RawDump(title=title, records=records, format="txt", encoding="", warnings=_title_warnings(title, path))
+    return RawDump(
+        title=title, records=records, format="txt", encoding="", warnings=_title_warnings(title, path)
+    )
 
 
 def read_markdown(text: str, path: Path) -> RawDump:

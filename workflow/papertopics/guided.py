@@ -28,13 +28,16 @@ _PRIOR_ITERATIONS = 50
 
 def load_guide(guide: list[str] | str | None, base_dir: str | Path = ".") -> list[str]:
     """The category names of ``topics.guide``: a list, or a text file (one name per line; blank
-    lines and lines starting with # skipped; relative to ``base_dir``). No guide: []."""
+    lines and lines starting with # skipped; relative to ``base_dir``). No guide: [].
+    """
     if not guide:
         return []
     if isinstance(guide, str):
         path = Path(base_dir) / guide
         if not path.is_file():
-            raise PipelineInputError(f"topics.guide: {path} is not a file (give a list of names or a text file, one name a line)")
+            raise PipelineInputError(
+                f"topics.guide: {path} is not a file (give a list of names or a text file, one name a line)"
+            )
         names = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
         names = [name for name in names if name and not name.startswith("#")]
         source = str(path)
@@ -51,7 +54,8 @@ def load_guide(guide: list[str] | str | None, base_dir: str | Path = ".") -> lis
 
 def _posteriors(similarity: np.ndarray) -> np.ndarray:
     """Each paper's probabilities over the categories: a softmax of its similarities, weighted
-    by category shares estimated by expectation-maximisation over the corpus."""
+    by category shares estimated by expectation-maximisation over the corpus.
+    """
     scaled = (similarity - similarity.max(axis=1, keepdims=True)) / TEMPERATURE
     likelihood = np.exp(scaled)
     likelihood /= likelihood.sum(axis=1, keepdims=True)

@@ -85,7 +85,11 @@ def topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray) 
     paper_ids = np.asarray(ids)
     return [
         TopicSnapshot(
-            id=topic, label="", keywords=(), size=int((topics == topic).sum()), centroid=centroid,
+            id=topic,
+            label="",
+            keywords=(),
+            size=int((topics == topic).sum()),
+            centroid=centroid,
             papers=frozenset(paper_ids[topics == topic].tolist()),
         )
         for topic, centroid in zip(real, topic_centroids(embeddings, topics, real))
@@ -163,13 +167,18 @@ def match_topics(
     partner_of_column = {column: row for row, column in pairs}
 
     # Shares of each side's papers-in-both-runs that went to the other side.
-    went = np.divide(shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0)
-    came = np.divide(shared, in_both_after[None, :], out=np.zeros(shared.shape), where=in_both_after[None, :] > 0)
+    went = np.divide(
+        shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0
+    )
+    came = np.divide(
+        shared, in_both_after[None, :], out=np.zeros(shared.shape), where=in_both_after[None, :] > 0
+    )
     in_events_before: set[int] = set()
     in_events_after: set[int] = set()
     for column in range(len(current)):
         sources = [
-            row for row in range(len(previous))
+            row
+            for row in range(len(previous))
             if went[row, column] >= _MOST and partner_of_row.get(row, column) == column
         ]
         continuing = partner_of_column.get(column)
@@ -182,8 +191,10 @@ def match_topics(
             in_events_after.add(column)
     for row in range(len(previous)):
         pieces = [
-            column for column in range(len(current))
-            if came[row, column] >= _MOST and went[row, column] >= _PART
+            column
+            for column in range(len(current))
+            if came[row, column] >= _MOST
+            and went[row, column] >= _PART
             and partner_of_column.get(column, row) == row
         ]
         if len(pieces) >= 2:
@@ -192,16 +203,24 @@ def match_topics(
             in_events_after.update(pieces)
 
     # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
-    open_rows = np.array([
-        row not in partner_of_row and row not in in_events_before
-        and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
-        for row in range(len(previous))
-    ], dtype=bool)
-    open_columns = np.array([
-        column not in partner_of_column and column not in in_events_after
-        and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
-        for column in range(len(current))
-    ], dtype=bool)
+    open_rows = np.array(
+        [
+            row not in partner_of_row
+            and row not in in_events_before
+            and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
+            for row in range(len(previous))
+        ],
+        dtype=bool,
+    )
+    open_columns = np.array(
+        [
+            column not in partner_of_column
+            and column not in in_events_after
+            and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
+            for column in range(len(current))
+        ],
+        dtype=bool,
+    )
     similarity = _similarities(previous, current)
     allowed = open_rows[:, None] & open_columns[None, :] & (similarity >= min_similarity)
     for row, column in _best_pairs(similarity, allowed):
@@ -211,19 +230,24 @@ def match_topics(
         partner_of_column[column] = row
 
     matching.new = [
-        topic.id for column, topic in enumerate(current)
+        topic.id
+        for column, topic in enumerate(current)
         if column not in partner_of_column and column not in in_events_after
     ]
     matching.gone = [
-        topic.id for row, topic in enumerate(previous)
+        topic.id
+        for row, topic in enumerate(previous)
         if row not in partner_of_row and row not in in_events_before
     ]
     return matching
 
 
-def stable_ids(current_keys: list[int], continued: dict[int, int], next_id: int) -> tuple[dict[int, int], int]:
+def stable_ids(
+    current_keys: list[int], continued: dict[int, int], next_id: int
+) -> tuple[dict[int, int], int]:
     """Each current key's stable id: the previous id where continued, else a fresh one (in the
-    order of ``current_keys``, i.e. by size). Returns the ids and the next id never used."""
+    order of ``current_keys``, i.e. by size). Returns the ids and the next id never used.
+    """
     ids = {}
     for key in current_keys:
         if key in continued:
@@ -247,7 +271,8 @@ def carry_labels(
     """Labels by stable id: a continued topic keeps its earlier label while it still fits its
     keywords; the others take their fresh label, made distinct from the kept ones.
 
-    Returns the labels and the relabelled topics (id, earlier label, new label)."""
+    Returns the labels and the relabelled topics (id, earlier label, new label).
+    """
     labels, relabelled = {}, []
     for topic, label in fresh.items():
         before = earlier.get(topic)
@@ -277,7 +302,9 @@ class TopicHistory:
     def _runs(self) -> list[int]:
         if not self.folder.is_dir():
             return []
-        return sorted(int(p.stem.split("-")[1]) for p in self.folder.glob("run-*.json") if p.stem[4:].isdigit())
+        return sorted(
+            int(p.stem.split("-")[1]) for p in self.folder.glob("run-*.json") if p.stem[4:].isdigit()
+        )
 
     def _path(self, run: int) -> Path:
         return self.folder / f"run-{run:04d}.json"
@@ -285,7 +312,9 @@ class TopicHistory:
     def read(self, run: int) -> dict:
         record = storage.read_json(self._path(run))
         if record.get("format") != HISTORY_FORMAT:
-            raise ValueError(f"{self._path(run)}: topic history format {record.get('format')!r} is not {HISTORY_FORMAT}")
+            raise ValueError(
+                f"{self._path(run)}: topic history format {record.get('format')!r} is not {HISTORY_FORMAT}"
+            )
         return record
 
     def baseline(self, digest: str) -> tuple[dict | None, int]:
@@ -293,7 +322,8 @@ class TopicHistory:
 
         A rerun of the topics stage that gives the same partition as the latest record (a changed
         keyword knob, a forced rerun) replaces that record and is matched against the one before,
-        so that rerunning gives the same ids and the same events."""
+        so that rerunning gives the same ids and the same events.
+        """
         runs = self._runs()
         if not runs:
             return None, 1
@@ -315,7 +345,8 @@ def follow_topics(
 ) -> tuple[dict[int, int], Matching, dict | None, int]:
     """Stable ids for this run's topics (keys: ``current[i].id``, largest topic first).
 
-    Returns the ids, the matching, the previous record (None on a first run) and this run's number."""
+    Returns the ids, the matching, the previous record (None on a first run) and this run's number.
+    """
     baseline, run = history.baseline(partition_digest(current))
     previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]] if baseline else []
     matching = match_topics(previous, current, min_overlap, min_similarity)
@@ -323,9 +354,7 @@ def follow_topics(
     return ids, matching, baseline, run
 
 
-def record_run(
-    history: TopicHistory, run: int, baseline: dict | None, topics: list[TopicSnapshot]
-) -> None:
+def record_run(history: TopicHistory, run: int, baseline: dict | None, topics: list[TopicSnapshot]) -> None:
     """Keep this run's topics (with stable ids) for the next run to match against."""
     next_id = max([baseline["next_id"] if baseline else 0] + [t.id + 1 for t in topics])
     history.write(

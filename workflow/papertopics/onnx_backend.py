@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from papertopics import storage
-from papertopics.models import model_fingerprint
 from papertopics.errors import PipelineInputError
+from papertopics.models import model_fingerprint
 
 ONNX_BACKENDS = ("onnx", "onnx-int8")
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -88,8 +88,14 @@ def export_onnx(location: str, destination: Path, quantise: bool) -> None:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                LastHiddenState(transformer), example, str(exported), input_names=list(_INPUTS),
-                output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17, dynamo=False,
+                LastHiddenState(transformer),
+                example,
+                str(exported),
+                input_names=list(_INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
             )
         with storage.atomic_path(destination) as temporary:
             if quantise:
@@ -101,7 +107,9 @@ def export_onnx(location: str, destination: Path, quantise: bool) -> None:
                 level = root.level
                 root.setLevel(logging.WARNING)
                 try:
-                    quantize_dynamic(str(exported), str(temporary), weight_type=QuantType.QInt8, per_channel=True)
+                    quantize_dynamic(
+                        str(exported), str(temporary), weight_type=QuantType.QInt8, per_channel=True
+                    )
                 finally:
                     root.setLevel(level)
             else:
@@ -111,7 +119,9 @@ def export_onnx(location: str, destination: Path, quantise: bool) -> None:
 
 def cached_onnx_model(location: str, backend: str, model_cache_dir: str) -> Path:
     """The ONNX file for this model and backend, exported on first use."""
-    target = Path(model_cache_dir) / f"{Path(location).name}-{model_fingerprint(location)}" / f"{backend}.onnx"
+    target = (
+        Path(model_cache_dir) / f"{Path(location).name}-{model_fingerprint(location)}" / f"{backend}.onnx"
+    )
     if target.is_file():
         return target
     with _exclusive(target.with_suffix(".lock")):
@@ -141,7 +151,9 @@ class OnnxEncoder:
         # Idle worker threads sleep instead of spinning: spinning only burns CPU that parallel jobs need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         model_file = cached_onnx_model(location, backend, model_cache_dir)
-        self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(
+            str(model_file), options, providers=["CPUExecutionProvider"]
+        )
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.dimension = json.loads((Path(location) / "config.json").read_text())["hidden_size"]
 

@@ -75,7 +75,9 @@ class ParsedDump:
             "kept": len(self.papers),
             "duplicates": len(self.duplicates),
             "rejected": len(self.rejected),
-            "rejected_by_reason": {reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]},
+            "rejected_by_reason": {
+                reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]
+            },
             "rejections": self.rejected,
             "duplicate_records": self.duplicates,
             "warnings": self.warnings,
@@ -179,7 +181,8 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
 def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]]:
     """Every input field of the papers as table columns: the known optional fields always
     (empty where a dump lacks them), then the other fields in order of first appearance,
-    renamed ``input_<name>`` where a name is one of the ``reserved`` pipeline columns."""
+    renamed ``input_<name>`` where a name is one of the ``reserved`` pipeline columns.
+    """
     columns = {key: [paper.get(key, "") for paper in papers] for key in KNOWN_FIELDS}
     taken = reserved | set(columns)
     for name in dict.fromkeys(name for paper in papers for name in paper.get("extra", {})):

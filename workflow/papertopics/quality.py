@@ -22,7 +22,8 @@ NPMI_EPSILON = 1e-12  # gensim's smoothing of the joint probability
 
 def corpus_tokenizer():
     """The unigram analyser the keywords come from: lower-case words of 2+ characters, English
-    stop words removed always, so that scores stay comparable whatever ``topics.stop_words`` is."""
+    stop words removed always, so that scores stay comparable whatever ``topics.stop_words`` is.
+    """
     from sklearn.feature_extraction.text import CountVectorizer
 
     return CountVectorizer(ngram_range=(1, 1), stop_words="english").build_analyzer()
@@ -68,7 +69,9 @@ def npmi_coherence(word_lists: list[list[str]], tokenized_docs: list[list[str]])
         if len(known) < 2:
             result.append(math.nan)
             continue
-        first, second = np.array([(a, b) for i, a in enumerate(known) for j, b in enumerate(known) if i != j]).T
+        first, second = np.array(
+            [(a, b) for i, a in enumerate(known) for j, b in enumerate(known) if i != j]
+        ).T
         # gensim's expressions, in its order: PMI with the smoothed joint probability, over -log of it.
         joint = co_windows[first, second] / windows + NPMI_EPSILON
         pmi = np.log(joint / ((word_windows[first] / windows) * (word_windows[second] / windows)))
@@ -94,7 +97,9 @@ def window_co_occurrences(tokenized_docs: list[list[str]], column: dict[str, int
     lengths = np.fromiter(map(len, tokenized_docs), dtype=np.int64, count=len(tokenized_docs))
     doc_windows = np.maximum(lengths - NPMI_WINDOW + 1, 1)
     all_tokens = itertools.chain.from_iterable(tokenized_docs)
-    token_word = np.fromiter(map(column.get, all_tokens, itertools.repeat(-1)), dtype=np.int64, count=lengths.sum())
+    token_word = np.fromiter(
+        map(column.get, all_tokens, itertools.repeat(-1)), dtype=np.int64, count=lengths.sum()
+    )
     at = np.flatnonzero(token_word >= 0)
     doc_ends = np.cumsum(lengths)
     doc = np.searchsorted(doc_ends, at, side="right")
@@ -106,7 +111,9 @@ def window_co_occurrences(tokenized_docs: list[list[str]], column: dict[str, int
     event_window = np.concatenate([np.maximum(position - NPMI_WINDOW + 1, 0), position[leaves] + 1])
     is_enter = np.concatenate([np.ones(len(at), dtype=bool), np.zeros(int(leaves.sum()), dtype=bool)])
     order = np.lexsort((is_enter, event_window, event_word, event_doc))
-    event_doc, event_word, event_window, is_enter = (a[order] for a in (event_doc, event_word, event_window, is_enter))
+    event_doc, event_word, event_window, is_enter = (
+        a[order] for a in (event_doc, event_word, event_window, is_enter)
+    )
 
     until = doc_windows[event_doc]  # the word's next event, or the end of its document
     same_word_next = (event_doc[1:] == event_doc[:-1]) & (event_word[1:] == event_word[:-1])
@@ -117,7 +124,8 @@ def window_co_occurrences(tokenized_docs: list[list[str]], column: dict[str, int
     rows = np.repeat(first_row - (np.cumsum(span) - span), span) + np.arange(span.sum())
     windows = int(doc_windows.sum())
     holds = sparse.csr_matrix(
-        (np.ones(len(rows), dtype=np.int64), (rows, np.repeat(event_word[held], span))), shape=(windows, len(column))
+        (np.ones(len(rows), dtype=np.int64), (rows, np.repeat(event_word[held], span))),
+        shape=(windows, len(column)),
     )
     return (holds.T @ holds).toarray(), windows
 
@@ -150,7 +158,8 @@ def evaluate_topics(
     group_of: dict[int, int] | None = None,
 ) -> dict:
     """Every quality figure for one topic model; ``keyphrases`` maps each real topic to its keywords,
-    ``group_of`` each topic to its group in the coarse layer (if there is one)."""
+    ``group_of`` each topic to its group in the coarse layer (if there is one).
+    """
     tokenize = corpus_tokenizer()
     real = sorted(t for t in keyphrases if t != OUTLIER)
     word_lists = [topic_words(keyphrases[t], tokenize, top_n_words) for t in real]

@@ -105,7 +105,8 @@ def umap_project(
     """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
     with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
     ``neighbours``: the papers' ``exact_neighbours``; None for a sampled fit, whose transform()
-    needs UMAP's own search index."""
+    needs UMAP's own search index.
+    """
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
         return principal_components(embeddings, n_components)
@@ -164,7 +165,8 @@ def hybrid_vectors(
     embeddings: np.ndarray, texts: list[str], word_weight: float, word_dimensions: int, random_state: int
 ) -> np.ndarray:
     """Embeddings joined with word vectors so that the cosine similarity of two papers is
-    ``(1 - word_weight) * embedding similarity + word_weight * word similarity``."""
+    ``(1 - word_weight) * embedding similarity + word_weight * word similarity``.
+    """
     if word_weight <= 0:
         return embeddings
     words = word_vectors(texts, word_dimensions, random_state)
@@ -199,8 +201,15 @@ def reduce_embeddings(
     small = len(vectors) < n_components + 2  # projected linearly, no neighbours needed
     neighbours = None if sampled or small else exact_neighbours(vectors, resolved, metric)
     coordinates = umap_project(
-        vectors, n_components, n_neighbors=resolved, min_dist=min_dist, metric=metric, random_state=random_state,
-        fit_sample_size=fit_sample_size, neighbours=neighbours, n_epochs=None if n_epochs == "auto" else int(n_epochs),
+        vectors,
+        n_components,
+        n_neighbors=resolved,
+        min_dist=min_dist,
+        metric=metric,
+        random_state=random_state,
+        fit_sample_size=fit_sample_size,
+        neighbours=neighbours,
+        n_epochs=None if n_epochs == "auto" else int(n_epochs),
     )
     settings = {
         "n_papers": len(embeddings),

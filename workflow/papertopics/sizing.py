@@ -22,7 +22,8 @@ def resolve_min_cluster_size(setting: int | str, n_papers: int) -> int:
 
 def resolve_max_cluster_size(share: float, n_papers: int, min_cluster_size: int) -> int:
     """Largest topic HDBSCAN may keep (0 = no limit): ``share`` of the corpus, where that leaves
-    room for at least two topics of ``min_cluster_size``; smaller corpora get no limit."""
+    room for at least two topics of ``min_cluster_size``; smaller corpora get no limit.
+    """
     limit = int(share * n_papers)
     return limit if 0 < share < 1 and limit >= 2 * min_cluster_size else 0
 

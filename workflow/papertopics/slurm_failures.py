@@ -33,8 +33,10 @@ class KilledJob:
     slurm_log: str
 
     def describe(self) -> str:
-        return (f"SLURM killed job {self.slurm_job} (rule {self.rule}) for {self.resource}: {self.reason} "
-                f"(SLURM log: {self.slurm_log})")
+        return (
+            f"SLURM killed job {self.slurm_job} (rule {self.rule}) for {self.resource}: {self.reason} "
+            f"(SLURM log: {self.slurm_log})"
+        )
 
 
 def killed_jobs(run_log: str) -> list[KilledJob]:
@@ -52,7 +54,7 @@ def killed_jobs(run_log: str) -> list[KilledJob]:
         for pattern, resource in _REASONS:
             found = pattern.search(text)
             if found:
-                line = text[text.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0]
+                line = text[text.rfind("\n", 0, found.start()) + 1 :].split("\n", 1)[0]
                 reason = line.split("error: ", 1)[-1].strip()
                 if found.groups():  # bytes used and allowed
                     used, allowed = (int(value) / 2**20 for value in found.groups())

@@ -32,13 +32,25 @@ def parse(
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
     for rejection in parsed.rejected:
-        _LOG.info("%s %s: rejected (%s): %s", dump_path, rejection["location"], rejection["reason"], rejection["detail"])
+        _LOG.info(
+            "%s %s: rejected (%s): %s",
+            dump_path,
+            rejection["location"],
+            rejection["reason"],
+            rejection["detail"],
+        )
     storage.write_jsonl(papers_path, parsed.papers)
     storage.write_json(summary_path, summary)
     _LOG.info(
         "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s",
-        dump_path, summary["format"], summary["encoding"], summary["records_read"], summary["kept"],
-        summary["duplicates"], summary["rejected"], summary["rejected_by_reason"] or "",
+        dump_path,
+        summary["format"],
+        summary["encoding"],
+        summary["records_read"],
+        summary["kept"],
+        summary["duplicates"],
+        summary["rejected"],
+        summary["rejected_by_reason"] or "",
     )
 
 
@@ -85,7 +97,13 @@ def embed(
     storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers], dtype=str), vectors=vectors)
     _LOG.info(
         "papers %d-%d: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
-        start, end, computed, backend, device, len(papers) - computed, cache.rebuilt,
+        start,
+        end,
+        computed,
+        backend,
+        device,
+        len(papers) - computed,
+        cache.rebuilt,
     )
 
 
@@ -94,7 +112,11 @@ def gather_embedding_shards(shard_paths: list[str], embeddings_out: str) -> None
     shards = [storage.read_arrays(path) for path in shard_paths]
     filled = [shard for shard in shards if len(shard["ids"])]
     ids = np.concatenate([shard["ids"] for shard in filled]) if filled else np.array([], dtype=str)
-    vectors = np.vstack([shard["vectors"] for shard in filled]).astype(np.float32) if filled else np.zeros((0, 0), np.float32)
+    vectors = (
+        np.vstack([shard["vectors"] for shard in filled]).astype(np.float32)
+        if filled
+        else np.zeros((0, 0), np.float32)
+    )
     storage.write_arrays(embeddings_out, ids=ids, vectors=vectors)
     _LOG.info("gathered %d embeddings from %d shards", len(ids), len(shards))
 
@@ -107,7 +129,9 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
     return papers, gather_embeddings([p["id"] for p in papers], stored)
 
 
-def _reduce_corpus(papers_path: str, embedding_paths: list[str], **umap) -> tuple[np.ndarray, np.ndarray, dict]:
+def _reduce_corpus(
+    papers_path: str, embedding_paths: list[str], **umap
+) -> tuple[np.ndarray, np.ndarray, dict]:
     from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
@@ -116,7 +140,9 @@ def _reduce_corpus(papers_path: str, embedding_paths: list[str], **umap) -> tupl
     return np.array([p["id"] for p in papers]), coordinates, settings
 
 
-def reduce(papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap) -> None:
+def reduce(
+    papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap
+) -> None:
     """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions."""
     ids, cluster_space, settings = _reduce_corpus(papers_path, embedding_paths, **umap)
     storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space)
@@ -146,7 +172,8 @@ def cluster(
     **hdbscan,
 ) -> None:
     """Topics of the reduce stage's cluster space, or (``consensus_runs`` > 1) of it and further
-    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``)."""
+    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``).
+    """
     from papertopics.consensus import cluster_runs, consensus_seeds
     from papertopics.topics import OUTLIER
 
@@ -195,19 +222,30 @@ def topics(
 ) -> None:
     """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
     ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept.
-    ``guide``: known category names (or a file of them) that become topics (``papertopics.guided``)."""
+    ``guide``: known category names (or a file of them) that become topics (``papertopics.guided``).
+    """
     import pandas as pd
 
     from papertopics.embed import load_model
-    from papertopics.models import resolve_model_location
-    from papertopics.lineage import (
-        TopicHistory, carry_labels, follow_topics, lineage_events, record_run, topic_snapshots,
-    )
-    from papertopics.parse import input_columns
     from papertopics.figures import model_figures
+    from papertopics.lineage import (
+        TopicHistory,
+        carry_labels,
+        follow_topics,
+        lineage_events,
+        record_run,
+        topic_snapshots,
+    )
+    from papertopics.models import resolve_model_location
+    from papertopics.parse import input_columns
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import (
-        OUTLIER, describe_topics, fit_topic_model, needs_embedding_model, topic_groups, topic_keywords,
+        OUTLIER,
+        describe_topics,
+        fit_topic_model,
+        needs_embedding_model,
+        topic_groups,
+        topic_keywords,
     )
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
@@ -215,22 +253,31 @@ def topics(
     layout = storage.read_arrays(map_path)
     clusters = storage.read_arrays(labels_path)
     if layout["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
-        raise RuntimeError("the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce.")
+        raise RuntimeError(
+            "the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce."
+        )
 
     from papertopics.guided import guided_topics, load_guide
 
     names = load_guide(guide)
-    encoder = load_model(embedding_model, max_seq_length) if names or needs_embedding_model(representation["representation"]) else None
+    encoder = (
+        load_model(embedding_model, max_seq_length)
+        if names or needs_embedding_model(representation["representation"])
+        else None
+    )
     cluster_labels, named = clusters["labels"], {}
     if names:
         name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
-        cluster_labels, named = guided_topics(embeddings, name_vectors, clusters["labels"], guide_min_similarity)
+        cluster_labels, named = guided_topics(
+            embeddings, name_vectors, clusters["labels"], guide_min_similarity
+        )
     model, model_topics, was_outlier = fit_topic_model(
         [p["text"] for p in papers], embeddings, cluster_labels, embedding_model=encoder, **representation
     )
     # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
     name_of_model_topic = {
-        int(model_topics[np.flatnonzero(cluster_labels == topic)[0]]): names[name] for topic, name in named.items()
+        int(model_topics[np.flatnonzero(cluster_labels == topic)[0]]): names[name]
+        for topic, name in named.items()
     }
     history = TopicHistory(history_dir)
     snapshots = topic_snapshots(ids, embeddings, model_topics)
@@ -238,10 +285,14 @@ def topics(
     stable_id[OUTLIER] = OUTLIER
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
     keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
-    details = describe_topics(keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers])
+    details = describe_topics(
+        keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers]
+    )
     earlier_labels = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     label_of, relabelled = carry_labels(
-        {d["topic"]: d["label"] for d in details}, {t: [w for w, _ in k] for t, k in keywords.items()}, earlier_labels
+        {d["topic"]: d["label"] for d in details},
+        {t: [w for w, _ in k] for t, k in keywords.items()},
+        earlier_labels,
     )
     label_of.update({stable_id[own]: name for own, name in name_of_model_topic.items()})
     model_topic = {stable: own for own, stable in stable_id.items()}
@@ -285,7 +336,9 @@ def topics(
         "guide": names,
         "guide_min_similarity": guide_min_similarity if names else None,
         "named_topics": len(name_of_model_topic),
-        "consensus": storage.read_json(cluster_settings_path).get("consensus") if cluster_settings_path else None,
+        "consensus": storage.read_json(cluster_settings_path).get("consensus")
+        if cluster_settings_path
+        else None,
     }
     storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
     storage.write_json(figures_out, model_figures(model, n_topics))
@@ -301,8 +354,12 @@ def topics(
         run,
         baseline,
         [
-            replace(topic, id=stable_id[topic.id], label=label_of[stable_id[topic.id]],
-                    keywords=tuple(word for word, _ in keywords[stable_id[topic.id]]))
+            replace(
+                topic,
+                id=stable_id[topic.id],
+                label=label_of[stable_id[topic.id]],
+                keywords=tuple(word for word, _ in keywords[stable_id[topic.id]]),
+            )
             for topic in snapshots
         ],
     )
@@ -331,7 +388,10 @@ def _save_model(model, model_out: str, embedding_model_location: str) -> None:
     temporary = target.with_name(f".{target.name}.part")
     shutil.rmtree(temporary, ignore_errors=True)
     model.save(
-        temporary, serialization="safetensors", save_ctfidf=True, save_embedding_model=embedding_model_location
+        temporary,
+        serialization="safetensors",
+        save_ctfidf=True,
+        save_embedding_model=embedding_model_location,
     )
     shutil.rmtree(target, ignore_errors=True)
     temporary.replace(target)
@@ -345,7 +405,9 @@ def report(output: str, title: str, hover_chars: int, **inputs) -> None:
     _LOG.info("report written to %s (%.1f MB)", output, len(page.encode()) / 1e6)
 
 
-def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metrics_out: str, top_n_words: int) -> None:
+def evaluate(
+    papers_path: str, topic_papers_path: str, details_path: str, metrics_out: str, top_n_words: int
+) -> None:
     """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
     import pandas as pd
 
@@ -354,12 +416,16 @@ def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metric
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers_path)}
     # Only the columns scored here: parsing the abstracts and coordinates too took twice as long.
     assigned = pd.read_csv(
-        topic_papers_path, keep_default_na=False, dtype={"id": str},
+        topic_papers_path,
+        keep_default_na=False,
+        dtype={"id": str},
         usecols=lambda name: name in {"id", "topic", "outlier", "label"},
     )
     missing = [i for i in assigned["id"] if i not in texts]
     if missing:
-        raise RuntimeError(f"{topic_papers_path} lists {len(missing)} papers not in the corpus; rerun topics.")
+        raise RuntimeError(
+            f"{topic_papers_path} lists {len(missing)} papers not in the corpus; rerun topics."
+        )
     details = storage.read_json(details_path)
     labels = assigned["label"].astype(str).str.strip().tolist() if "label" in assigned.columns else None
     metrics = evaluate_topics(
@@ -375,7 +441,10 @@ def evaluate(papers_path: str, topic_papers_path: str, details_path: str, metric
     storage.write_json(metrics_out, metrics)
     _LOG.info(
         "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",
-        metrics["topics"], metrics["npmi"], metrics["diversity"], 100 * metrics["outlier_share"],
+        metrics["topics"],
+        metrics["npmi"],
+        metrics["diversity"],
+        100 * metrics["outlier_share"],
         f", NMI {metrics['labels']['nmi']:.3f}" if metrics["labels"] else "",
     )
 
@@ -389,7 +458,9 @@ def changes(
     from papertopics.changes import describe_changes
 
     papers = pd.read_csv(
-        papers_path, keep_default_na=False, dtype={"id": str, "dumps": str, "year": str},
+        papers_path,
+        keep_default_na=False,
+        dtype={"id": str, "dumps": str, "year": str},
         usecols=lambda name: name in {"id", "topic", "dumps", "display_name", "year"},
     )
     shares, record = describe_changes(
@@ -401,8 +472,13 @@ def changes(
         significant = sum(row["significant"] for row in record["comparison"])
         _LOG.info(
             "%s %s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
-            record["by"], record["baseline"], record["target"], significant, len(record["comparison"]),
-            len(record["new_topics"]), len(record["faded_topics"]),
+            record["by"],
+            record["baseline"],
+            record["target"],
+            significant,
+            len(record["comparison"]),
+            len(record["new_topics"]),
+            len(record["faded_topics"]),
         )
     else:
         _LOG.info("no comparison: %s", record["reason"])

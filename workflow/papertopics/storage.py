@@ -10,8 +10,8 @@ import contextlib
 import json
 import os
 import secrets
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -91,9 +91,8 @@ def write_csv(destination: str | os.PathLike, frame) -> None:
 
 def write_arrays(destination: str | os.PathLike, **arrays: np.ndarray) -> None:
     """Save named arrays as an uncompressed ``.npz`` (no pickled objects)."""
-    with atomic_path(destination) as temporary:
-        with open(temporary, "wb") as stream:
-            np.savez(stream, **arrays)
+    with atomic_path(destination) as temporary, open(temporary, "wb") as stream:
+        np.savez(stream, **arrays)
 
 
 def read_arrays(source: str | os.PathLike) -> dict[str, np.ndarray]:

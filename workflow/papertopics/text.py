@@ -52,7 +52,8 @@ def collapse_whitespace(text: str) -> str:
 
 def normalise_text(text: str) -> str:
     """One line of clean text: invisible characters dropped, control characters and every
-    kind of space or line break (non-breaking, thin, ideographic, CR, LF) made one space."""
+    kind of space or line break (non-breaking, thin, ideographic, CR, LF) made one space.
+    """
     # Every invisible and control character is non-printable, so printable text (most of it)
     # skips both substitutions.
     if not text.isprintable():
@@ -113,12 +114,15 @@ def clean_for_keywords(abstract: str) -> str:
 _NON_WORD = re.compile(r"\W+")
 # For ASCII text, \W is every character but letters, digits and "_": mapping those to spaces
 # and splitting gives what the regular expression gives, without running it.
-_ASCII_NON_WORD_TO_SPACE = str.maketrans({chr(code): " " for code in range(128) if _NON_WORD.match(chr(code))})
+_ASCII_NON_WORD_TO_SPACE = str.maketrans(
+    {chr(code): " " for code in range(128) if _NON_WORD.match(chr(code))}
+)
 
 
 def normalise_for_identity(abstract: str) -> str:
     """The form two abstracts must share to count as the same paper: HTML decoded, Unicode
-    compatibility forms folded (``ﬁ`` → ``fi``), case, punctuation and spacing ignored."""
+    compatibility forms folded (``ﬁ`` → ``fi``), case, punctuation and spacing ignored.
+    """
     folded = unicodedata.normalize("NFKC", strip_html(abstract)).casefold()
     if folded.isascii():
         return " ".join(folded.translate(_ASCII_NON_WORD_TO_SPACE).split())
@@ -127,7 +131,8 @@ def normalise_for_identity(abstract: str) -> str:
 
 def paper_id(abstract: str) -> str:
     """A stable id from the abstract's content: unchanged when a dump is reordered or
-    re-exported in another format."""
+    re-exported in another format.
+    """
     digest = hashlib.sha1(normalise_for_identity(abstract).encode("utf-8")).hexdigest()
     return f"p{digest[:12]}"
 
@@ -196,7 +201,7 @@ def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHA
 
 
 def short_authors(authors: str) -> str:
-    """"Ada Lovelace; Alan Turing; Grace Hopper" → "Ada Lovelace et al."."""
+    """ "Ada Lovelace; Alan Turing; Grace Hopper" → "Ada Lovelace et al."."""
     separator = ";" if ";" in authors else ","
     names = [name.strip() for name in re.split(rf"{separator}|\band\b", authors) if name.strip()]
     if len(names) <= 2:
@@ -206,7 +211,8 @@ def short_authors(authors: str) -> str:
 
 def display_name(cleaned_abstract: str, title: str | None = None, authors: str | None = None) -> str:
     """The paper's title when the dump gives one, else the name its abstract coins or its
-    first sentence; followed by its authors when the dump lists them."""
+    first sentence; followed by its authors when the dump lists them.
+    """
     name = shorten(clean_for_keywords(title), _TITLE_MAX_CHARS) if title else None
     name = name or coined_name(cleaned_abstract) or first_sentence(cleaned_abstract)
     return f"{name} — {short_authors(authors)}" if authors and short_authors(authors) else name

@@ -20,7 +20,8 @@ REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
 def shared_keywords_first(scores: np.ndarray, shares: np.ndarray, min_share: float, count: int) -> list[int]:
     """Indices of a topic's ``count`` keyword candidates: words with a positive c-TF-IDF ``score``
     that at least ``min_share`` of the topic's papers use, best first, then (only if too few
-    are left) the other positive-scoring words, best first."""
+    are left) the other positive-scoring words, best first.
+    """
     order = np.argsort(-scores, kind="stable")
     order = order[scores[order] > 0]
     common = shares[order] >= min_share
@@ -48,14 +49,18 @@ class SharedKeywords:
         words = topic_model.vectorizer_model.get_feature_names_out()
         used = (topic_model.vectorizer_model.transform(documents.Document.tolist()) > 0).astype(np.float64)
         rows = np.array([row_of[int(t)] for t in documents.Topic])
-        membership = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows)))
+        membership = sp.csr_matrix(
+            (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows))
+        )
         sizes = np.asarray(membership.sum(axis=1)).ravel()
         shares = sp.diags(1 / sizes) @ (membership @ used)
         kept = {}
         for label, candidates in topics.items():
             row = row_of[int(label)]
             scores = c_tf_idf[row].toarray().ravel()
-            chosen = shared_keywords_first(scores, shares[row].toarray().ravel(), self.min_share, len(candidates))
+            chosen = shared_keywords_first(
+                scores, shares[row].toarray().ravel(), self.min_share, len(candidates)
+            )
             kept[label] = [(words[i], float(scores[i])) for i in chosen] or candidates
         return kept
 
@@ -64,7 +69,8 @@ def representation_model(
     name: str, top_n_words: int, mmr_diversity: float, min_keyword_share: float = 0.0, random_state: int = 42
 ):
     """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR, after
-    keeping to keywords at least ``min_keyword_share`` of a topic's papers use (0: no such rule)."""
+    keeping to keywords at least ``min_keyword_share`` of a topic's papers use (0: no such rule).
+    """
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     if name == "keybert":
@@ -139,7 +145,9 @@ def fit_topic_model(
         hdbscan_model=BaseCluster(),
         vectorizer_model=CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
-        representation_model=representation_model(representation, top_n_words, mmr_diversity, min_keyword_share),
+        representation_model=representation_model(
+            representation, top_n_words, mmr_diversity, min_keyword_share
+        ),
         top_n_words=top_n_words,
     )
     topics, _ = model.fit_transform(texts, embeddings=embeddings, y=labels)
@@ -190,7 +198,12 @@ def word_stems(phrase: str) -> frozenset[str]:
 def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
     """Not empty, not a bare number, and neither starting nor ending with a stop word."""
     words = phrase.lower().split()
-    return bool(words) and not _NUMBER.match(phrase) and words[0] not in stop_words and words[-1] not in stop_words
+    return (
+        bool(words)
+        and not _NUMBER.match(phrase)
+        and words[0] not in stop_words
+        and words[-1] not in stop_words
+    )
 
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -208,7 +221,8 @@ MAX_PHRASE_WORDS = 4
 
 def keyword_text(texts: list[str]) -> str:
     """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
-    stretch between punctuation marks per line, words separated by single spaces."""
+    stretch between punctuation marks per line, words separated by single spaces.
+    """
     stretches = (_TOKEN.findall(stretch) for text in texts for stretch in _PHRASE_BREAK.split(text.lower()))
     return "\n".join(" ".join(words) for words in stretches if words)
 
@@ -231,7 +245,8 @@ def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozens
     """``phrase`` grown by the words that nearly always follow it in the topic's ``keyword_text``
     ('graph neural' → 'graph neural networks'; plural forms counted together, the most used one
     kept), up to ``MAX_PHRASE_WORDS`` words, never by a stop word or a number. None when the
-    phrase does not occur within a stretch between punctuation marks."""
+    phrase does not occur within a stretch between punctuation marks.
+    """
     words = phrase.split()
     while len(words) < MAX_PHRASE_WORDS:
         occurrences, after = _words_after(" ".join(words), text)
@@ -243,18 +258,25 @@ def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozens
         if not forms:
             break
         stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
-        if len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences) or stem in stop_words or _NUMBER.match(stem):
+        if (
+            len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences)
+            or stem in stop_words
+            or _NUMBER.match(stem)
+        ):
             break
         words.append(max(sorted(set(used)), key=used.count))
     return " ".join(words)
 
 
-def label_phrases(keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None) -> list[str]:
+def label_phrases(
+    keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None
+) -> list[str]:
     """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
     and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network').
     With the topic's ``keyword_text``, the phrases left are then completed (``complete_phrase``),
     a phrase found only across punctuation ('learning rl', from 'reinforcement learning (RL)')
-    dropped, and twins removed again."""
+    dropped, and twins removed again.
+    """
     chosen = _without_twins(k for k in keywords if _is_clean_keyphrase(k, stop_words))
     if text is None:
         return chosen
@@ -290,7 +312,8 @@ def distinct_labels(
     topic's ``keyword_text``, to complete its keyphrases (``complete_phrase``).
     """
     phrases = {
-        topic: label_phrases(words, stop_words, (texts_of or {}).get(topic)) for topic, words in keywords_of.items()
+        topic: label_phrases(words, stop_words, (texts_of or {}).get(topic))
+        for topic, words in keywords_of.items()
     }
     length = {topic: min(min_phrases, len(p)) for topic, p in phrases.items()}
 
@@ -345,7 +368,8 @@ def describe_topics(
     texts: list[str] | None = None,
 ) -> list[dict]:
     """One record per topic, outliers (-1) last: label, weighted keywords, size, examples.
-    With the papers' ``texts``, labels are made of completed keyphrases (``complete_phrase``)."""
+    With the papers' ``texts``, labels are made of completed keyphrases (``complete_phrase``).
+    """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
@@ -366,7 +390,9 @@ def describe_topics(
                 "keywords": keywords[topic],
                 "size": size,
                 "share": size / len(topics),
-                "representative_ids": representative_ids(ids, embeddings, topics, topic, n_representative_docs),
+                "representative_ids": representative_ids(
+                    ids, embeddings, topics, topic, n_representative_docs
+                ),
             }
         )
     return records
@@ -376,13 +402,16 @@ def topic_groups(
     embeddings: np.ndarray, topics: np.ndarray, labels: dict[int, str], n_groups: int
 ) -> tuple[dict[int, int], list[dict]]:
     """A coarser layer: topics merged, by average-linkage clustering of their centroids
-    (cosine), into ``n_groups`` groups. Returns topic → group and the groups, largest first."""
+    (cosine), into ``n_groups`` groups. Returns topic → group and the groups, largest first.
+    """
     from scipy.cluster.hierarchy import fcluster, linkage
 
     real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
     if n_groups < 2 or len(real) <= n_groups:
         return {}, []
-    tree = linkage(topic_centroids(embeddings, topics, real).astype(np.float64), method="average", metric="cosine")
+    tree = linkage(
+        topic_centroids(embeddings, topics, real).astype(np.float64), method="average", metric="cosine"
+    )
     clusters = fcluster(tree, t=n_groups, criterion="maxclust")
     sizes = {t: int((topics == t).sum()) for t in real}
     members: dict[int, list[int]] = {}

@@ -5,16 +5,18 @@ rule changes:
         details="results/topics/topic_details.json",
         lineage="results/topics/lineage.json",
     output:
-        shares=report("results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"),
+        shares=report(
+            "results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
+        ),
         changes="results/topics/changes.json",
-    params:
-        dump_order=list(DUMPS),
-        **config["compare"],
     log:
         "results/logs/changes.log",
     benchmark:
         "results/benchmarks/changes.tsv"
     conda:
         ENVIRONMENT
+    params:
+        **config["compare"],
+        dump_order=list(DUMPS),
     script:
         "../scripts/changes.py"

@@ -70,7 +70,8 @@ if release_stale_locks():
 # while a file is unchanged (see papertopics.sharding): building the job graph reads no dump twice.
 _record_counts = RecordCounts()
 SHARDS = {
-    dump: planned_shards(path, config["embedding"]["shard_size"], _record_counts) for dump, path in DUMPS.items()
+    dump: planned_shards(path, config["embedding"]["shard_size"], _record_counts)
+    for dump, path in DUMPS.items()
 }
 _record_counts.save()
 
@@ -102,7 +103,13 @@ def embedding_resources():
 def umap_params(*, cluster_space):
     """The umap knobs a projection reads; the 2-d map does not read n_components."""
     knobs = [
-        "n_neighbors", "min_dist", "n_epochs", "metric", "random_state", "word_weight", "word_dimensions",
+        "n_neighbors",
+        "min_dist",
+        "n_epochs",
+        "metric",
+        "random_state",
+        "word_weight",
+        "word_dimensions",
         "fit_sample_size",
     ]
     if cluster_space:
@@ -123,7 +130,9 @@ onerror:
 
     # `log`: Snakemake's log files of this run (a list in Snakemake 9).
     run_logs = "".join(
-        Path(path).read_text(errors="replace") for path in ([log] if isinstance(log, str) else log) if Path(path).exists()
+        Path(path).read_text(errors="replace")
+        for path in ([log] if isinstance(log, str) else log)
+        if Path(path).exists()
     )
     killed = advice(killed_jobs(run_logs))
     if killed:

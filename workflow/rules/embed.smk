@@ -7,17 +7,17 @@ rule embed_shard:
         "results/parsed/{dump}.jsonl",
     output:
         "results/embeddings/shards/{dump}/{shard}-of-{shards}.npz",
-    params:
-        **embedding_params(),
-    threads: config["embedding"]["threads"]
-    resources:
-        **embedding_resources(),
     log:
         "results/logs/embed/{dump}/{shard}-of-{shards}.log",
     benchmark:
         "results/benchmarks/embed/{dump}/{shard}-of-{shards}.tsv"
     conda:
         ENVIRONMENT
+    threads: config["embedding"]["threads"]
+    resources:
+        **embedding_resources(),
+    params:
+        **embedding_params(),
     script:
         "../scripts/embed.py"
 
@@ -28,17 +28,17 @@ rule embed:
         shards=shard_files,
     output:
         "results/embeddings/{dump}.npz",
-    params:
-        **embedding_params(),
-    threads: lambda wildcards: 1 if SHARDS[wildcards.dump] > 1 else config["embedding"]["threads"]
-    resources:
-        # the gathering of shards needs no GPU
-        gpu=lambda wildcards: 0 if SHARDS[wildcards.dump] > 1 else embedding_resources().get("gpu", 0),
     log:
         "results/logs/embed/{dump}.log",
     benchmark:
         "results/benchmarks/embed/{dump}.tsv"
     conda:
         ENVIRONMENT
+    threads: lambda wildcards: 1 if SHARDS[wildcards.dump] > 1 else config["embedding"]["threads"]
+    resources:
+        # the gathering of shards needs no GPU
+        gpu=lambda wildcards: 0 if SHARDS[wildcards.dump] > 1 else embedding_resources().get("gpu", 0),
+    params:
+        **embedding_params(),
     script:
         "../scripts/embed.py"

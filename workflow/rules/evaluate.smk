@@ -5,13 +5,13 @@ rule evaluate:
         details="results/topics/topic_details.json",
     output:
         metrics=report("results/metrics.json", caption="../report/metrics.rst", category="Tables"),
-    params:
-        top_n_words=config["evaluate"]["top_n_words"],
     log:
         "results/logs/evaluate.log",
     benchmark:
         "results/benchmarks/evaluate.tsv"
     conda:
         ENVIRONMENT
+    params:
+        top_n_words=config["evaluate"]["top_n_words"],
     script:
         "../scripts/evaluate.py"

@@ -4,15 +4,15 @@ rule parse:
     output:
         papers="results/parsed/{dump}.jsonl",
         summary="results/parsed/{dump}.summary.json",
-    params:
-        min_abstract_chars=config["parse"]["min_abstract_chars"],
-        abstract_column=config["parse"]["abstract_column"],
     log:
         "results/logs/parse/{dump}.log",
     benchmark:
         "results/benchmarks/parse/{dump}.tsv"
     conda:
         ENVIRONMENT
+    params:
+        min_abstract_chars=config["parse"]["min_abstract_chars"],
+        abstract_column=config["parse"]["abstract_column"],
     script:
         "../scripts/parse.py"
 

@@ -13,14 +13,14 @@ rule report:
         changes="results/topics/changes.json",
     output:
         report("results/report/index.html", caption="../report/report.rst", category="Report"),
-    params:
-        title=config["report"]["title"],
-        hover_chars=config["report"]["hover_chars"],
     log:
         "results/logs/report.log",
     benchmark:
         "results/benchmarks/report.tsv"
     conda:
         ENVIRONMENT
+    params:
+        title=config["report"]["title"],
+        hover_chars=config["report"]["hover_chars"],
     script:
         "../scripts/report.py"

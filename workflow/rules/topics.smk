@@ -7,14 +7,14 @@ rule reduce:
     output:
         coordinates="results/reduced/coordinates.npz",
         settings="results/reduced/umap.json",
-    params:
-        **umap_params(cluster_space=True),
     log:
         "results/logs/reduce.log",
     benchmark:
         "results/benchmarks/reduce.tsv"
     conda:
         ENVIRONMENT
+    params:
+        **umap_params(cluster_space=True),
     script:
         "../scripts/reduce.py"
 
@@ -25,14 +25,14 @@ rule map:
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
     output:
         "results/reduced/map.npz",
-    params:
-        **umap_params(cluster_space=False),
     log:
         "results/logs/map.log",
     benchmark:
         "results/benchmarks/map.tsv"
     conda:
         ENVIRONMENT
+    params:
+        **umap_params(cluster_space=False),
     script:
         "../scripts/map.py"
 
@@ -47,6 +47,12 @@ rule cluster:
     output:
         labels="results/clusters/labels.npz",
         settings="results/clusters/hdbscan.json",
+    log:
+        "results/logs/cluster.log",
+    benchmark:
+        "results/benchmarks/cluster.tsv"
+    conda:
+        ENVIRONMENT
     params:
         min_cluster_size=config["hdbscan"]["min_cluster_size"],
         min_samples=config["hdbscan"]["min_samples"],
@@ -54,12 +60,6 @@ rule cluster:
         max_cluster_share=config["hdbscan"]["max_cluster_share"],
         consensus_runs=config["hdbscan"]["consensus_runs"],
         umap=umap_params(cluster_space=True),
-    log:
-        "results/logs/cluster.log",
-    benchmark:
-        "results/benchmarks/cluster.tsv"
-    conda:
-        ENVIRONMENT
     script:
         "../scripts/cluster.py"
 
@@ -80,6 +80,12 @@ rule topics:
         model=directory("results/topics/model"),
         figures="results/topics/figures.json",
         lineage="results/topics/lineage.json",
+    log:
+        "results/logs/topics.log",
+    benchmark:
+        "results/benchmarks/topics.tsv"
+    conda:
+        ENVIRONMENT
     params:
         # Each run's topics are kept here, so that the next run numbers the same topics alike.
         history_dir="results/history",
@@ -99,11 +105,5 @@ rule topics:
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],
         min_similarity=config["lineage"]["min_similarity"],
-    log:
-        "results/logs/topics.log",
-    benchmark:
-        "results/benchmarks/topics.tsv"
-    conda:
-        ENVIRONMENT
     script:
         "../scripts/topics.py"

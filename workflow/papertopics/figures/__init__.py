@@ -23,7 +23,11 @@ MIN_TOPICS = {"keywords": 1, "intertopic": 2, "hierarchy": 2, "heatmap": 2}
 def too_few_topics(kind: str, n_topics: int) -> str | None:
     """Why a figure of ``kind`` cannot be drawn from ``n_topics`` topics, or None if it can."""
     needed = MIN_TOPICS[kind]
-    return f"This chart needs at least {needed} topics; this corpus has {n_topics}." if n_topics < needed else None
+    return (
+        f"This chart needs at least {needed} topics; this corpus has {n_topics}."
+        if n_topics < needed
+        else None
+    )
 
 
 def model_figures(model, n_topics: int) -> dict[str, dict]:
@@ -41,7 +45,11 @@ def model_figures(model, n_topics: int) -> dict[str, dict]:
             continue
         try:
             figures[figure_id] = {"figure": json.loads(draw().to_json())}
-        except Exception as error:  # BERTopic's figures have edge cases of their own; the report must still render
+        except (
+            Exception
+        ) as error:  # BERTopic's figures have edge cases of their own; the report must still render
             _LOG.warning("%s chart not drawn: %s", kind, error)
-            figures[figure_id] = {"notice": f"This chart could not be drawn for this corpus ({type(error).__name__})."}
+            figures[figure_id] = {
+                "notice": f"This chart could not be drawn for this corpus ({type(error).__name__})."
+            }
     return figures

@@ -21,6 +21,8 @@ def topic_similarity_heatmap(model, n_topics: int):
     )
     if shown < n_topics:
         figure.update_layout(
-            title=note_title(f"The {shown} largest of {n_topics} topics (every topic is in the hierarchy above).")
+            title=note_title(
+                f"The {shown} largest of {n_topics} topics (every topic is in the hierarchy above)."
+            )
         )
     return figure

@@ -13,12 +13,20 @@ _SCROLLS_BEYOND = 25
 def merged_line_traces(figure: go.Figure) -> go.Figure:
     """The figure with its plain line traces of one colour merged into one trace (gaps between
     them): BERTopic draws each link of the dendrogram as a trace of its own, which plotly lays out
-    one by one (about 1.4 s at 150 topics); a trace per colour draws the same picture."""
+    one by one (about 1.4 s at 150 topics); a trace per colour draws the same picture.
+    """
     groups: dict[tuple, list] = {}
     others = []
     for trace in figure.data:
-        if trace.type == "scatter" and trace.mode == "lines" and trace.hovertext is None and trace.text is None:
-            groups.setdefault((trace.marker.color, trace.line.color, trace.xaxis, trace.yaxis), []).append(trace)
+        if (
+            trace.type == "scatter"
+            and trace.mode == "lines"
+            and trace.hovertext is None
+            and trace.text is None
+        ):
+            groups.setdefault((trace.marker.color, trace.line.color, trace.xaxis, trace.yaxis), []).append(
+                trace
+            )
         else:
             others.append(trace)
     merged = []
@@ -34,9 +42,12 @@ def merged_line_traces(figure: go.Figure) -> go.Figure:
 
 def topic_hierarchy(model, n_topics: int):
     """Every topic a row of readable height; past about 25 topics the chart scrolls in its frame
-    (report.css), and says so."""
+    (report.css), and says so.
+    """
     figure = merged_line_traces(
-        model.visualize_hierarchy(custom_labels=True, title="", width=900, height=max(300, _HIERARCHY_ROW_PX * n_topics))
+        model.visualize_hierarchy(
+            custom_labels=True, title="", width=900, height=max(300, _HIERARCHY_ROW_PX * n_topics)
+        )
     )
     if n_topics > _SCROLLS_BEYOND:
         figure.update_layout(title=note_title(f"All {n_topics} topics: scroll within the chart to see them."))

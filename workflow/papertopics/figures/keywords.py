@@ -2,7 +2,8 @@
 
 BERTopic titles each small chart with the topic's whole label on one line, wider than the chart
 at the usual label lengths, so that neighbouring titles run into each other; here each title is
-wrapped to its chart's width (at most three lines, the full label on hover)."""
+wrapped to its chart's width (at most three lines, the full label on hover).
+"""
 
 from __future__ import annotations
 

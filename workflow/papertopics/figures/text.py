@@ -7,7 +7,8 @@ import html
 
 def plotly_text(text: str) -> str:
     """Text for a plotly label, which reads a small HTML subset: tags escaped, quotes left as they
-    are (plotly would show ``&quot;`` as it stands, and without tags quotes carry no meaning)."""
+    are (plotly would show ``&quot;`` as it stands, and without tags quotes carry no meaning).
+    """
     return html.escape(text, quote=False)
 
 

@@ -1,5 +1,6 @@
 """What changed: topic shares in the two compared dumps (or years), new and faded topics,
-shares over time, and what changed since the previous run."""
+shares over time, and what changed since the previous run.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import html
 
 import plotly.graph_objects as go
 
-from papertopics.report.document_map import topic_colour
 from papertopics.figures.text import plotly_text
+from papertopics.report.document_map import topic_colour
 from papertopics.report.embedding import figure_block, notice
 from papertopics.report.topic_table import sortable_table, table_cell
 
@@ -23,10 +24,12 @@ def _period_label(name: str, by: str, dump_labels: dict[str, str]) -> str:
 
 def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
     """Each topic's share in the baseline and the target with intervals, largest rise on top;
-    the labels of significant changes are marked."""
+    the labels of significant changes are marked.
+    """
     rows = list(reversed(changes["comparison"]))  # plotly draws the first category at the bottom
     names = [
-        plotly_text(f"{_SIGNIFICANT + ' ' if r['significant'] else ''}{r['topic']}: {r['label']}") for r in rows
+        plotly_text(f"{_SIGNIFICANT + ' ' if r['significant'] else ''}{r['topic']}: {r['label']}")
+        for r in rows
     ]
     figure = go.Figure()
     for side, colour in (("baseline", "#9a9a9a"), ("target", "#1f5fa8")):
@@ -68,7 +71,8 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
 
 def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
     """Each topic's share over the periods with intervals; the topics that moved most are drawn,
-    the others are listed in the legend to switch on."""
+    the others are listed in the legend to switch on.
+    """
     periods = [plotly_text(_period_label(p, changes["by"], dump_labels)) for p in changes["periods"]]
     movement = {r["topic"]: abs(r["change_pp"]) for r in changes["comparison"]}
     shown = set(sorted(movement, key=lambda t: (-movement[t], t))[:_SERIES_SHOWN])
@@ -114,18 +118,32 @@ def _change_cell_text(change_pp: float, low_pp: float, high_pp: float) -> str:
 
 
 def _comparison_table(changes: dict, before: str, after: str) -> str:
-    header = ["Topic", "Label", f"Share in {before}", f"Share in {after}", "Change (pp)", "q-value", "Significant"]
+    header = [
+        "Topic",
+        "Label",
+        f"Share in {before}",
+        f"Share in {after}",
+        "Change (pp)",
+        "q-value",
+        "Significant",
+    ]
     rows = [
         (
             r["topic"],
             [
                 table_cell(r["topic"], r["topic"]),
                 table_cell(r["label"]),
-                table_cell(_share_cell_text(r["baseline_share"], r["baseline_share_low"], r["baseline_share_high"]),
-                           r["baseline_share"]),
-                table_cell(_share_cell_text(r["target_share"], r["target_share_low"], r["target_share_high"]),
-                           r["target_share"]),
-                table_cell(_change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]),
+                table_cell(
+                    _share_cell_text(r["baseline_share"], r["baseline_share_low"], r["baseline_share_high"]),
+                    r["baseline_share"],
+                ),
+                table_cell(
+                    _share_cell_text(r["target_share"], r["target_share_low"], r["target_share_high"]),
+                    r["target_share"],
+                ),
+                table_cell(
+                    _change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]
+                ),
                 table_cell(f"{r['q_value']:.3g}", r["q_value"]),
                 table_cell(_SIGNIFICANT if r["significant"] else ""),
             ],
@@ -149,7 +167,7 @@ def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> st
         items.append(
             f"<li><strong>{html.escape(str(t['topic']))}: {html.escape(t['label'])}</strong> "
             f"({t['target_papers']} papers in {html.escape(period)}, {t['baseline_papers']} before)"
-            f"<ul class=\"examples\">{examples}</ul></li>"
+            f'<ul class="examples">{examples}</ul></li>'
         )
     return f'<ul class="topic-list" id="{html.escape(list_id)}">{"".join(items)}</ul>'
 
@@ -174,11 +192,23 @@ def _since_previous_run(lineage: dict) -> str:
         f"{lineage['papers_new']} new, {lineage['papers_removed']} removed."
     )
     parts = [("New", [named(t) for t in lineage["new"]]), ("Gone", [named(t) for t in lineage["gone"]])]
-    parts.append(("Merged", [f"{', '.join(named(t) for t in m['from'])} → {named(m['into'])}" for m in lineage["merged"]]))
-    parts.append(("Split", [f"{named(s['from'])} → {', '.join(named(t) for t in s['into'])}" for s in lineage["split"]]))
+    parts.append(
+        (
+            "Merged",
+            [f"{', '.join(named(t) for t in m['from'])} → {named(m['into'])}" for m in lineage["merged"]],
+        )
+    )
+    parts.append(
+        (
+            "Split",
+            [f"{named(s['from'])} → {', '.join(named(t) for t in s['into'])}" for s in lineage["split"]],
+        )
+    )
     parts.append(("Relabelled", [f"{r['id']}: {r['from']} → {r['to']}" for r in lineage["relabelled"]]))
     lists = "".join(
-        f"<h4>{html.escape(title)} ({len(entries)})</h4><ul>{items(entries)}</ul>" for title, entries in parts if entries
+        f"<h4>{html.escape(title)} ({len(entries)})</h4><ul>{items(entries)}</ul>"
+        for title, entries in parts
+        if entries
     )
     return f'<h3>Since the previous run</h3><p id="since-previous-run">{html.escape(summary)}</p>{lists}'
 
@@ -213,7 +243,7 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
     series = ""
     if len(changes["periods"]) >= 3:
         series = (
-            f"<h3>Share over time</h3><p class=\"hint\">The {_SERIES_SHOWN} topics whose share changed most "
+            f'<h3>Share over time</h3><p class="hint">The {_SERIES_SHOWN} topics whose share changed most '
             "between the compared periods; click a legend entry to show another.</p>"
             + figure_block("share-series", share_series_chart(changes, dump_labels))
         )
@@ -223,10 +253,10 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
         + figure_block("share-change", share_change_chart(changes, dump_labels))
         + _comparison_table(changes, before, after)
         + series
-        + f"<h3>New topics</h3><p class=\"hint\">At least {thresholds['new_topic_share']:.0%} of the topic's papers "
+        + f'<h3>New topics</h3><p class="hint">At least {thresholds["new_topic_share"]:.0%} of the topic\'s papers '
         f"are from {html.escape(after)}, both weighted to the same size, and at least {thresholds['min_papers']} of them.</p>"
         + _topic_list("new-topics", changes["new_topics"], after, f"No topic is new in {after}.")
-        + f"<h3>Faded topics</h3><p class=\"hint\">At most {thresholds['faded_topic_share']:.0%} of the topic's "
+        + f'<h3>Faded topics</h3><p class="hint">At most {thresholds["faded_topic_share"]:.0%} of the topic\'s '
         f"papers are from {html.escape(after)}, weighted the same way, and at least {thresholds['min_papers']} "
         f"from {html.escape(before)}.</p>"
         + _topic_list("faded-topics", changes["faded_topics"], after, f"No topic faded in {after}.")

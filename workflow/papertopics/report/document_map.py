@@ -76,8 +76,12 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
     urls = [web_link(u) for u in papers["url"]] if "url" in papers.columns else []
     places = {topic: _label_place(rows) for topic, rows in papers.groupby("topic")}
     topic_labels = [
-        {"text": map_label(f"{t['topic']}: {t['label']}"), "x": places[t["topic"]][0], "y": places[t["topic"]][1],
-         "size": t["size"]}
+        {
+            "text": map_label(f"{t['topic']}: {t['label']}"),
+            "x": places[t["topic"]][0],
+            "y": places[t["topic"]][1],
+            "size": t["size"],
+        }
         for t in topic_details
         if t["topic"] != OUTLIER and t["topic"] in places
     ]
@@ -90,7 +94,9 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
     x, y = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
     span = [max(np.ptp(values), 1e-9) if len(values) else 1.0 for values in (x, y)]
     ranges = [
-        [round(float(values.min() - 0.03 * s), 5), round(float(values.max() + 0.03 * s), 5)] if len(values) else [0, 1]
+        [round(float(values.min() - 0.03 * s), 5), round(float(values.max() + 0.03 * s), 5)]
+        if len(values)
+        else [0, 1]
         for values, s in zip((x, y), span)
     ]
     return {
@@ -101,8 +107,14 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
         "outlier": papers["is_outlier"].astype(int).tolist(),
         "urls": urls,
         "topics": [
-            {"topic": t["topic"], "label": t["label"], "colour": topic_colour(t["topic"]),
-             "assigned_colour": topic_colour(t["topic"]) if t["topic"] == OUTLIER else lighter(topic_colour(t["topic"]))}
+            {
+                "topic": t["topic"],
+                "label": t["label"],
+                "colour": topic_colour(t["topic"]),
+                "assigned_colour": topic_colour(t["topic"])
+                if t["topic"] == OUTLIER
+                else lighter(topic_colour(t["topic"])),
+            }
             for t in topic_details
         ],
         "x": papers["x"].round(5).tolist(),
@@ -115,10 +127,11 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
     }
 
 
-def document_map_block(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int) -> str:
+def document_map_block(
+    papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int
+) -> str:
     """The map's placeholder and its compressed data; the page's script draws it."""
     return (
         f'<div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>'
         + packed_json_block("map-data", map_data(papers, topic_details, groups, hover_chars))
     )
-

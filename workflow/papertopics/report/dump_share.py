@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from papertopics.report.document_map import topic_colour
 from papertopics.figures.text import plotly_text
+from papertopics.report.document_map import topic_colour
 
 
 def dump_share_chart(

@@ -33,7 +33,8 @@ def data_block(block_id: str, value) -> str:
 
 def gzip_block(block_id: str, text: str) -> str:
     """Text gzip-compressed and base64-encoded (no ``<`` can occur in it); the page's script
-    unpacks it with the browser's DecompressionStream. A table of abstracts shrinks to about a third."""
+    unpacks it with the browser's DecompressionStream. A table of abstracts shrinks to about a third.
+    """
     packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/gzip+base64" id="{html.escape(block_id)}">{packed}</script>'
 
@@ -51,8 +52,6 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
         f'<div class="figure" id="{html.escape(figure_id)}" data-figure="{html.escape(figure_id)}-data"{style}></div>'
         + packed_json_block(f"{figure_id}-data", spec)
     )
-
-
 
 
 def notice(text: str) -> str:

@@ -34,7 +34,9 @@ class ReportInputs:
         """What readers see for each dump: its title, with its name added where titles repeat."""
         dumps = self.corpus_summary["dumps"]
         repeated = {d["title"] for d in dumps if sum(e["title"] == d["title"] for e in dumps) > 1}
-        return {d["dump"]: f"{d['title']} ({d['dump']})" if d["title"] in repeated else d["title"] for d in dumps}
+        return {
+            d["dump"]: f"{d['title']} ({d['dump']})" if d["title"] in repeated else d["title"] for d in dumps
+        }
 
     def paper_dumps(self) -> pd.Series:
         """Each paper's dumps by their labels, comma-separated."""
@@ -54,7 +56,8 @@ def load_report_inputs(
     changes: str | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
-    (the comparison of dumps) are optional."""
+    (the comparison of dumps) are optional.
+    """
     topic_details = storage.read_json(details)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),

@@ -10,7 +10,15 @@ from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import quality_figures
 
-_PACKAGES = ("papertopics", "bertopic", "sentence-transformers", "umap-learn", "hdbscan", "scikit-learn", "torch")
+_PACKAGES = (
+    "papertopics",
+    "bertopic",
+    "sentence-transformers",
+    "umap-learn",
+    "hdbscan",
+    "scikit-learn",
+    "torch",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -35,7 +43,7 @@ def inputs_hash(corpus_summary: dict) -> str:
 
 
 def _rejected_cell(dump: dict) -> str:
-    """"3 (2 empty, 1 too short)": the count and why."""
+    """ "3 (2 empty, 1 too short)": the count and why."""
     reasons = dump.get("rejected_by_reason") or {}
     detail = ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in reasons.items())
     return f"{dump['rejected']} ({detail})" if detail else str(dump["rejected"])
@@ -56,7 +64,15 @@ def _dump_table(corpus_summary: dict) -> str:
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     header = "".join(
         f"<th>{h}</th>"
-        for h in ("Dump", "Title", "Records read", "Papers kept", "Duplicates in dump", "Also in an earlier dump", "Rejected")
+        for h in (
+            "Dump",
+            "Title",
+            "Records read",
+            "Papers kept",
+            "Duplicates in dump",
+            "Also in an earlier dump",
+            "Rejected",
+        )
     )
     return f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
@@ -104,7 +120,9 @@ def overview_section(inputs: ReportInputs) -> str:
         "umap.word_weight": umap.get("word_weight"),
         "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
     }
-    dump_warnings = [warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])]
+    dump_warnings = [
+        warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
+    ]
     notes = [note for note in (hdbscan.get("note"), *dump_warnings) if note]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
     return (

@@ -21,7 +21,6 @@ from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import share_per_dump, topic_table_section
 
 
-
 def _asset(name: str) -> str:
     return resources.files("papertopics.report").joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -36,7 +35,9 @@ def report_title(setting: str, corpus_summary: dict) -> str:
 def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
     """A figure the topics stage drew from the model (see ``model_figures``), or why there is none."""
     entry = figures[figure_id]
-    return notice(entry["notice"]) if "notice" in entry else figure_block(figure_id, go.Figure(entry["figure"]))
+    return (
+        notice(entry["notice"]) if "notice" in entry else figure_block(figure_id, go.Figure(entry["figure"]))
+    )
 
 
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
@@ -69,7 +70,9 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         )
     )
     if n_topics == 0:
-        keywords_html = notice("No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size.")
+        keywords_html = notice(
+            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
+        )
 
     body = f"""
 <header><h1>{html.escape(heading)}</h1>
@@ -102,9 +105,9 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         "topics-csv", inputs.topics.to_csv(index=False)
     )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; "
         "font-src data:; connect-src 'none'\">"
         f"<title>{html.escape(heading)}</title>"

@@ -7,7 +7,9 @@ import math
 
 
 def _figure(value, digits: int = 3) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    return (
+        "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    )
 
 
 def quality_figures(metrics: dict) -> dict[str, str]:
@@ -19,7 +21,9 @@ def quality_figures(metrics: dict) -> dict[str, str]:
     }
     agreement = metrics.get("labels")
     if agreement:
-        figures[f"Agreement with the papers' labels ({agreement['labelled_papers']} papers, {agreement['labels']} labels)"] = (
+        figures[
+            f"Agreement with the papers' labels ({agreement['labelled_papers']} papers, {agreement['labels']} labels)"
+        ] = (
             f"NMI {_figure(agreement['nmi'])}, ARI {_figure(agreement['ari'])}, "
             f"homogeneity {_figure(agreement['homogeneity'])}"
         )

@@ -1,13 +1,14 @@
 """Topic structure: the intertopic map (BERTopic's hierarchy and heatmap are drawn by the topics
-stage, ``papertopics.figures``)."""
+stage, ``papertopics.figures``).
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from papertopics.report.document_map import topic_colour
 from papertopics.figures.text import plotly_text
+from papertopics.report.document_map import topic_colour
 from papertopics.topics import OUTLIER
 
 _LARGEST_BUBBLE_PX = 70

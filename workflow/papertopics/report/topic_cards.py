@@ -25,9 +25,12 @@ def _keyword_bars(keywords: list[list]) -> str:
 
 def _paper(paper, index: int) -> str:
     """A representative paper, its abstract filled in by the page's script when opened (from the
-    compressed paper table, so that no abstract is in the file twice)."""
+    compressed paper table, so that no abstract is in the file twice).
+    """
     link = web_link(getattr(paper, "url", None))
-    source = f' <a href="{html.escape(link)}" rel="noopener noreferrer" target="_blank">link</a>' if link else ""
+    source = (
+        f' <a href="{html.escape(link)}" rel="noopener noreferrer" target="_blank">link</a>' if link else ""
+    )
     return (
         f'<details class="paper" data-id="{html.escape(paper.id)}" data-index="{index}">'
         f"<summary>{html.escape(paper.display_name)}"
@@ -41,10 +44,12 @@ def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
     cards = []
     for topic in topic_details:
-        examples = "".join(_paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"])
+        examples = "".join(
+            _paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"]
+        )
         cards.append(
             f'<article class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{topic_colour(topic["topic"])}">'
-            f'<h3>Topic {topic["topic"]}: {html.escape(topic["label"])} '
+            f"<h3>Topic {topic['topic']}: {html.escape(topic['label'])} "
             f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span></h3>'
             f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}</div></div></article>'

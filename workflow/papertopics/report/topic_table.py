@@ -26,7 +26,9 @@ def table_cell(text, sort_value=None) -> str:
     return f"<td{value}>{html.escape(str(text))}</td>"
 
 
-def sortable_table(table_id: str, header: list[str], numeric: set[int], rows: list[tuple[int, list[str]]]) -> str:
+def sortable_table(
+    table_id: str, header: list[str], numeric: set[int], rows: list[tuple[int, list[str]]]
+) -> str:
     """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells)."""
     head = "".join(
         f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
@@ -71,7 +73,9 @@ def topic_table_section(inputs: ReportInputs) -> str:
             share = shares[dump].get(topic["topic"], 0.0)
             cells.append(table_cell(f"{share:.1%}", share))
         if guided:
-            cells.append(table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found"))
+            cells.append(
+                table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")
+            )
         rows.append((topic["topic"], cells))
     hint = "Click a column heading to sort."
     if guided:
