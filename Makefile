@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
+.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ slurm:
 
 test: $(INSTALLED) browser slurm
 	$(BIN)/python -m pytest
+
+# The catalog's test configuration (.test/config.yaml): shards, a guide file; results in .test/results.
+test-config: $(INSTALLED)
+	$(BIN)/snakemake --directory .test --cores $(CORES) --rerun-incomplete
 
 test-fast: $(INSTALLED)
 	$(BIN)/python -m pytest -m "not slow and not browser"

@@ -105,7 +105,7 @@ class SlurmCluster:
 
     def stop(self) -> None:
         """Stop the daemons this cluster started (by process id), newest first; unlink its system config."""
-        for name, pid in reversed(list(self.processes.items())):
+        for pid in reversed(list(self.processes.values())):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:

@@ -202,7 +202,7 @@ def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(
     ours = assign_outliers(seed_embeddings, seed_clusters)
     assert (ours != OUTLIER).all()
     # Same partition of the papers (BERTopic renumbers topics by size).
-    pairs = set(zip(ours.tolist(), theirs.tolist()))
+    pairs = set(zip(ours.tolist(), theirs.tolist(), strict=True))
     assert len(pairs) == len(set(ours.tolist())) == len(set(theirs.tolist()))
 
 

@@ -83,7 +83,7 @@ def digests(path: Path) -> dict[str, str]:
 def corpus_slice_dumps(corpus: Path, folder: Path) -> list[Path]:
     """The corpus's first records as a JSON Lines dump (titles and all) and as a .txt dump (abstracts only)."""
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
-        records = [json.loads(line) for _, line in zip(range(CORPUS_SLICE), lines)]
+        records = [json.loads(line) for _, line in zip(range(CORPUS_SLICE), lines, strict=False)]
     stem = corpus.name.split(".")[0]
     as_jsonl = folder / f"{stem}.jsonl"
     as_jsonl.write_text(

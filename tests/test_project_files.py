@@ -1,10 +1,17 @@
 """The project's own files agree with each other: pins, environment.yml, config, schema and the documentation."""
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 import yaml
 from conftest import REPO, default_config
 from snakemake.utils import validate
+
+# The environment's own tools (ruff and snakefmt are pinned in requirements-test.txt).
+BIN = Path(sys.executable).parent
 
 # conda-forge names that differ from the PyPI ones.
 CONDA_NAMES = {"torch": "pytorch"}
@@ -135,3 +142,18 @@ def test_readme_set_up_commands_are_makefile_targets():
     for command in re.findall(r"`make ([\w-]+)", readme):
         assert command in targets, f"README names `make {command}`, which the Makefile lacks"
     assert {"run", "test"} <= set(re.findall(r"^make ([\w-]+) ", readme, re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ruff", "format", "--check", "."],
+        ["ruff", "check", "."],
+        ["snakefmt", "--check", "Snakefile", "workflow/rules"],
+    ],
+    ids=["ruff-format", "ruff-check", "snakefmt"],
+)
+def test_code_is_formatted_and_lint_clean(command):
+    # The same checks as `make lint` (settings in pyproject.toml); `make format` fixes most findings.
+    result = subprocess.run([str(BIN / command[0]), *command[1:]], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, f"{' '.join(command)}:\n{result.stdout[-4000:]}{result.stderr[-4000:]}"

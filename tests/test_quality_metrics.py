@@ -38,14 +38,14 @@ def gensim_npmi(word_lists: list[list[str]], docs: list[list[str]]) -> list[floa
             topn=max(len(known[i]) for i in scored),
             processes=1,
         )
-        for i, value in zip(scored, model.get_coherence_per_topic()):
+        for i, value in zip(scored, model.get_coherence_per_topic(), strict=True):
             result[i] = float(value)
     return result
 
 
 def assert_same_scores(ours: list[float], reference: list[float]) -> None:
     assert [math.isnan(v) for v in ours] == [math.isnan(v) for v in reference]
-    for mine, theirs in zip(ours, reference):
+    for mine, theirs in zip(ours, reference, strict=True):
         if not math.isnan(theirs):
             assert abs(mine - theirs) <= 1e-6
 
@@ -166,7 +166,21 @@ def test_npmi_equals_gensim_on_short_documents_and_repeated_words():
         ["graph", "graph", "node"],  # shorter than the window: one window
         [],  # an empty document still counts as one window
         ["node", "edge", "graph", "edge", "node", "edge", "graph", "edge", "node", "edge", "graph", "edge"],
-        ["image", "pixel", "image", "graph", "pixel", "image", "pixel", "graph", "image", "pixel", "image", "pixel", "image"],
+        [
+            "image",
+            "pixel",
+            "image",
+            "graph",
+            "pixel",
+            "image",
+            "pixel",
+            "graph",
+            "image",
+            "pixel",
+            "image",
+            "pixel",
+            "image",
+        ],
         ["graph"],
     ]
     word_lists = [
@@ -181,7 +195,9 @@ def test_npmi_equals_gensim_on_short_documents_and_repeated_words():
 def test_a_word_whose_earlier_copy_leaves_the_window_is_dropped_as_gensim_does():
     # Windows: "a b a c d e f g h i" and "b a c d e f g h i j". gensim's window update drops "a"
     # from the second window when the first "a" leaves, although another "a" is still inside.
-    counts, windows = window_co_occurrences([["a", "b", "a", "c", "d", "e", "f", "g", "h", "i", "j"]], {"a": 0, "j": 1})
+    counts, windows = window_co_occurrences(
+        [["a", "b", "a", "c", "d", "e", "f", "g", "h", "i", "j"]], {"a": 0, "j": 1}
+    )
     assert windows == 2
     assert counts.tolist() == [[1, 0], [0, 1]]
 

@@ -60,7 +60,7 @@ def _inputs(
                 "rejected": 0,
                 "sha256": "0" * 64,
             }
-            for d, t in zip(dumps, titles)
+            for d, t in zip(dumps, titles, strict=True)
         ],
         "duplicates_across_dumps": 0,
     }
@@ -124,7 +124,7 @@ def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless
     data = map_data(papers, inputs.topic_details, [], hover_chars=0)
     colour_of = [
         data["topics"][t]["assigned_colour" if outlier else "colour"]
-        for t, outlier in zip(data["topic"], data["outlier"])
+        for t, outlier in zip(data["topic"], data["outlier"], strict=True)
     ]
     assert colour_of == [
         topic_colour(0),

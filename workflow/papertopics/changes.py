@@ -62,7 +62,7 @@ def share_change_pvalues(count_before, total_before, count_after, total_after) -
     return np.array(
         [
             fisher_exact([[a, n_a - a], [b, n_b - b]]).pvalue
-            for a, n_a, b, n_b in zip(count_after, total_after, count_before, total_before)
+            for a, n_a, b, n_b in zip(count_after, total_after, count_before, total_before, strict=True)
         ],
         dtype=np.float64,
     )
@@ -213,7 +213,7 @@ def _examples(
     members = papers[(papers["topic"] == topic) & papers["id"].isin(in_period)]
     chosen = [i for i in representatives if i in set(members["id"])][:count]
     chosen += [i for i in members["id"] if i not in chosen][: count - len(chosen)]
-    names = dict(zip(members["id"], members["display_name"]))
+    names = dict(zip(members["id"], members["display_name"], strict=True))
     return [{"id": i, "name": names[i]} for i in chosen]
 
 
@@ -255,12 +255,13 @@ def describe_changes(
         lineage: the topics stage's events since the previous run (``lineage.json``).
         dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
         by: ``dump``, ``year`` or ``auto`` (years when every paper has one and there are two or more).
-        baseline, target: the two periods to compare, or ``auto`` for the two newest.
+        baseline: the period compared from, or ``auto`` for the second newest.
+        target: the period compared to, or ``auto`` for the newest.
         confidence: the level of every interval (0.95).
         false_discovery_rate: the Benjamini–Hochberg level at which a change is significant.
-        new_topic_share, faded_topic_share: a topic is new when at least ``new_topic_share`` of its
-            papers are in the target, faded when at most ``faded_topic_share`` are, both periods
-            weighted to the same size (see ``target_weight``).
+        new_topic_share: a topic is new when at least this share of its papers is in the target,
+            both periods weighted to the same size (see ``target_weight``).
+        faded_topic_share: a topic has faded when at most this share of its papers is in the target.
         min_papers: the fewest papers a new topic needs in the target (a faded one in the baseline).
 
     Returns:
@@ -298,7 +299,7 @@ def describe_changes(
                     row["topic"], period, papers, periods, representatives[row["topic"]], 3
                 ),
             }
-            for row, w in zip(_records(rows), weight[mask])
+            for row, w in zip(_records(rows), weight[mask], strict=True)
         ]
 
     real = shares[shares["topic"] != OUTLIER]

@@ -17,12 +17,21 @@ def cluster_points(
     cluster_selection_method: str,
     max_cluster_share: float = 0.0,
 ) -> tuple[np.ndarray, dict]:
-    """Return a label per point and the settings actually used (with a note when skipped).
+    """HDBSCAN's label per point, and the settings actually used (with a note when skipped).
 
-    ``max_cluster_share``: no topic may hold more of the corpus than this (0: no limit). With
-    ``eom``, HDBSCAN otherwise can keep one cluster of half a large corpus (10,000 arXiv
-    abstracts: 7 topics, the largest 45%), and which way it goes flips with tiny changes to the
-    embeddings; above the limit it takes that cluster's children instead.
+    Args:
+        points: the cluster space, one row per paper.
+        min_cluster_size: the smallest topic, or ``auto`` (``resolve_min_cluster_size``).
+        min_samples: HDBSCAN's ``min_samples`` (None: equal to ``min_cluster_size``).
+        cluster_selection_method: ``eom`` or ``leaf``.
+        max_cluster_share: no topic may hold more of the corpus than this (0: no limit). With
+            ``eom``, HDBSCAN otherwise can keep one cluster of half a large corpus, and which way
+            it goes flips with tiny changes to the embeddings; above the limit it takes that
+            cluster's children instead.
+
+    Returns:
+        A label per point (``OUTLIER`` for noise; all 0 when the papers are too few to split) and
+        the settings.
     """
     n_papers = len(points)
     resolved = resolve_min_cluster_size(min_cluster_size, n_papers)

@@ -77,6 +77,7 @@ def number_range(kind: str, spec: dict) -> str:
 
 
 def string_kind(spec: dict) -> str:
+    """What a string key accepts, from its schema's length limits."""
     shortest = spec.get("minLength", 0)
     longest = spec.get("maxLength")
     if shortest == 1 and longest is None:
@@ -97,10 +98,12 @@ def string_kind(spec: dict) -> str:
 
 
 def items_count(count: int) -> str:
+    """``1 item`` or ``N items``."""
     return f"{count} item" if count == 1 else f"{count} items"
 
 
 def array_kind(spec: dict, root: dict) -> str:
+    """What a list key accepts: its length limits and the kind of its items."""
     shortest = spec.get("minItems")
     longest = spec.get("maxItems")
     if shortest is not None and shortest == longest:
@@ -123,6 +126,7 @@ def array_kind(spec: dict, root: dict) -> str:
 
 
 def object_kind(spec: dict, root: dict) -> str:
+    """What a mapping key accepts: the keys listed below it, or names mapped to values."""
     if spec.get("properties"):
         return "mapping of the keys below"
     values = spec.get("additionalProperties")
@@ -132,6 +136,7 @@ def object_kind(spec: dict, root: dict) -> str:
 
 
 def single_type(kind: str, spec: dict, root: dict) -> str:
+    """What a key of one JSON-schema type accepts, in words."""
     if kind in ("integer", "number"):
         return number_range(kind, spec)
     if kind == "string":
@@ -175,6 +180,7 @@ def accepted_values(spec: dict, root: dict) -> str:
 
 
 def default_text(name: str, spec: dict, required: set[str]) -> str:
+    """The default's cell: the value, or whether the key is required."""
     if "default" in spec:
         return code(yaml_text(spec["default"]))
     return "(required)" if name in required else "(not set)"
@@ -199,6 +205,7 @@ def nested_keys(spec: dict, root: dict, prefix: str) -> Iterator[tuple[str, dict
 
 
 def key_row(dotted: str, spec: dict, required: set[str], root: dict) -> str:
+    """One table row: the dotted key, its default, what it accepts and its description."""
     name = dotted.rsplit(".", 1)[-1]
     cells = [
         code(dotted),
@@ -242,6 +249,7 @@ def render(schema: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Print the page, or write it to ``--output``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schema", type=Path, default=SCHEMA, help="the config schema (YAML)")
     parser.add_argument("--output", type=Path, help="write the page here (atomically); default: print it")

@@ -93,7 +93,7 @@ def device_problem(backend: str, device: str) -> str | None:
 def encoder_identity(model: str, backend: str, max_seq_length: int, device: str = "cpu") -> dict:
     """Everything besides the text that determines an embedding (the embedding cache's key);
     ``backend`` as resolved, so that ``auto`` shares entries with the backend it picked. A GPU
-    computes slightly different vectors, so it is part of the key (the CPU, as before, is not).
+    computes slightly different vectors, so it is part of the key (the CPU is not).
     """
     location = resolve_model_location(model)
     identity = {
@@ -111,7 +111,9 @@ def encoder_identity(model: str, backend: str, max_seq_length: int, device: str 
 class Encoder(Protocol):
     """What every backend offers: one unit-length float32 vector per text, in the texts' order."""
 
-    def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """The texts' unit-length embeddings, one row each, in ``batch_size`` batches."""
+        ...
 
 
 class TorchEncoder:
@@ -130,6 +132,7 @@ class TorchEncoder:
         self.device = device
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """The texts' unit-length embeddings, with bfloat16 matrix products when ``bf16``."""
         import torch
 
         with torch.autocast(self.device, dtype=torch.bfloat16, enabled=self.bf16):
@@ -200,7 +203,7 @@ def gather_embeddings(ids: list[str], embedding_files: list[dict[str, np.ndarray
     """Stack per-dump embeddings into one matrix in the order of ``ids``."""
     row_of = {}
     for stored in embedding_files:
-        for identifier, vector in zip(stored["ids"].tolist(), stored["vectors"]):
+        for identifier, vector in zip(stored["ids"].tolist(), stored["vectors"], strict=True):
             row_of.setdefault(identifier, vector)
     missing = [identifier for identifier in ids if identifier not in row_of]
     if missing:

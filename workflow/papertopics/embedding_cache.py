@@ -26,6 +26,7 @@ _UNIT_TOLERANCE = 1e-3
 
 
 def text_key(text: str) -> str:
+    """The cache key of a text (its SHA-256)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -43,6 +44,8 @@ def _entry_header(dimension: int) -> bytes:
 
 
 class EmbeddingCache:
+    """Embeddings on disk, one small file per text, under a folder named for the encoder."""
+
     def __init__(self, directory: str | Path, identity: dict, dimension: int | None = None):
         self.root = Path(directory) / encoder_key(identity)
         self.dimension = dimension
@@ -71,6 +74,7 @@ class EmbeddingCache:
         return np.load(io.BytesIO(data), allow_pickle=False)
 
     def get(self, text: str) -> np.ndarray | None:
+        """The cached vector of ``text``, or None when it is missing or its file is corrupt."""
         path = self._path(text_key(text))
         try:
             with open(path, "rb") as stream:
@@ -90,6 +94,7 @@ class EmbeddingCache:
         return vector
 
     def put(self, text: str, vector: np.ndarray) -> None:
+        """Store ``text``'s vector (float32), atomically."""
         path = self._path(text_key(text))
         folder = os.path.dirname(path)
         if folder not in self._folders_made:
@@ -108,16 +113,18 @@ def embed_with_cache(
     Returns the (n, dimension) float32 matrix and how many texts were embedded now.
     """
     found = [cache.get(text) for text in texts]
-    missing = sorted({text for text, vector in zip(texts, found) if vector is None})
+    missing = sorted({text for text, vector in zip(texts, found, strict=True) if vector is None})
     computed: dict[str, np.ndarray] = {}
     if missing:
         encoder = load_encoder()
         vectors = encoder.encode(missing, batch_size=batch_size)
-        for text, vector in zip(missing, vectors):
+        for text, vector in zip(missing, vectors, strict=True):
             cache.put(text, vector)
             computed[text] = vector
         cache.dimension = cache.dimension or vectors.shape[1]
-    rows = [vector if vector is not None else computed[text] for text, vector in zip(texts, found)]
+    rows = [
+        vector if vector is not None else computed[text] for text, vector in zip(texts, found, strict=True)
+    ]
     if not rows:
         return np.zeros((0, cache.dimension or 0), dtype=np.float32), 0
     return np.vstack(rows).astype(np.float32), len(missing)

@@ -69,6 +69,8 @@ class Record:
 
 @dataclass
 class RawDump:
+    """A dump file's records before parsing, with its title, format, encoding and field names."""
+
     title: str | None  # from the file itself (title line), or None
     records: list[Record]
     format: str
@@ -105,6 +107,7 @@ def read_dump(path: str | Path) -> RawDump:
 
 
 def read_bytes(path: Path) -> bytes:
+    """The file's bytes, gunzipped when its name ends in ``.gz``."""
     raw = path.read_bytes()
     if not path.name.lower().endswith(COMPRESSED_SUFFIX):
         return raw
@@ -194,6 +197,7 @@ def _title_warnings(title: str, path: Path) -> list[str]:
 
 
 def read_text(text: str, path: Path) -> RawDump:
+    """A plain-text dump: a title line, then one abstract per paragraph (blank-line separated)."""
     blocks = _blocks(text.split("\n"))
     title_line, first_block = blocks[0][0], blocks[0][1]
     title = normalise_text(first_block[0])
@@ -211,6 +215,7 @@ def read_text(text: str, path: Path) -> RawDump:
 
 
 def read_markdown(text: str, path: Path) -> RawDump:
+    """A Markdown dump: a ``#`` title, then each paper as a heading and its paragraph."""
     lines = text.split("\n")
     records: list[Record] = []
     dump_title = None
@@ -301,6 +306,7 @@ def _field_names(records: list[Record]) -> list[str]:
 
 
 def read_json_lines(text: str, path: Path) -> RawDump:
+    """A JSON Lines dump: one JSON object per line."""
     records = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -317,6 +323,7 @@ def read_json_lines(text: str, path: Path) -> RawDump:
 
 
 def read_json(text: str, path: Path) -> RawDump:
+    """A JSON dump: a list of objects, or an object holding one (e.g. ``papers``)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -352,6 +359,7 @@ def _unique_names(header: list[str]) -> list[str]:
 
 
 def read_table(text: str, path: Path, delimiter: str) -> RawDump:
+    """A CSV or TSV dump with a header row; a row whose field count differs is rejected."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
     records: list[Record] = []
     header = None
@@ -369,7 +377,7 @@ def read_table(text: str, path: Path, delimiter: str) -> RawDump:
                 problem = f"unparsable: {len(row)} fields where the header has {len(header)}"
                 records.append(Record(len(records), location, {}, problem=problem))
                 continue
-            cells = {name: normalise_text(cell) for name, cell in zip(header, row)}
+            cells = {name: normalise_text(cell) for name, cell in zip(header, row, strict=True)}
             records.append(Record(len(records), location, {k: v for k, v in cells.items() if v}))
     except csv.Error as error:
         raise PipelineInputError(

@@ -44,6 +44,7 @@ class TopicSnapshot:
     papers: frozenset[str]
 
     def to_record(self) -> dict:
+        """The snapshot as JSON (without its papers, which the history keeps apart)."""
         return {
             "id": self.id,
             "label": self.label,
@@ -55,6 +56,7 @@ class TopicSnapshot:
 
     @classmethod
     def from_record(cls, record: dict) -> TopicSnapshot:
+        """A snapshot from its JSON record and its papers."""
         return cls(
             id=int(record["id"]),
             label=record["label"],
@@ -92,7 +94,7 @@ def topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray) 
             centroid=centroid,
             papers=frozenset(paper_ids[topics == topic].tolist()),
         )
-        for topic, centroid in zip(real, topic_centroids(embeddings, topics, real))
+        for topic, centroid in zip(real, topic_centroids(embeddings, topics, real), strict=True)
     ]
 
 
@@ -129,7 +131,7 @@ def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]
     if not allowed.any():
         return []
     rows, columns = linear_sum_assignment(np.where(allowed, scores, 0.0), maximize=True)
-    return [(int(r), int(c)) for r, c in zip(rows, columns) if allowed[r, c]]
+    return [(int(r), int(c)) for r, c in zip(rows, columns, strict=True) if allowed[r, c]]
 
 
 def match_topics(
@@ -294,7 +296,7 @@ def _label_key(label: str) -> frozenset:
 
 
 class TopicHistory:
-    """The runs' topic records in one folder: ``run-0001.json``, ``run-0002.json``, …"""
+    """The runs' topic records in one folder: ``run-0001.json``, ``run-0002.json`` and so on."""
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
@@ -310,6 +312,7 @@ class TopicHistory:
         return self.folder / f"run-{run:04d}.json"
 
     def read(self, run: int) -> dict:
+        """The record of run ``run``; a record of another format is an error."""
         record = storage.read_json(self._path(run))
         if record.get("format") != HISTORY_FORMAT:
             raise ValueError(
@@ -334,6 +337,7 @@ class TopicHistory:
         return (self.read(before) if before in runs else None), runs[-1]
 
     def write(self, run: int, record: dict) -> None:
+        """Write the record of run ``run`` atomically."""
         storage.write_json(self._path(run), {"format": HISTORY_FORMAT, "run": run, **record})
 
 

@@ -158,6 +158,7 @@ class OnnxEncoder:
         self.dimension = json.loads((Path(location) / "config.json").read_text())["hidden_size"]
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """The texts' unit-length embeddings, one row each, in ``batch_size`` batches of similar length."""
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         # Batches of similar length waste little work on padding (as sentence-transformers does).
         order = np.argsort([-len(text) for text in texts], kind="stable")

@@ -37,6 +37,7 @@ REJECTION_REASONS = ("empty", "too_short", "unparsable")
 # Asked for every known field of every record, of the same few names.
 @functools.lru_cache(maxsize=1024)
 def field_key(name: str) -> str:
+    """A field name compared without case, spaces, hyphens or underscores."""
     return re.sub(r"[\s_-]+", "", name).casefold()
 
 
@@ -50,6 +51,8 @@ def find_field(names: list[str], candidates: tuple[str, ...]) -> str | None:
 
 @dataclass
 class ParsedDump:
+    """A dump's kept papers, with the duplicates and rejected records and why."""
+
     name: str
     title: str
     format: str
@@ -62,6 +65,7 @@ class ParsedDump:
     abstract_field: str = "abstract"
 
     def summary(self) -> dict:
+        """The counts of what was read, kept, duplicated and rejected (they must add up)."""
         if self.records_read != len(self.papers) + len(self.duplicates) + len(self.rejected):
             raise AssertionError(f"{self.name}: records read do not add up to kept + duplicates + rejected")
         by_reason = Counter(rejection["reason"] for rejection in self.rejected)
@@ -90,6 +94,7 @@ def dump_name(path: str | Path) -> str:
 
 
 def abstract_field_of(raw: RawDump, path: Path, abstract_column: str | None) -> str:
+    """The field that holds the abstracts: ``abstract_column`` or the first usual name found."""
     if raw.columns is None:
         return "abstract"
     wanted = (abstract_column,) if abstract_column else ABSTRACT_FIELDS

@@ -144,6 +144,7 @@ def label_agreement(labels: list[str], topics: np.ndarray) -> dict:
 
 
 def mean_ignoring_nan(values: list[float]) -> float:
+    """The mean of the values that are not NaN (NaN when none are)."""
     finite = [v for v in values if not math.isnan(v)]
     return float(np.mean(finite)) if finite else math.nan
 
@@ -174,7 +175,7 @@ def evaluate_topics(
         "top_n_words": top_n_words,
         "per_topic": [
             {"topic": t, "npmi": None if math.isnan(c) else c, "words": words}
-            for t, c, words in zip(real, coherence, word_lists)
+            for t, c, words in zip(real, coherence, word_lists, strict=True)
         ],
         "labels": None,
         "coarse": None,

@@ -29,9 +29,9 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
     """Each point's ``n_neighbors`` nearest points (itself included), as UMAP's ``precomputed_knn``.
 
     Brute force is a few matrix products up to tens of thousands of papers, and exact; UMAP's
-    approximate search (NN-descent) spends 20-30 s compiling in every fresh process first.
-    Cosine, the default, is a product of unit vectors taken a block of rows at a time (6x
-    faster here than scikit-learn's general brute-force search); other metrics go to scikit-learn.
+    approximate search (NN-descent) compiles its kernels in every fresh process first.
+    Cosine, the default, is a product of unit vectors taken a block of rows at a time (faster
+    than scikit-learn's general brute-force search); other metrics go to scikit-learn.
     """
     if metric != "cosine":
         from sklearn.neighbors import NearestNeighbors
@@ -86,7 +86,7 @@ def cache_umap_kernels() -> None:
             continue
         try:
             kernel.enable_caching()
-        except RuntimeError:  # no writable cache folder: compile in memory, as before
+        except RuntimeError:  # no writable cache folder: compile in memory (numba's default)
             return
         cached_functions.add(id(kernel.py_func))
 
@@ -102,10 +102,23 @@ def umap_project(
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
     n_epochs: int | None = None,
 ) -> np.ndarray:
-    """UMAP coordinates; above ``fit_sample_size`` papers, fitted on a seeded sample of that size
-    with the rest placed by ``transform`` (memory and time then grow with the sample, not the corpus).
-    ``neighbours``: the papers' ``exact_neighbours``; None for a sampled fit, whose transform()
-    needs UMAP's own search index.
+    """UMAP coordinates of the rows of ``embeddings`` (principal components below UMAP's minimum).
+
+    Args:
+        embeddings: the vectors to project, one row per paper.
+        n_components: the dimensions of the result.
+        n_neighbors: UMAP's neighbourhood size (already resolved).
+        min_dist: UMAP's minimum distance between points.
+        metric: the distance between vectors.
+        random_state: the seed of the fit and of the sample.
+        fit_sample_size: above this many papers, fit on a seeded sample of this size and place the
+            rest with ``transform``, so that memory and time grow with the sample, not the corpus.
+        neighbours: the papers' ``exact_neighbours`` (indices, distances); None for a sampled fit,
+            whose ``transform`` needs UMAP's own search index.
+        n_epochs: UMAP's optimisation epochs; None for UMAP's own choice.
+
+    Returns:
+        The coordinates, one float32 row per paper.
     """
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
@@ -188,12 +201,28 @@ def reduce_embeddings(
     fit_sample_size: int | None = None,
     n_epochs: int | str = "auto",
 ) -> tuple[np.ndarray, dict]:
-    """Return the papers' ``n_components``-d UMAP coordinates and the settings actually used.
+    """The papers' UMAP coordinates, and the settings actually used.
 
-    Projected from the embeddings joined with the texts' word vectors (``word_weight`` of the
-    similarity; 0 for the embeddings alone). Above ``fit_sample_size`` papers UMAP is fitted on
-    a seeded sample and the rest transformed. The cluster space and the 2-d map are two calls
-    (two Snakemake jobs, which run side by side: a seeded UMAP uses one core).
+    The cluster space and the 2-d map are two calls (two Snakemake jobs, which run side by side:
+    a seeded UMAP uses one core).
+
+    Args:
+        embeddings: the papers' embeddings, one row per paper.
+        texts: the papers' texts, for the word vectors (read only when ``word_weight`` > 0).
+        n_neighbors: UMAP's neighbourhood size, or ``auto`` (``resolve_n_neighbors``).
+        n_components: the dimensions of the result.
+        min_dist: UMAP's minimum distance between points.
+        metric: the distance between vectors (``cosine``).
+        random_state: the seed; the same seed and input give the same coordinates.
+        word_weight: the share of the similarity taken from the texts' word vectors (0: the
+            embeddings alone).
+        word_dimensions: the dimensions of the word vectors.
+        fit_sample_size: above this many papers, UMAP is fitted on a seeded sample of this size
+            and the rest placed by ``transform``; None: always fitted on all.
+        n_epochs: UMAP's optimisation epochs, or ``auto`` (UMAP's own choice).
+
+    Returns:
+        The coordinates (one row per paper, float32) and the settings, resolved values included.
     """
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
     vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)

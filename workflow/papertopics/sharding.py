@@ -44,6 +44,7 @@ class RecordCounts:
         self.changed = False
 
     def count(self, dump_path: str | Path) -> int | None:
+        """The dump's record count: remembered while its size and modification time are unchanged."""
         status = os.stat(dump_path)
         stamp = [status.st_size, status.st_mtime_ns]
         entry = self.entries.get(str(dump_path))

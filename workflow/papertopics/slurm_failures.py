@@ -26,6 +26,8 @@ _REASONS = (  # slurmstepd's words -> what ran out
 
 @dataclass
 class KilledJob:
+    """A job that SLURM ended for exceeding its memory or time."""
+
     rule: str
     slurm_job: str
     resource: str  # "memory" or "time"
@@ -33,6 +35,7 @@ class KilledJob:
     slurm_log: str
 
     def describe(self) -> str:
+        """One line for the user: the rule, SLURM's job id and reason, and its log."""
         return (
             f"SLURM killed job {self.slurm_job} (rule {self.rule}) for {self.resource}: {self.reason} "
             f"(SLURM log: {self.slurm_log})"

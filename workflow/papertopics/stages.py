@@ -1,14 +1,15 @@
 """File-to-file stages: read a stage's inputs, call its logic, write its outputs atomically.
 
-Each function here is what one Snakemake rule runs; heavy libraries are imported inside
-the stage modules only when the stage that needs them runs.
+Each function here is what one Snakemake rule runs. Its parameters are named as the rule's
+inputs, outputs and params (paths first), because the rule's script passes them by name;
+heavy libraries are imported inside the stage modules only when the stage that needs them runs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,55 +19,58 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def parse(
-    dump_path: str, papers_path: str, summary_path: str, min_abstract_chars: int, abstract_column: str | None
-) -> None:
+def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstract_column: str | None) -> None:
+    """Read one dump file into its papers (JSON Lines) and a summary of what was kept and rejected."""
     from papertopics.parse import parse_dump
 
-    parsed = parse_dump(dump_path, min_abstract_chars=min_abstract_chars, abstract_column=abstract_column)
-    summary = {
+    parsed = parse_dump(dump, min_abstract_chars=min_abstract_chars, abstract_column=abstract_column)
+    record = {
         **parsed.summary(),
-        "source": str(dump_path),
-        "sha256": hashlib.sha256(Path(dump_path).read_bytes()).hexdigest(),
+        "source": str(dump),
+        "sha256": hashlib.sha256(Path(dump).read_bytes()).hexdigest(),
     }
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
     for rejection in parsed.rejected:
         _LOG.info(
             "%s %s: rejected (%s): %s",
-            dump_path,
+            dump,
             rejection["location"],
             rejection["reason"],
             rejection["detail"],
         )
-    storage.write_jsonl(papers_path, parsed.papers)
-    storage.write_json(summary_path, summary)
+    storage.write_jsonl(papers, parsed.papers)
+    storage.write_json(summary, record)
     _LOG.info(
         "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s",
-        dump_path,
-        summary["format"],
-        summary["encoding"],
-        summary["records_read"],
-        summary["kept"],
-        summary["duplicates"],
-        summary["rejected"],
-        summary["rejected_by_reason"] or "",
+        dump,
+        record["format"],
+        record["encoding"],
+        record["records_read"],
+        record["kept"],
+        record["duplicates"],
+        record["rejected"],
+        record["rejected_by_reason"] or "",
     )
 
 
-def corpus(papers_paths: list[str], summary_paths: list[str], papers_out: str, summary_out: str) -> None:
+def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -> None:
+    """Merge the parsed dumps (in order) into the corpus: one record per paper, with the dumps it is in."""
     from papertopics.corpus import merge_dumps
 
-    dumps = [(storage.read_json(s), storage.read_jsonl(p)) for p, s in zip(papers_paths, summary_paths)]
-    papers, summary = merge_dumps(dumps)
-    storage.write_jsonl(papers_out, papers)
-    storage.write_json(summary_out, summary)
-    _LOG.info("corpus: %d papers from %d dumps", summary["papers"], len(dumps))
+    dumps = [
+        (storage.read_json(dump_summary), storage.read_jsonl(dump_papers))
+        for dump_papers, dump_summary in zip(parsed, summaries, strict=True)
+    ]
+    merged, record = merge_dumps(dumps)
+    storage.write_jsonl(papers, merged)
+    storage.write_json(summary, record)
+    _LOG.info("corpus: %d papers from %d dumps", record["papers"], len(dumps))
 
 
 def embed(
-    papers_path: str,
-    embeddings_out: str,
+    papers: str,
+    embeddings: str,
     model: str,
     backend: str,
     batch_size: int,
@@ -84,17 +88,17 @@ def embed(
     from papertopics.sharding import shard_bounds
 
     backend = resolve_backend(backend, device)
-    papers = storage.read_jsonl(papers_path)
-    start, end = shard_bounds(len(papers), shard, shards)
-    papers = papers[start:end]
+    records = storage.read_jsonl(papers)
+    start, end = shard_bounds(len(records), shard, shards)
+    records = records[start:end]
     cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length, device))
     vectors, computed = embed_with_cache(
-        [embedding_text(p) for p in papers],
+        [embedding_text(p) for p in records],
         cache,
         lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads, device),
         batch_size=batch_size,
     )
-    storage.write_arrays(embeddings_out, ids=np.array([p["id"] for p in papers], dtype=str), vectors=vectors)
+    storage.write_arrays(embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors)
     _LOG.info(
         "papers %d-%d: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
         start,
@@ -102,23 +106,33 @@ def embed(
         computed,
         backend,
         device,
-        len(papers) - computed,
+        len(records) - computed,
         cache.rebuilt,
     )
 
 
-def gather_embedding_shards(shard_paths: list[str], embeddings_out: str) -> None:
+def embed_dump(papers: str, shards: list[str], embeddings: str, threads: int = 1, **embedding) -> None:
+    """A dump's embedding file: its ``shards`` gathered when it was embedded in shards, else embedded
+    here whole (``embedding``: the settings of ``embed``).
+    """
+    if shards:
+        gather_embedding_shards(shards, embeddings)
+    else:
+        embed(papers, embeddings, threads=threads, **embedding)
+
+
+def gather_embedding_shards(shards: list[str], embeddings: str) -> None:
     """Concatenate a dump's shard embeddings, in shard order, into the dump's embedding file."""
-    shards = [storage.read_arrays(path) for path in shard_paths]
-    filled = [shard for shard in shards if len(shard["ids"])]
-    ids = np.concatenate([shard["ids"] for shard in filled]) if filled else np.array([], dtype=str)
+    parts = [storage.read_arrays(path) for path in shards]
+    filled = [part for part in parts if len(part["ids"])]
+    ids = np.concatenate([part["ids"] for part in filled]) if filled else np.array([], dtype=str)
     vectors = (
-        np.vstack([shard["vectors"] for shard in filled]).astype(np.float32)
+        np.vstack([part["vectors"] for part in filled]).astype(np.float32)
         if filled
         else np.zeros((0, 0), np.float32)
     )
-    storage.write_arrays(embeddings_out, ids=ids, vectors=vectors)
-    _LOG.info("gathered %d embeddings from %d shards", len(ids), len(shards))
+    storage.write_arrays(embeddings, ids=ids, vectors=vectors)
+    _LOG.info("gathered %d embeddings from %d shards", len(ids), len(parts))
 
 
 def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[list[dict], np.ndarray]:
@@ -140,33 +154,31 @@ def _reduce_corpus(
     return np.array([p["id"] for p in papers]), coordinates, settings
 
 
-def reduce(
-    papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap
-) -> None:
+def reduce(papers: str, embeddings: list[str], coordinates: str, settings: str, **umap) -> None:
     """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions."""
-    ids, cluster_space, settings = _reduce_corpus(papers_path, embedding_paths, **umap)
-    storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space)
-    storage.write_json(settings_out, settings)
-    _LOG.info("reduced %d papers with %s", len(ids), settings)
+    ids, cluster_space, used = _reduce_corpus(papers, embeddings, **umap)
+    storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space)
+    storage.write_json(settings, used)
+    _LOG.info("reduced %d papers with %s", len(ids), used)
 
 
-def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_dist: float, **umap) -> None:
+def map_layout(papers: str, embeddings: list[str], layout: str, min_dist: float, **umap) -> None:
     """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``."""
     from papertopics.reduce import MAP_MIN_DIST
 
     ids, map_2d, settings = _reduce_corpus(
-        papers_path, embedding_paths, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
+        papers, embeddings, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
     )
-    storage.write_arrays(map_out, ids=ids, map_2d=map_2d)
+    storage.write_arrays(layout, ids=ids, map_2d=map_2d)
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
 def cluster(
-    coordinates_path: str,
-    papers_path: str,
-    embedding_paths: list[str],
-    labels_out: str,
-    settings_out: str,
+    coordinates: str,
+    papers: str,
+    embeddings: list[str],
+    labels: str,
+    settings: str,
     consensus_runs: int,
     umap: dict,
     **hdbscan,
@@ -177,37 +189,39 @@ def cluster(
     from papertopics.consensus import cluster_runs, consensus_seeds
     from papertopics.topics import OUTLIER
 
-    coordinates = storage.read_arrays(coordinates_path)
-    spaces, embeddings = [coordinates["cluster_space"]], None
+    reduced = storage.read_arrays(coordinates)
+    spaces, vectors = [reduced["cluster_space"]], None
     if consensus_runs > 1:
         from papertopics.embed import embedding_text
         from papertopics.reduce import reduce_embeddings
 
-        papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-        if [p["id"] for p in papers] != coordinates["ids"].tolist():
+        records, vectors = _corpus_embeddings(papers, embeddings)
+        if [p["id"] for p in records] != reduced["ids"].tolist():
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
-        texts = [embedding_text(p) for p in papers]
+        texts = [embedding_text(p) for p in records]
         for seed in consensus_seeds(umap["random_state"], consensus_runs)[1:]:
-            spaces.append(reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0])
-    labels, settings = cluster_runs(spaces, embeddings, **hdbscan)
-    settings["clusters"] = int(len(set(labels.tolist()) - {OUTLIER}))
-    settings["outliers"] = int((labels == OUTLIER).sum())
-    storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
-    storage.write_json(settings_out, settings)
-    _LOG.info("clustered: %s", settings)
+            spaces.append(reduce_embeddings(vectors, texts, **{**umap, "random_state": seed})[0])
+    assigned, used = cluster_runs(spaces, vectors, **hdbscan)
+    used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
+    used["outliers"] = int((assigned == OUTLIER).sum())
+    storage.write_arrays(labels, ids=reduced["ids"], labels=assigned)
+    storage.write_json(settings, used)
+    _LOG.info("clustered: %s", used)
 
 
 def topics(
-    papers_path: str,
-    embedding_paths: list[str],
-    map_path: str,
-    labels_path: str,
-    topics_out: str,
-    papers_out: str,
-    details_out: str,
-    model_out: str,
-    figures_out: str,
-    lineage_out: str,
+    papers: str,
+    embeddings: list[str],
+    layout: str,
+    labels: str,
+    cluster_settings: str,
+    guide_file: list[str],
+    topics: str,
+    topic_papers: str,
+    details: str,
+    model: str,
+    figures: str,
+    lineage: str,
     history_dir: str,
     embedding_model: str,
     max_seq_length: int,
@@ -215,64 +229,61 @@ def topics(
     coarse_topics: int | str,
     min_overlap: float,
     min_similarity: float,
-    cluster_settings_path: str | None = None,
-    guide: list[str] | str | None = None,
-    guide_min_similarity: float = 0.5,
+    guide_names: list[str],
+    guide_min_similarity: float,
     **representation,
 ) -> None:
-    """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
-    ``cluster_settings_path``: the cluster stage's settings, whose consensus figures are kept.
-    ``guide``: known category names (or a file of them) that become topics (``papertopics.guided``).
-    """
-    import pandas as pd
+    """Fit the topic model on the clusters, number its topics stably across runs, and write them.
 
+    Args:
+        papers: the corpus (JSON Lines).
+        embeddings: the dumps' embedding files.
+        layout: the 2-d map's coordinates.
+        labels: the cluster stage's labels.
+        cluster_settings: the cluster stage's settings, whose consensus figures are kept.
+        guide_file: ``topics.guide`` when it is a file (zero or one path); an input, so that
+            editing the file reruns the stage.
+        topics: output, ``topics.csv`` (see ``topic_table``).
+        topic_papers: output, ``papers.csv``: every paper with its topic and map position.
+        details: output, ``topic_details.json``: settings, topics and topic groups.
+        model: output folder of the saved BERTopic model.
+        figures: output, the model's figures (``papertopics.figures``).
+        lineage: output, how this run's topics continue the previous run's.
+        history_dir: where each run's topics are kept for the next run to match against.
+        embedding_model: the embedding model's name or path (for guide names and representations).
+        max_seq_length: the embedding model's token limit.
+        n_representative_docs: example papers kept per topic.
+        coarse_topics: how many topic groups (a number or ``auto``).
+        min_overlap: the shared-paper overlap that continues a topic (``papertopics.lineage``).
+        min_similarity: the centroid similarity that continues a topic with few shared papers.
+        guide_names: ``topics.guide`` when it is a list of category names.
+        guide_min_similarity: how similar a paper must be to a name to join its topic.
+        **representation: the keyword settings of ``papertopics.topics.fit_topic_model``.
+    """
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
-    from papertopics.lineage import (
-        TopicHistory,
-        carry_labels,
-        follow_topics,
-        lineage_events,
-        record_run,
-        topic_snapshots,
-    )
-    from papertopics.models import resolve_model_location
-    from papertopics.parse import input_columns
-    from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import (
-        OUTLIER,
-        describe_topics,
-        fit_topic_model,
-        needs_embedding_model,
-        topic_groups,
-        topic_keywords,
-    )
-
-    papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-    ids = [p["id"] for p in papers]
-    layout = storage.read_arrays(map_path)
-    clusters = storage.read_arrays(labels_path)
-    if layout["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
-        raise RuntimeError(
-            "the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce."
-        )
-
     from papertopics.guided import guided_topics, load_guide
+    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
+    from papertopics.models import resolve_model_location
+    from papertopics.topics import OUTLIER, fit_topic_model, needs_embedding_model
 
-    names = load_guide(guide)
+    records, vectors = _corpus_embeddings(papers, embeddings)
+    ids = [p["id"] for p in records]
+    map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
+
+    names = load_guide(guide_file[0] if guide_file else guide_names)
     encoder = (
         load_model(embedding_model, max_seq_length)
         if names or needs_embedding_model(representation["representation"])
         else None
     )
-    cluster_labels, named = clusters["labels"], {}
+    named = {}
     if names:
         name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
-        cluster_labels, named = guided_topics(
-            embeddings, name_vectors, clusters["labels"], guide_min_similarity
-        )
-    model, model_topics, was_outlier = fit_topic_model(
-        [p["text"] for p in papers], embeddings, cluster_labels, embedding_model=encoder, **representation
+        cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, guide_min_similarity)
+    texts = [p["text"] for p in records]
+    fitted, model_topics, was_outlier = fit_topic_model(
+        texts, vectors, cluster_labels, embedding_model=encoder, **representation
     )
     # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
     name_of_model_topic = {
@@ -280,14 +291,114 @@ def topics(
         for topic, name in named.items()
     }
     history = TopicHistory(history_dir)
-    snapshots = topic_snapshots(ids, embeddings, model_topics)
+    snapshots = topic_snapshots(ids, vectors, model_topics)
     stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
     stable_id[OUTLIER] = OUTLIER
     assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
-    keywords = {stable_id[t]: words for t, words in topic_keywords(model, model_topics).items()}
-    details = describe_topics(
-        keywords, ids, embeddings, assigned, n_representative_docs, [p["text"] for p in papers]
+    described = _describe_stable_topics(
+        fitted,
+        model_topics,
+        stable_id,
+        baseline,
+        name_of_model_topic,
+        ids,
+        vectors,
+        assigned,
+        texts,
+        n_representative_docs,
+        coarse_topics,
     )
+
+    storage.write_csv(topics, topic_table(described.details))
+    storage.write_csv(topic_papers, _paper_table(records, assigned, described.label_of, was_outlier, map_2d))
+    n_topics = sum(1 for d in described.details if d["topic"] != OUTLIER)
+    settings = {
+        "embedding_model": embedding_model,
+        "n_representative_docs": n_representative_docs,
+        **representation,
+        "outliers_before_reduction": int(was_outlier.sum()),
+        "topics": n_topics,
+        "coarse_topics_setting": coarse_topics,
+        "coarse_topics": len(described.groups),
+        "guide": names,
+        "guide_min_similarity": guide_min_similarity if names else None,
+        "named_topics": len(name_of_model_topic),
+        "consensus": storage.read_json(cluster_settings).get("consensus"),
+    }
+    storage.write_json(
+        details, {"settings": settings, "topics": described.details, "groups": described.groups}
+    )
+    storage.write_json(figures, model_figures(fitted, n_topics))
+    _save_model(fitted, model, resolve_model_location(embedding_model))
+    sizes = {d["topic"]: d["size"] for d in described.details}
+    storage.write_json(
+        lineage,
+        lineage_events(
+            matching, stable_id, described.label_of, sizes, baseline, run, described.relabelled, set(ids)
+        ),
+    )
+    # Last, once every output is written: a failed job leaves history as the last good run left it.
+    record_run(
+        history,
+        run,
+        baseline,
+        [
+            replace(
+                topic,
+                id=stable_id[topic.id],
+                label=described.label_of[stable_id[topic.id]],
+                keywords=tuple(word for word, _ in described.keywords[stable_id[topic.id]]),
+            )
+            for topic in snapshots
+        ],
+    )
+    _LOG.info(
+        "%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in described.details]
+    )
+
+
+def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The 2-d map and the cluster labels, checked to be in the corpus's paper order."""
+    coordinates = storage.read_arrays(layout)
+    clusters = storage.read_arrays(labels)
+    if coordinates["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
+        raise RuntimeError(
+            "the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce."
+        )
+    return coordinates["map_2d"], clusters["labels"]
+
+
+@dataclass(frozen=True)
+class _StableTopics:
+    details: list[dict]
+    groups: list[dict]
+    keywords: dict[int, list[tuple[str, float]]]
+    label_of: dict[int, str]
+    relabelled: list[dict]
+
+
+def _describe_stable_topics(
+    fitted,
+    model_topics: np.ndarray,
+    stable_id: dict[int, int],
+    baseline: dict | None,
+    name_of_model_topic: dict[int, str],
+    ids: list[str],
+    vectors: np.ndarray,
+    assigned: np.ndarray,
+    texts: list[str],
+    n_representative_docs: int,
+    coarse_topics: int | str,
+) -> _StableTopics:
+    """Each topic's record under its stable id: keywords, examples, its label (carried over from the
+    previous run while it still fits, or a guide name), and its group; sets the model's labels too.
+    """
+    from papertopics.lineage import carry_labels
+    from papertopics.sizing import resolve_coarse_topics
+    from papertopics.topics import OUTLIER, describe_topics, topic_groups, topic_keywords
+
+    keywords = {stable_id[t]: words for t, words in topic_keywords(fitted, model_topics).items()}
+    details = describe_topics(keywords, ids, vectors, assigned, n_representative_docs, texts)
     earlier_labels = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     label_of, relabelled = carry_labels(
         {d["topic"]: d["label"] for d in details},
@@ -301,69 +412,44 @@ def topics(
         record["label"] = label_of[record["topic"]]
         record["model_topic"] = model_topic[record["topic"]]
         record["named"] = record["topic"] in named_topics
-    model.set_topic_labels({own: label_of[stable] for own, stable in stable_id.items() if stable in label_of})
+    fitted.set_topic_labels(
+        {own: label_of[stable] for own, stable in stable_id.items() if stable in label_of}
+    )
     n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
-    n_groups = resolve_coarse_topics(coarse_topics, n_topics)
-    group_of, groups = topic_groups(embeddings, assigned, label_of, n_groups)
+    group_of, groups = topic_groups(
+        vectors, assigned, label_of, resolve_coarse_topics(coarse_topics, n_topics)
+    )
     for record in details:
         record["group"] = group_of.get(record["topic"])
+    return _StableTopics(details, groups, keywords, label_of, relabelled)
 
-    storage.write_csv(topics_out, topic_table(details))
-    x, y = layout["map_2d"][:, 0], layout["map_2d"][:, 1]
+
+def _paper_table(
+    records: list[dict],
+    assigned: np.ndarray,
+    label_of: dict[int, str],
+    was_outlier: np.ndarray,
+    map_2d: np.ndarray,
+):
+    """``papers.csv``: each paper with its topic and map position, and the input's own fields."""
+    import pandas as pd
+
+    from papertopics.parse import input_columns
+
     pipeline_columns = {
-        "id": ids,
-        "dump": [p["dump"] for p in papers],
-        "dumps": [";".join(p["dumps"]) for p in papers],
-        "display_name": [p["display_name"] for p in papers],
-        "abstract": [p["abstract"] for p in papers],
+        "id": [p["id"] for p in records],
+        "dump": [p["dump"] for p in records],
+        "dumps": [";".join(p["dumps"]) for p in records],
+        "display_name": [p["display_name"] for p in records],
+        "abstract": [p["abstract"] for p in records],
         "topic": assigned,
         "topic_label": [label_of[t] for t in assigned.tolist()],
         "outlier": was_outlier,
-        "x": np.round(x, 5),
-        "y": np.round(y, 5),
+        "x": np.round(map_2d[:, 0], 5),
+        "y": np.round(map_2d[:, 1], 5),
     }
     # Input fields (title, authors, url, year, label, ...) are carried along, never used to fit.
-    paper_table = pd.DataFrame({**pipeline_columns, **input_columns(papers, reserved=set(pipeline_columns))})
-    storage.write_csv(papers_out, paper_table)
-    settings = {
-        "embedding_model": embedding_model,
-        "n_representative_docs": n_representative_docs,
-        **representation,
-        "outliers_before_reduction": int(was_outlier.sum()),
-        "topics": n_topics,
-        "coarse_topics_setting": coarse_topics,
-        "coarse_topics": len(groups),
-        "guide": names,
-        "guide_min_similarity": guide_min_similarity if names else None,
-        "named_topics": len(name_of_model_topic),
-        "consensus": storage.read_json(cluster_settings_path).get("consensus")
-        if cluster_settings_path
-        else None,
-    }
-    storage.write_json(details_out, {"settings": settings, "topics": details, "groups": groups})
-    storage.write_json(figures_out, model_figures(model, n_topics))
-    _save_model(model, model_out, resolve_model_location(embedding_model))
-    sizes = {d["topic"]: d["size"] for d in details}
-    storage.write_json(
-        lineage_out,
-        lineage_events(matching, stable_id, label_of, sizes, baseline, run, relabelled, set(ids)),
-    )
-    # Last, once every output is written: a failed job leaves history as the last good run left it.
-    record_run(
-        history,
-        run,
-        baseline,
-        [
-            replace(
-                topic,
-                id=stable_id[topic.id],
-                label=label_of[stable_id[topic.id]],
-                keywords=tuple(word for word, _ in keywords[stable_id[topic.id]]),
-            )
-            for topic in snapshots
-        ],
-    )
-    _LOG.info("%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in details])
+    return pd.DataFrame({**pipeline_columns, **input_columns(records, reserved=set(pipeline_columns))})
 
 
 def topic_table(details: list[dict]):
@@ -397,77 +483,72 @@ def _save_model(model, model_out: str, embedding_model_location: str) -> None:
     temporary.replace(target)
 
 
-def report(output: str, title: str, hover_chars: int, **inputs) -> None:
+def report(page: str, title: str, hover_chars: int, **inputs) -> None:
+    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``)."""
     from papertopics.report import build_report, load_report_inputs
 
-    page = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
-    storage.write_text(output, page)
-    _LOG.info("report written to %s (%.1f MB)", output, len(page.encode()) / 1e6)
+    html = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
+    storage.write_text(page, html)
+    _LOG.info("report written to %s (%.1f MB)", page, len(html.encode()) / 1e6)
 
 
-def evaluate(
-    papers_path: str, topic_papers_path: str, details_path: str, metrics_out: str, top_n_words: int
-) -> None:
+def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_words: int) -> None:
     """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
     import pandas as pd
 
     from papertopics.quality import evaluate_topics
 
-    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers_path)}
-    # Only the columns scored here: parsing the abstracts and coordinates too took twice as long.
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
+    # Only the columns scored here: the abstracts and coordinates are the bulk of the file.
     assigned = pd.read_csv(
-        topic_papers_path,
+        topic_papers,
         keep_default_na=False,
         dtype={"id": str},
         usecols=lambda name: name in {"id", "topic", "outlier", "label"},
     )
     missing = [i for i in assigned["id"] if i not in texts]
     if missing:
-        raise RuntimeError(
-            f"{topic_papers_path} lists {len(missing)} papers not in the corpus; rerun topics."
-        )
-    details = storage.read_json(details_path)
+        raise RuntimeError(f"{topic_papers} lists {len(missing)} papers not in the corpus; rerun topics.")
+    topic_details = storage.read_json(details)
     labels = assigned["label"].astype(str).str.strip().tolist() if "label" in assigned.columns else None
-    metrics = evaluate_topics(
+    scores = evaluate_topics(
         [texts[i] for i in assigned["id"]],
         assigned["topic"].to_numpy(),
         assigned["outlier"].astype(str).str.lower().eq("true").to_numpy(),
-        {t["topic"]: [word for word, _ in t["keywords"]] for t in details["topics"]},
+        {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
         top_n_words=top_n_words,
         labels=labels,
-        group_of={t["topic"]: t["group"] for t in details["topics"] if t.get("group") is not None},
+        group_of={t["topic"]: t["group"] for t in topic_details["topics"] if t.get("group") is not None},
     )
-    metrics["consensus"] = details["settings"].get("consensus")
-    storage.write_json(metrics_out, metrics)
+    scores["consensus"] = topic_details["settings"].get("consensus")
+    storage.write_json(metrics, scores)
     _LOG.info(
         "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",
-        metrics["topics"],
-        metrics["npmi"],
-        metrics["diversity"],
-        100 * metrics["outlier_share"],
-        f", NMI {metrics['labels']['nmi']:.3f}" if metrics["labels"] else "",
+        scores["topics"],
+        scores["npmi"],
+        scores["diversity"],
+        100 * scores["outlier_share"],
+        f", NMI {scores['labels']['nmi']:.3f}" if scores["labels"] else "",
     )
 
 
-def changes(
-    papers_path: str, details_path: str, lineage_path: str, shares_out: str, changes_out: str, **comparison
-) -> None:
+def changes(topic_papers: str, details: str, lineage: str, shares: str, changes: str, **comparison) -> None:
     """Topic shares per dump (or year) with intervals, and what changed between two of them."""
     import pandas as pd
 
     from papertopics.changes import describe_changes
 
-    papers = pd.read_csv(
-        papers_path,
+    assigned = pd.read_csv(
+        topic_papers,
         keep_default_na=False,
         dtype={"id": str, "dumps": str, "year": str},
         usecols=lambda name: name in {"id", "topic", "dumps", "display_name", "year"},
     )
-    shares, record = describe_changes(
-        papers, storage.read_json(details_path)["topics"], storage.read_json(lineage_path), **comparison
+    share_table, record = describe_changes(
+        assigned, storage.read_json(details)["topics"], storage.read_json(lineage), **comparison
     )
-    storage.write_csv(shares_out, shares)
-    storage.write_json(changes_out, record)
+    storage.write_csv(shares, share_table)
+    storage.write_json(changes, record)
     if record["comparable"]:
         significant = sum(row["significant"] for row in record["comparison"])
         _LOG.info(

@@ -60,14 +60,12 @@ def _describe(option: dict) -> str:
 def _schema_at(schema: dict, path) -> dict:
     node = schema
     for part in path:
-        if isinstance(part, int):
-            node = node.get("items", {})
-        else:
-            node = node.get("properties", {}).get(part, {})
+        node = node.get("items", {}) if isinstance(part, int) else node.get("properties", {}).get(part, {})
     return node
 
 
 def check_config(config: dict, schema_path: str | os.PathLike) -> None:
+    """Stop with every invalid config value named, before Snakemake's own validation."""
     problems = config_problems(config, schema_path)
     if problems:
         raise PipelineInputError("config.yaml has invalid values:\n  " + "\n  ".join(problems))
@@ -84,7 +82,8 @@ def release_stale_locks(metadata_dir: str | os.PathLike = ".snakemake") -> bool:
     """
     metadata_dir = Path(metadata_dir)
     metadata_dir.mkdir(parents=True, exist_ok=True)
-    handle = open(metadata_dir / "papertopics.lock", "a")
+    # Not a `with` block: the handle (and its lock) must outlive this call, for the whole run.
+    handle = open(metadata_dir / "papertopics.lock", "a")  # noqa: SIM115
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

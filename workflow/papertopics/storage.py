@@ -61,24 +61,29 @@ def write_bytes(destination: str, data: bytes) -> None:
 
 
 def write_text(destination: str | os.PathLike, text: str) -> None:
+    """Write UTF-8 text atomically."""
     with atomic_path(destination) as temporary:
         temporary.write_text(text, encoding="utf-8")
 
 
 def write_json(destination: str | os.PathLike, data) -> None:
+    """Write indented JSON atomically."""
     write_text(destination, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def read_json(source: str | os.PathLike):
+    """Read a JSON file."""
     return json.loads(Path(source).read_text(encoding="utf-8"))
 
 
 def write_jsonl(destination: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Write one JSON object per line, atomically."""
     lines = (json.dumps(record, ensure_ascii=False) + "\n" for record in records)
     write_text(destination, "".join(lines))
 
 
 def read_jsonl(source: str | os.PathLike) -> list[dict]:
+    """Read a JSON Lines file, skipping blank lines."""
     with open(source, encoding="utf-8") as lines:
         return [json.loads(line) for line in lines if line.strip()]
 
@@ -96,5 +101,6 @@ def write_arrays(destination: str | os.PathLike, **arrays: np.ndarray) -> None:
 
 
 def read_arrays(source: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The named arrays of an ``.npz`` file (no pickled objects)."""
     with np.load(source, allow_pickle=False) as stored:
         return {name: stored[name] for name in stored.files}

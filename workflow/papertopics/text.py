@@ -44,6 +44,7 @@ _HTML_TAG = re.compile(
 def collapse_whitespace(text: str) -> str:
     # Printable text has no whitespace but the plain space (checked over all of Unicode), so
     # without doubled, leading or trailing spaces it is already collapsed, as most text is.
+    """Runs of whitespace (any Unicode whitespace) as one space, without leading or trailing space."""
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     # str.split() splits on exactly the characters regex \s matches (checked over all of Unicode), without a regex.
@@ -81,9 +82,9 @@ def strip_html(text: str) -> str:
 
 
 def clean_for_keywords(abstract: str) -> str:
-    """Strip HTML, LaTeX, math delimiters, markdown emphasis and URLs, keeping the words.
+    r"""Strip HTML, LaTeX, math delimiters, markdown emphasis and URLs, keeping the words.
 
-    ``$\\textbf{DAG}$`` becomes ``DAG``, ``**NeurIPS**`` becomes ``NeurIPS`` and
+    ``$\textbf{DAG}$`` becomes ``DAG``, ``**NeurIPS**`` becomes ``NeurIPS`` and
     ``<i>E. coli</i> &amp; yeast`` becomes ``E. coli & yeast``.
     """
     text = strip_html(abstract)
@@ -189,6 +190,7 @@ def coined_name(cleaned_abstract: str) -> str | None:
 
 
 def shorten(text: str, max_chars: int) -> str:
+    """``text`` cut at a word boundary to at most ``max_chars`` characters, ending in an ellipsis."""
     if len(text) <= max_chars:
         return text
     shortened = text[: max_chars - 1].rsplit(" ", 1)[0]
@@ -196,12 +198,13 @@ def shorten(text: str, max_chars: int) -> str:
 
 
 def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHARS) -> str:
+    """The abstract's first sentence, shortened to ``max_chars``."""
     sentence = _SENTENCE_END.split(cleaned_abstract, maxsplit=1)[0].rstrip(".")
     return shorten(sentence, max_chars)
 
 
 def short_authors(authors: str) -> str:
-    """ "Ada Lovelace; Alan Turing; Grace Hopper" → "Ada Lovelace et al."."""
+    """The first author and "et al.": ``Ada Lovelace; Alan Turing; Grace Hopper`` → ``Ada Lovelace et al.``."""
     separator = ";" if ";" in authors else ","
     names = [name.strip() for name in re.split(rf"{separator}|\band\b", authors) if name.strip()]
     if len(names) <= 2:

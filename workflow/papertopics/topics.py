@@ -41,6 +41,7 @@ class SharedKeywords:
         self.min_share = min_share
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics: dict) -> dict:
+        """Each topic's c-TF-IDF keywords, those that ``min_share`` of its papers use ranked first."""
         import scipy.sparse as sp
 
         # c_tf_idf's rows are the topics in sorted order (as BERTopic builds and reads it).
@@ -126,10 +127,27 @@ def fit_topic_model(
     mmr_diversity: float,
     min_keyword_share: float,
 ):
-    """Fit BERTopic without refitting UMAP/HDBSCAN; return (model, topics, was_outlier).
+    """Fit BERTopic on given clusters, without refitting UMAP or HDBSCAN.
 
-    Topics are numbered by size, largest first (BERTopic's order), after outliers are assigned
-    (``reduce_outliers``). ``embedding_model`` is needed only by the keybert and mmr representations.
+    Topics are numbered by size, largest first (BERTopic's order), after outliers are assigned.
+
+    Args:
+        texts: the papers' texts (title and abstract), the documents c-TF-IDF reads.
+        embeddings: the papers' embeddings, one row per text.
+        cluster_labels: the cluster stage's label per paper (``OUTLIER`` for HDBSCAN's outliers).
+        embedding_model: the sentence-transformers model; needed only by the ``keybert`` and
+            ``mmr`` representations (None otherwise).
+        ngram_range: the shortest and longest keyphrases, in words.
+        stop_words: the vectorizer's stop-word list (``english``) or None.
+        top_n_words: keywords kept per topic.
+        reduce_outliers: move each outlier to its nearest topic (by centroid) before the fit.
+        reduce_frequent_words: damp words frequent across topics (BERTopic's option).
+        representation: ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``).
+        mmr_diversity: the diversity of the ``mmr`` representation.
+        min_keyword_share: keywords used by at least this share of a topic's papers rank first.
+
+    Returns:
+        The fitted model, each paper's topic, and whether each paper was an outlier before the fit.
     """
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
@@ -158,7 +176,7 @@ def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarr
     """BERTopic whose representative documents are the 3 papers nearest each topic's centroid.
 
     They are the report's choice too. BERTopic's own ranks a 500-paper sample per topic by
-    c-TF-IDF, tokenising about the whole corpus once more (4 s of 20 at 10,000 papers).
+    c-TF-IDF, tokenising about the whole corpus once more.
     """
 
     class CentroidRepresentatives(bertopic_class):
@@ -415,7 +433,7 @@ def topic_groups(
     clusters = fcluster(tree, t=n_groups, criterion="maxclust")
     sizes = {t: int((topics == t).sum()) for t in real}
     members: dict[int, list[int]] = {}
-    for topic, cluster in zip(real, clusters.tolist()):
+    for topic, cluster in zip(real, clusters.tolist(), strict=True):
         members.setdefault(cluster, []).append(topic)
     ordered = sorted(members.values(), key=lambda ts: (-sum(sizes[t] for t in ts), ts[0]))
     group_of, groups = {}, []

@@ -1,7 +1,7 @@
 # What changed between dumps (or years), and since the previous run: read by the report.
 rule changes:
     input:
-        papers="results/topics/papers.csv",
+        topic_papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         lineage="results/topics/lineage.json",
     output:

@@ -95,6 +95,18 @@ def embedding_params():
     )
 
 
+def guide_file():
+    """topics.guide given as a file: an input of the topics rule, so that editing it reruns topics."""
+    guide = config["topics"]["guide"]
+    return [guide] if isinstance(guide, str) else []
+
+
+def guide_names():
+    """topics.guide given inline, as a list of category names."""
+    guide = config["topics"]["guide"]
+    return guide if isinstance(guide, list) else []
+
+
 def embedding_resources():
     """A GPU for each embedding job when embedding.device asks for one (SLURM: --gpus=1)."""
     return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}

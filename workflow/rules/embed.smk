@@ -4,9 +4,9 @@
 
 rule embed_shard:
     input:
-        "results/parsed/{dump}.jsonl",
+        papers="results/parsed/{dump}.jsonl",
     output:
-        "results/embeddings/shards/{dump}/{shard}-of-{shards}.npz",
+        embeddings="results/embeddings/shards/{dump}/{shard}-of-{shards}.npz",
     log:
         "results/logs/embed/{dump}/{shard}-of-{shards}.log",
     benchmark:
@@ -19,7 +19,7 @@ rule embed_shard:
     params:
         **embedding_params(),
     script:
-        "../scripts/embed.py"
+        "../scripts/embed_shard.py"
 
 
 rule embed:
@@ -27,7 +27,7 @@ rule embed:
         papers="results/parsed/{dump}.jsonl",
         shards=shard_files,
     output:
-        "results/embeddings/{dump}.npz",
+        embeddings="results/embeddings/{dump}.npz",
     log:
         "results/logs/embed/{dump}.log",
     benchmark:

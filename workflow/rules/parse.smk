@@ -1,6 +1,6 @@
 rule parse:
     input:
-        lambda wildcards: DUMPS[wildcards.dump],
+        dump=lambda wildcards: DUMPS[wildcards.dump],
     output:
         papers="results/parsed/{dump}.jsonl",
         summary="results/parsed/{dump}.summary.json",
@@ -19,7 +19,7 @@ rule parse:
 
 rule corpus:
     input:
-        papers=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
+        parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
         summaries=expand("results/parsed/{dump}.summary.json", dump=sorted(DUMPS)),
     output:
         papers="results/corpus/papers.jsonl",

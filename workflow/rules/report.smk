@@ -12,7 +12,7 @@ rule report:
         metrics="results/metrics.json",
         changes="results/topics/changes.json",
     output:
-        report("results/report/index.html", caption="../report/report.rst", category="Report"),
+        page=report("results/report/index.html", caption="../report/report.rst", category="Report"),
     log:
         "results/logs/report.log",
     benchmark:

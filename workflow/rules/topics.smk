@@ -24,7 +24,7 @@ rule map:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
     output:
-        "results/reduced/map.npz",
+        layout="results/reduced/map.npz",
     log:
         "results/logs/map.log",
     benchmark:
@@ -68,14 +68,13 @@ rule topics:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
-        map="results/reduced/map.npz",
+        layout="results/reduced/map.npz",
         labels="results/clusters/labels.npz",
         cluster_settings="results/clusters/hdbscan.json",
-        # A guide given as a file: the topics rerun when it changes.
-        guide=[config["topics"]["guide"]] if isinstance(config["topics"]["guide"], str) else [],
+        guide_file=guide_file(),
     output:
         topics=report("results/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
-        papers="results/topics/papers.csv",
+        topic_papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         model=directory("results/topics/model"),
         figures="results/topics/figures.json",
@@ -100,7 +99,7 @@ rule topics:
         representation=config["topics"]["representation"],
         mmr_diversity=config["topics"]["mmr_diversity"],
         min_keyword_share=config["topics"]["min_keyword_share"],
-        guide=config["topics"]["guide"],
+        guide_names=guide_names(),
         guide_min_similarity=config["topics"]["guide_min_similarity"],
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],

@@ -1,13 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""What changed between dumps: rule changes."""
 
-run_stage(
-    snakemake.log[0],
-    stages.changes,
-    snakemake.input.papers,
-    snakemake.input.details,
-    snakemake.input.lineage,
-    snakemake.output.shares,
-    snakemake.output.changes,
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.changes)

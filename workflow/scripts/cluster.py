@@ -1,13 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""Topics of the cluster space: rule cluster."""
 
-run_stage(
-    snakemake.log[0],
-    stages.cluster,
-    snakemake.input.coordinates,
-    snakemake.input.papers,
-    list(snakemake.input.embeddings),
-    snakemake.output.labels,
-    snakemake.output.settings,
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.cluster)

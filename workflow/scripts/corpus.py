@@ -1,11 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""The corpus of all dumps: rule corpus."""
 
-run_stage(
-    snakemake.log[0],
-    stages.corpus,
-    list(snakemake.input.papers),
-    list(snakemake.input.summaries),
-    snakemake.output.papers,
-    snakemake.output.summary,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.corpus)

@@ -1,12 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""Topic quality figures: rule evaluate."""
 
-run_stage(
-    snakemake.log[0],
-    stages.evaluate,
-    snakemake.input.papers,
-    snakemake.input.topic_papers,
-    snakemake.input.details,
-    snakemake.output.metrics,
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.evaluate)

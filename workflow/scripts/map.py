@@ -1,11 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""The 2-d paper map: rule map."""
 
-run_stage(
-    snakemake.log[0],
-    stages.map_layout,
-    snakemake.input.papers,
-    list(snakemake.input.embeddings),
-    snakemake.output[0],
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.map_layout)

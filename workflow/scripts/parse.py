@@ -1,11 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""One dump parsed: rule parse."""
 
-run_stage(
-    snakemake.log[0],
-    stages.parse,
-    snakemake.input[0],
-    snakemake.output.papers,
-    snakemake.output.summary,
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.parse)

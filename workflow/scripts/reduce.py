@@ -1,12 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""The cluster space: rule reduce."""
 
-run_stage(
-    snakemake.log[0],
-    stages.reduce,
-    snakemake.input.papers,
-    list(snakemake.input.embeddings),
-    snakemake.output.coordinates,
-    snakemake.output.settings,
-    **snakemake.params,
-)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.reduce)

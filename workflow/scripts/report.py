@@ -1,4 +1,6 @@
-from papertopics import stages
-from papertopics.adapter import run_stage
+"""The HTML report: rule report."""
 
-run_stage(snakemake.log[0], stages.report, output=snakemake.output[0], **snakemake.input, **snakemake.params)
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(snakemake, stages.report)

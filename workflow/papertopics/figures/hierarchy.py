@@ -13,7 +13,7 @@ _SCROLLS_BEYOND = 25
 def merged_line_traces(figure: go.Figure) -> go.Figure:
     """The figure with its plain line traces of one colour merged into one trace (gaps between
     them): BERTopic draws each link of the dendrogram as a trace of its own, which plotly lays out
-    one by one (about 1.4 s at 150 topics); a trace per colour draws the same picture.
+    one by one, slowly at a hundred topics and more; a trace per colour draws the same picture.
     """
     groups: dict[tuple, list] = {}
     others = []

@@ -30,6 +30,7 @@ def title_lines(label: str, chars: int) -> list[str]:
 
 
 def keyword_barchart(model, n_topics: int, n_words: int = 8):
+    """Bar charts of the largest topics' top keywords, one panel per topic, with titles that fit."""
     figure = model.visualize_barchart(
         top_n_topics=min(n_topics, _MAX_TOPICS_IN_CHART),
         n_words=n_words,

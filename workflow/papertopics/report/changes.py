@@ -45,8 +45,10 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": [100 * r[f"{side}_share_high"] - s for r, s in zip(rows, shares)],
-                    "arrayminus": [s - 100 * r[f"{side}_share_low"] for r, s in zip(rows, shares)],
+                    "array": [100 * r[f"{side}_share_high"] - s for r, s in zip(rows, shares, strict=True)],
+                    "arrayminus": [
+                        s - 100 * r[f"{side}_share_low"] for r, s in zip(rows, shares, strict=True)
+                    ],
                     "color": colour,
                     "thickness": 1.2,
                     "width": 3,
@@ -90,8 +92,8 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
                 error_y={
                     "type": "data",
                     "symmetric": False,
-                    "array": [100 * h - s for h, s in zip(topic["share_high"], shares)],
-                    "arrayminus": [s - 100 * low for low, s in zip(topic["share_low"], shares)],
+                    "array": [100 * h - s for h, s in zip(topic["share_high"], shares, strict=True)],
+                    "arrayminus": [s - 100 * low for low, s in zip(topic["share_low"], shares, strict=True)],
                     "thickness": 1,
                     "width": 2,
                 },

@@ -32,6 +32,7 @@ _MAP_HEIGHT = 680
 
 
 def topic_colour(topic: int) -> str:
+    """A topic's colour in the map and charts; grey for papers without a topic."""
     return OUTLIER_COLOUR if topic == OUTLIER else _PALETTE[topic % len(_PALETTE)]
 
 
@@ -97,7 +98,7 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
         [round(float(values.min() - 0.03 * s), 5), round(float(values.max() + 0.03 * s), 5)]
         if len(values)
         else [0, 1]
-        for values, s in zip((x, y), span)
+        for values, s in zip((x, y), span, strict=True)
     ]
     return {
         "ids": papers["id"].tolist(),

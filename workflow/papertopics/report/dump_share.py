@@ -11,6 +11,7 @@ from papertopics.report.document_map import topic_colour
 def dump_share_chart(
     shares: dict[str, dict[int, float]], topic_labels: dict[int, str], dump_labels: dict[str, str]
 ) -> go.Figure:
+    """Each topic's share of each dump, as stacked horizontal bars, one bar per dump."""
     dumps = sorted(shares)
     rows = [plotly_text(dump_labels[d]) for d in dumps]
     figure = go.Figure()

@@ -17,6 +17,7 @@ import plotly.io
 
 
 def script_json(value) -> str:
+    """JSON that is safe inside a ``<script>`` element (no ``<``, ``>`` or ``&`` left literal)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return (
         text.replace("<", "\\u003c")
@@ -28,6 +29,7 @@ def script_json(value) -> str:
 
 
 def data_block(block_id: str, value) -> str:
+    """A JSON data block the page's script reads by its id."""
     return f'<script type="application/json" id="{html.escape(block_id)}">{script_json(value)}</script>'
 
 
@@ -55,6 +57,7 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
 
 
 def notice(text: str) -> str:
+    """A short escaped note shown in place of a chart that cannot be drawn."""
     return f'<p class="notice">{html.escape(text)}</p>'
 
 

@@ -12,6 +12,8 @@ from papertopics.topics import OUTLIER
 
 @dataclass
 class ReportInputs:
+    """Everything the report shows, read from the stages' outputs."""
+
     corpus_summary: dict
     umap_settings: dict
     hdbscan_settings: dict

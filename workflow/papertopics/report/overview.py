@@ -22,6 +22,7 @@ _PACKAGES = (
 
 
 def package_versions() -> dict[str, str]:
+    """The versions of the packages that made the report, for the provenance table."""
     versions = {}
     for package in _PACKAGES:
         try:
@@ -43,7 +44,7 @@ def inputs_hash(corpus_summary: dict) -> str:
 
 
 def _rejected_cell(dump: dict) -> str:
-    """ "3 (2 empty, 1 too short)": the count and why."""
+    """The count of rejected records and why, e.g. ``3 (2 empty, 1 too short)``."""
     reasons = dump.get("rejected_by_reason") or {}
     detail = ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in reasons.items())
     return f"{dump['rejected']} ({detail})" if detail else str(dump["rejected"])
@@ -78,6 +79,7 @@ def _dump_table(corpus_summary: dict) -> str:
 
 
 def overview_section(inputs: ReportInputs) -> str:
+    """The overview: corpus figures, the dumps read, settings, quality and provenance."""
     papers = inputs.papers
     n_papers = len(papers)
     outliers = int(papers["outlier"].astype(str).str.lower().eq("true").sum())

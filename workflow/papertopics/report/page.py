@@ -26,6 +26,7 @@ def _asset(name: str) -> str:
 
 
 def report_title(setting: str, corpus_summary: dict) -> str:
+    """The report's title: the setting, or (``auto``) the dumps' own titles joined."""
     if setting != "auto":
         return setting
     titles = list(dict.fromkeys(d["title"] for d in corpus_summary["dumps"]))
@@ -41,6 +42,7 @@ def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
 
 
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
+    """The whole report as one offline HTML page."""
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
     shares = share_per_dump(inputs)

@@ -42,6 +42,7 @@ def quality_figures(metrics: dict) -> dict[str, str]:
 
 
 def coherence_by_topic(metrics: dict | None) -> dict[int, float | None]:
+    """Each topic's NPMI coherence from the evaluate stage's metrics (empty without them)."""
     return {row["topic"]: row["npmi"] for row in metrics["per_topic"]} if metrics else {}
 
 

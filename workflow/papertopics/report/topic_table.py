@@ -47,6 +47,7 @@ def _npmi_cell(npmi: float | None) -> str:
 
 
 def topic_table_section(inputs: ReportInputs) -> str:
+    """The sortable topic table: label, keywords, size, share, coherence and share per dump."""
     shares = share_per_dump(inputs)
     dumps = sorted(shares)
     dump_labels = inputs.dump_labels

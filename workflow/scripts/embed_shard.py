@@ -1,0 +1,12 @@
+"""One shard of a large dump embedded: rule embed_shard."""
+
+from papertopics import stages
+from papertopics.adapter import run_rule
+
+run_rule(
+    snakemake,
+    stages.embed,
+    threads=snakemake.threads,
+    shard=int(snakemake.wildcards.shard),
+    shards=int(snakemake.wildcards.shards),
+)
