@@ -50,22 +50,21 @@ def write_config(root: Path, **overrides) -> dict:
     return config
 
 
+# Every workflow run of the tests is offline: a model that is not installed fails instead of downloading.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def snakemake_command(workdir: Path, *args: str) -> list[str]:
+    """Snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
+    return [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
+
+
 def run_workflow(
     workdir: Path, *args: str, check: bool = True, timeout: int = 1800
 ) -> subprocess.CompletedProcess:
-    """Run snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
-    command = [
-        str(SNAKEMAKE),
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        "--rerun-incomplete",
-        *args,
-    ]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    """Run the workflow locally on 2 cores in ``workdir``; fail with its output unless ``check`` is off."""
+    command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args)
+    env = {**os.environ, **OFFLINE}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
     if check and result.returncode != 0:
         raise AssertionError(

@@ -18,8 +18,21 @@ from papertopics.topics import (
     topic_keywords,
 )
 
+
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
-EMBEDDINGS_ONLY = {"texts": None, "word_weight": 0.0, "word_dimensions": 100}
+def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str = "auto"):
+    """UMAP of the embeddings alone (no word vectors), cosine, seed 42."""
+    return reduce_embeddings(
+        points,
+        texts=None,
+        n_neighbors=n_neighbors,
+        n_components=n_components,
+        min_dist=min_dist,
+        metric="cosine",
+        random_state=42,
+        word_weight=0.0,
+        word_dimensions=100,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,74 +70,26 @@ def test_gather_orders_by_id_and_reports_missing():
 
 
 def test_reduce_is_seeded_and_resolves_auto(seed_embeddings):
-    cluster_space, settings = reduce_embeddings(
-        seed_embeddings,
-        n_neighbors="auto",
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
-    map_2d, _ = reduce_embeddings(
-        seed_embeddings,
-        n_neighbors="auto",
-        n_components=2,
-        min_dist=0.1,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
+    cluster_space, settings = _reduce(seed_embeddings, n_components=5, min_dist=0.0)
+    map_2d, _ = _reduce(seed_embeddings, n_components=2, min_dist=0.1)
     assert cluster_space.shape == (38, 5) and map_2d.shape == (38, 2)
     assert settings["n_neighbors"] == 5 and settings["n_neighbors_setting"] == "auto"
-    again, _ = reduce_embeddings(
-        seed_embeddings,
-        n_neighbors="auto",
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
+    again, _ = _reduce(seed_embeddings, n_components=5, min_dist=0.0)
     np.testing.assert_array_equal(cluster_space, again)
 
 
 @pytest.mark.parametrize("n_papers", [1, 2, 3, 5, 9])
 def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_papers):
     points = seed_embeddings[:n_papers]
-    cluster_space, _ = reduce_embeddings(
-        points,
-        n_neighbors="auto",
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
-    map_2d, _ = reduce_embeddings(
-        points,
-        n_neighbors="auto",
-        n_components=2,
-        min_dist=0.1,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
+    cluster_space, _ = _reduce(points, n_components=5, min_dist=0.0)
+    map_2d, _ = _reduce(points, n_components=2, min_dist=0.1)
     assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
     assert labels.tolist() == [0] * n_papers and "too few" in settings["note"]
 
 
 def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
-    cluster_space, _ = reduce_embeddings(
-        seed_embeddings,
-        n_neighbors="auto",
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
+    cluster_space, _ = _reduce(seed_embeddings, n_components=5, min_dist=0.0)
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
     assert settings["min_cluster_size"] == 4
     assert len(set(labels.tolist()) - {OUTLIER}) >= 2 and (labels != OUTLIER).any()
@@ -164,15 +129,7 @@ def seed_clusters(seed_embeddings):
     any on 38 papers turns on the last digits of UMAP's arithmetic (BLAS kernels differ between
     CPUs), so the three papers least like their cluster's centroid are made outliers too.
     """
-    cluster_space, _ = reduce_embeddings(
-        seed_embeddings,
-        n_neighbors=10,
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        random_state=42,
-        **EMBEDDINGS_ONLY,
-    )
+    cluster_space, _ = _reduce(seed_embeddings, n_components=5, min_dist=0.0, n_neighbors=10)
     labels, _ = cluster_points(cluster_space, "auto", None, "eom")
     clustered = np.flatnonzero(labels != OUTLIER)
     centroids = topic_centroids(seed_embeddings, labels, sorted(set(labels[clustered].tolist())))

@@ -10,7 +10,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import REPO, SNAKEMAKE, make_workdir, run_workflow
+from conftest import OFFLINE, make_workdir, run_workflow, snakemake_command
 
 
 def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None:
@@ -26,17 +26,8 @@ def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None
 @pytest.mark.slow
 def test_run_killed_during_embed_resumes_to_the_same_results(seed_run, tmp_path):
     workdir = make_workdir(tmp_path)
-    command = [
-        str(SNAKEMAKE),
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        "--rerun-incomplete",
-    ]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete")
+    env = {**os.environ, **OFFLINE}
     run = subprocess.Popen(
         command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

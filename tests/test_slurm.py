@@ -14,7 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, SEEDS, SNAKEMAKE, make_workdir, planned_jobs, require_corpus, run_workflow
+from conftest import (
+    OFFLINE,
+    REPO,
+    SEEDS,
+    make_workdir,
+    planned_jobs,
+    require_corpus,
+    run_workflow,
+    snakemake_command,
+)
 from papertopics import storage
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
@@ -59,18 +68,8 @@ def cluster():
 def run_on_slurm(cluster, workdir: Path, *args: str, check: bool = True):
     import subprocess
 
-    command = [
-        str(SNAKEMAKE),
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--workflow-profile",
-        str(PROFILE),
-        *CLUSTER_OPTIONS,
-        *args,
-    ]
-    env = {**cluster.env, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    command = snakemake_command(workdir, "--workflow-profile", str(PROFILE), *CLUSTER_OPTIONS, *args)
+    env = {**cluster.env, **OFFLINE}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     if check and result.returncode != 0:
         raise AssertionError(

@@ -290,7 +290,6 @@ def describe_changes(
     representatives = {t["topic"]: t["representative_ids"] for t in topic_details}
 
     def listed(mask, period: str) -> list[dict]:
-        rows = comparison[mask]
         return [
             {
                 **row,
@@ -299,21 +298,9 @@ def describe_changes(
                     row["topic"], period, papers, periods, representatives[row["topic"]], 3
                 ),
             }
-            for row, w in zip(_records(rows), weight[mask], strict=True)
+            for row, w in zip(_records(comparison[mask]), weight[mask], strict=True)
         ]
 
-    real = shares[shares["topic"] != OUTLIER]
-    series = [
-        {
-            "topic": int(topic),
-            "label": labels[topic],
-            "papers": rows["papers"].astype(int).tolist(),
-            "share": rows["share"].round(6).tolist(),
-            "share_low": rows["share_low"].round(6).tolist(),
-            "share_high": rows["share_high"].round(6).tolist(),
-        }
-        for topic, rows in real.groupby("topic", sort=True)
-    ]
     return shares, {
         **record,
         "comparable": True,
@@ -333,5 +320,21 @@ def describe_changes(
         "faded_topics": listed(
             (weight <= faded_topic_share) & (comparison["baseline_papers"] >= min_papers), before
         ),
-        "series": series,
+        "series": _share_series(shares, labels),
     }
+
+
+def _share_series(shares: pd.DataFrame, labels: dict[int, str]) -> list[dict]:
+    """Each topic's shares over the periods, in period order, with their intervals."""
+    real = shares[shares["topic"] != OUTLIER]
+    return [
+        {
+            "topic": int(topic),
+            "label": labels[topic],
+            "papers": rows["papers"].astype(int).tolist(),
+            "share": rows["share"].round(6).tolist(),
+            "share_low": rows["share_low"].round(6).tolist(),
+            "share_high": rows["share_high"].round(6).tolist(),
+        }
+        for topic, rows in real.groupby("topic", sort=True)
+    ]

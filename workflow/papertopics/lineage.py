@@ -134,40 +134,20 @@ def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]
     return [(int(r), int(c)) for r, c in zip(rows, columns, strict=True) if allowed[r, c]]
 
 
-def match_topics(
+def _merges_and_splits(
+    shared: np.ndarray,
+    in_both_before: np.ndarray,
+    in_both_after: np.ndarray,
+    partner_of_row: dict[int, int],
+    partner_of_column: dict[int, int],
     previous: list[TopicSnapshot],
     current: list[TopicSnapshot],
-    min_overlap: float,
-    min_similarity: float,
-) -> Matching:
-    """Match the current topics to the previous run's, and name merges, splits, new and gone topics.
-
-    Args:
-        previous: the previous run's topics (their ``id`` is their stable id).
-        current: this run's topics (their ``id`` is a key of this run, e.g. BERTopic's number).
-        min_overlap: the least Jaccard overlap, over the papers in both runs, for two topics to be
-            one topic followed across runs.
-        min_similarity: the least cosine similarity of centroids for two topics to be matched when
-            neither is followed by its papers (most of their papers are in one run only).
-
-    Returns:
-        The matching; every previous topic is continued, merged, split or gone, and every current
-        topic continues one, results from a merge or split, or is new.
+    matching: Matching,
+) -> tuple[set[int], set[int]]:
+    """Record in ``matching`` the merges (most papers of two or more earlier topics in one topic now)
+    and splits (one earlier topic's papers spread over two or more now); return the rows and columns
+    they took part in.
     """
-    shared = _overlaps(previous, current)
-    in_both_before = shared.sum(axis=1)
-    in_both_after = shared.sum(axis=0)
-    union = in_both_before[:, None] + in_both_after[None, :] - shared
-    jaccard = np.divide(shared, union, out=np.zeros(shared.shape), where=union > 0)
-
-    matching = Matching()
-    pairs = _best_pairs(jaccard, jaccard >= min_overlap)
-    for row, column in pairs:
-        matching.continued[current[column].id] = previous[row].id
-        matching.matched_by[current[column].id] = "papers"
-    partner_of_row = {row: column for row, column in pairs}
-    partner_of_column = {column: row for row, column in pairs}
-
     # Shares of each side's papers-in-both-runs that went to the other side.
     went = np.divide(
         shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0
@@ -203,7 +183,46 @@ def match_topics(
             matching.splits.append((previous[row].id, [current[column].id for column in pieces]))
             in_events_before.add(row)
             in_events_after.update(pieces)
+    return in_events_before, in_events_after
 
+
+def match_topics(
+    previous: list[TopicSnapshot],
+    current: list[TopicSnapshot],
+    min_overlap: float,
+    min_similarity: float,
+) -> Matching:
+    """Match the current topics to the previous run's, and name merges, splits, new and gone topics.
+
+    Args:
+        previous: the previous run's topics (their ``id`` is their stable id).
+        current: this run's topics (their ``id`` is a key of this run, e.g. BERTopic's number).
+        min_overlap: the least Jaccard overlap, over the papers in both runs, for two topics to be
+            one topic followed across runs.
+        min_similarity: the least cosine similarity of centroids for two topics to be matched when
+            neither is followed by its papers (most of their papers are in one run only).
+
+    Returns:
+        The matching; every previous topic is continued, merged, split or gone, and every current
+        topic continues one, results from a merge or split, or is new.
+    """
+    shared = _overlaps(previous, current)
+    in_both_before = shared.sum(axis=1)
+    in_both_after = shared.sum(axis=0)
+    union = in_both_before[:, None] + in_both_after[None, :] - shared
+    jaccard = np.divide(shared, union, out=np.zeros(shared.shape), where=union > 0)
+
+    matching = Matching()
+    pairs = _best_pairs(jaccard, jaccard >= min_overlap)
+    for row, column in pairs:
+        matching.continued[current[column].id] = previous[row].id
+        matching.matched_by[current[column].id] = "papers"
+    partner_of_row = {row: column for row, column in pairs}
+    partner_of_column = {column: row for row, column in pairs}
+
+    in_events_before, in_events_after = _merges_and_splits(
+        shared, in_both_before, in_both_after, partner_of_row, partner_of_column, previous, current, matching
+    )
     # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
     open_rows = np.array(
         [

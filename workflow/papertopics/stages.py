@@ -338,23 +338,23 @@ def topics(
         ),
     )
     # Last, once every output is written: a failed job leaves history as the last good run left it.
-    record_run(
-        history,
-        run,
-        baseline,
-        [
-            replace(
-                topic,
-                id=stable_id[topic.id],
-                label=described.label_of[stable_id[topic.id]],
-                keywords=tuple(word for word, _ in described.keywords[stable_id[topic.id]]),
-            )
-            for topic in snapshots
-        ],
-    )
+    record_run(history, run, baseline, _stable_snapshots(snapshots, stable_id, described))
     _LOG.info(
         "%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in described.details]
     )
+
+
+def _stable_snapshots(snapshots: list, stable_id: dict[int, int], described: _StableTopics) -> list:
+    """This run's topic snapshots under their stable ids, with their labels and keywords."""
+    return [
+        replace(
+            topic,
+            id=stable_id[topic.id],
+            label=described.label_of[stable_id[topic.id]],
+            keywords=tuple(word for word, _ in described.keywords[stable_id[topic.id]]),
+        )
+        for topic in snapshots
+    ]
 
 
 def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
