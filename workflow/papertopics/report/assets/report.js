@@ -31,9 +31,9 @@
   }
 
   // The search engine: every word of every name and abstract, indexed once; a query word matches
-  // the papers holding a word that starts with it. Names are indexed at once, abstracts once the
-  // papers' table is unpacked; until then a query is answered from what is indexed, marked
-  // incomplete. ``post`` sends a message to the page.
+  // the papers holding a word that starts with it. Names are indexed as soon as they come, then
+  // abstracts once the papers' table comes and is unpacked; until then a query is answered from
+  // what is indexed, marked incomplete. ``post`` sends a message to the page.
   function searchEngine(post) {
     var WORD = /[\p{L}\p{N}]+/gu;
     var postings = new Map();  // word -> paper indices, ascending within each pass over the papers
@@ -141,10 +141,11 @@
     }
 
     return function receive(message) {
-      if (message.type === "papers") {  // { names, csv: the papers' table as base64 of gzip }
+      if (message.type === "names") {  // { names }: the papers' names, in table order
         papers = message.names.length;
         message.names.forEach(index);
-        post({ type: "names" });
+        post({ type: "names indexed" });
+      } else if (message.type === "table") {  // { csv }: the papers' table, base64 of gzip
         gunzipBase64(message.csv).then(parseCsv).then(function (rows) {
           var column = rows[0].indexOf("abstract");
           var abstracts = rows.slice(1).map(function (row) { return row[column]; });
@@ -385,7 +386,7 @@
       abstracts = message.abstracts;
       if (map && map.hover_chars) { Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }); }
       receiveAbstracts(abstracts);
-    } else if (message.type === "names") {
+    } else if (message.type === "names indexed") {
       document.body.dataset.namesSearchable = "true";  // the benchmark and tests wait on it
     } else if (message.type === "found") {
       answerFound(message);
@@ -398,9 +399,13 @@
   var engineStarted = null;
   function startSearch() {
     if (!engineStarted) {
-      engineStarted = Promise.all([mapData, parsed]).then(function () {
+      // The names as soon as the map's data is unpacked; the papers' table once the page is read.
+      engineStarted = mapData.then(function (data) {
         sendToEngine = startSearchEngine(onEngineMessage);
-        sendToEngine({ type: "papers", names: map.names, csv: document.getElementById("papers-csv").textContent });
+        sendToEngine({ type: "names", names: data.names });
+      });
+      Promise.all([engineStarted, parsed]).then(function () {
+        sendToEngine({ type: "table", csv: document.getElementById("papers-csv").textContent });
       });
     }
     return engineStarted;
