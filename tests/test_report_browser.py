@@ -321,6 +321,7 @@ def test_hostile_abstracts_run_no_code_and_show_literally(hostile_run, browser_c
     papers = pd.read_csv(hostile_run / "results/topics/papers.csv", keep_default_na=False)
     hostile = papers[papers["abstract"].isin(HOSTILE_ABSTRACTS)]
     assert len(hostile) == len(HOSTILE_ABSTRACTS)
+    page.wait_for_function("document.getElementById('document-map').dataset.hoverSnippets === 'true'")
     for paper in hostile.itertuples():
         label = "".join(report.hover_label_of(paper.id).split())
         assert "".join(paper.abstract.split())[:60] in label
