@@ -108,11 +108,12 @@ bench-changes: $(INSTALLED)
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
-# of REPORT_BEFORE (main before the WebGL report); bench/report.md and bench/report.json.
-REPORT_BEFORE ?= 1542707
+# of REPORT_BEFORE (main before the search worker; the bench needs papertopics.figures, so nothing
+# older than 01d0d5b); bench/report.md and bench/report.json.
+REPORT_BEFORE ?= 01d0d5b
 REPORT_BENCH := $${TMPDIR:-/tmp}/papertopics-report-bench
 bench-report: run browser
 	rm -rf $(REPORT_BENCH) && mkdir -p $(REPORT_BENCH)/before
 	git archive $(REPORT_BEFORE) workflow/papertopics | tar -x -C $(REPORT_BENCH)/before
 	PYTHONPATH=workflow $(BIN)/python bench/report_bench.py run --before $(REPORT_BENCH)/before/workflow \
-		--scratch $(REPORT_BENCH)
+		--before-commit $(REPORT_BEFORE) --scratch $(REPORT_BENCH)

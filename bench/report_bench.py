@@ -9,10 +9,12 @@ the same run as the report of the shipped dumps, with the network blocked:
 - load: navigation start to the map and every chart on the first screen drawn (charts further
   down may draw when scrolled to); and to every chart drawn, scrolling to each at once after
   load (median of runs, the reports' runs interleaved, so that a busy machine weighs on all alike);
-- search: keystroke to the updated result list and map (median over several queries).
+- search: keystroke to the updated result list and map (median over several queries); and when,
+  after navigation, the page could search the papers' names, and everything (names and abstracts).
 
-``--package`` builds the reports with another checkout's package (e.g. an export of main), for
-the "before" column. Results: bench/report.json and bench/report.md.
+``--before`` builds the reports with another checkout's package (an export of main before the
+change measured), for the "before" rows. Results: bench/report.json and bench/report.md, which
+keep the earlier comparisons recorded there.
 
     python bench/report_bench.py --sizes 10000 100000 --shipped-report results/report/index.html
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -282,8 +285,13 @@ _PROBE = """
   new MutationObserver(records => records.forEach(r => {
     if (r.attributeName === 'data-searched') {
       requestAnimationFrame(() => { window.__searchedAt = performance.now(); });
+    } else if (r.attributeName === 'data-names-searchable' && window.__namesSearchableAt === undefined) {
+      window.__namesSearchableAt = performance.now();
+    } else if (r.attributeName === 'data-search-ready' && window.__searchReadyAt === undefined) {
+      window.__searchReadyAt = performance.now();
     }
-  })).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-searched']});
+  })).observe(document, {subtree: true, attributes: true,
+                         attributeFilter: ['data-searched', 'data-names-searchable', 'data-search-ready']});
 })();
 """
 
@@ -303,30 +311,32 @@ def _open(context, path: Path, timeout_s: float):
     return page
 
 
-def load_seconds(context, path: Path, timeout_s: float) -> tuple[float, float] | None:
-    """Navigation start to the first screen drawn, and to every chart drawn (scrolled through at
-    once after the first); None when the page did not get there in ``timeout_s``.
+def load_seconds(context, path: Path, timeout_s: float) -> dict | None:
+    """Seconds from navigation start to the first screen drawn (``first``), to every chart drawn
+    (``all``, scrolled through at once after the first), to the papers' names searchable
+    (``names``, None where the page does not say) and to everything searchable (``ready``);
+    None when the page did not get there in ``timeout_s``.
     """
     try:
         page = _open(context, path, timeout_s)
+        page.wait_for_function("document.body.dataset.searchReady === 'true'", timeout=timeout_s * 1000)
     except Exception:  # a timeout or a crashed tab: the page did not load
         return None
-    seconds = page.evaluate("[window.__firstViewAt / 1000, window.__chartsDrawnAt / 1000]")
+    seconds = page.evaluate(
+        """() => ({first: window.__firstViewAt / 1000, all: window.__chartsDrawnAt / 1000,
+                   names: window.__namesSearchableAt === undefined ? null : window.__namesSearchableAt / 1000,
+                   ready: window.__searchReadyAt / 1000})"""
+    )
     page.close()
-    return tuple(seconds)
+    return seconds
 
 
-def search_seconds(
-    context, path: Path, words: list[str], timeout_s: float
-) -> tuple[list[float], float | None]:
-    """Keystroke to updated list and map, for every key of ``words`` typed one by one; and, where
-    the page builds a search index, how long after navigation it was ready.
+def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> list[float]:
+    """Keystroke to updated list and map, for every key of ``words`` typed one by one, once the
+    page can search everything.
     """
     page = _open(context, path, timeout_s)
-    ready = None
-    if page.evaluate("document.querySelector('script') && document.body.innerHTML.includes('searchReady')"):
-        page.wait_for_function("document.body.dataset.searchReady === 'true'", timeout=timeout_s * 1000)
-        ready = page.evaluate("performance.now()") / 1000
+    page.wait_for_function("document.body.dataset.searchReady === 'true'", timeout=timeout_s * 1000)
     latencies = []
     for word in words:
         if page.input_value("#search-box"):
@@ -338,24 +348,24 @@ def search_seconds(
             page.evaluate("window.__searchedAt = undefined")
             page.keyboard.type(word[end - 1]) if end > 1 else page.type("#search-box", word[0])
             page.wait_for_function(
-                "q => document.getElementById('search-box').dataset.searched === q && window.__searchedAt !== undefined",
+                "q => document.getElementById('search-box').dataset.searched === q"
+                " && window.__searchedAt !== undefined",
                 arg=word[:end],
                 timeout=timeout_s * 1000,
             )
             latencies.append(page.evaluate("(window.__searchedAt - window.__keyAt) / 1000"))
     page.close()
-    return latencies, ready
+    return latencies
 
 
 def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None:
     """Build one report in a fresh process that imports the package from ``package_root``."""
     import subprocess
 
-    env_path = f"{package_root}"
     subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "build", "--output", str(path), *outputs_args],
         check=True,
-        env={**__import__("os").environ, "PYTHONPATH": env_path},
+        env={**os.environ, "PYTHONPATH": str(package_root)},
     )
 
 
@@ -383,17 +393,19 @@ def _median(values: list) -> float | None:
     return statistics.median(done) if len(done) == len(values) and done else None
 
 
-def _table(results: dict) -> str:
+def _table(comparison: dict) -> str:
     def seconds(value, digits=2):
         return "did not load" if value is None else f"{value:.{digits}f}"
 
     lines = [
-        "| Report | Version | File (MB) | Load: map + first screen (s) | / 38-paper report's | Every chart drawn (s) | / 38-paper report's | Search, key to list + map (ms, median / max) | Search ready (s after navigation) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| Report | Version | File (MB) | Load: map + first screen (s) | / 38-paper report's "
+        "| Every chart drawn (s) | / 38-paper report's | Search, key to list + map (ms, median / max) "
+        "| Names searchable (s after navigation) | All searchable (s after navigation) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, versions in results["reports"].items():
+    for name, versions in comparison["reports"].items():
         for version, row in versions.items():
-            base = results["reports"]["shipped (38 papers)"][version]
+            base = comparison["reports"]["shipped (38 papers)"][version]
             ratio = f"{row['load_s'] / base['load_s']:.2f}" if row["load_s"] and base["load_s"] else "–"
             all_ratio = f"{row['all_s'] / base['all_s']:.2f}" if row["all_s"] and base["all_s"] else "–"
             search = (
@@ -403,12 +415,30 @@ def _table(results: dict) -> str:
                 if row["load_s"]
                 else "–"
             )
-            ready = seconds(row.get("search_ready_s")) if row.get("search_ready_s") else "–"
+            names = seconds(row["names_s"]) if row.get("names_s") else "–"
+            ready = seconds(row["ready_s"]) if row.get("ready_s") else "–"
             lines.append(
                 f"| {name} | {version} | {row['mb']:.1f} | {seconds(row['load_s'])} | {ratio} | "
-                f"{seconds(row['all_s'])} | {all_ratio} | {search} | {ready} |"
+                f"{seconds(row['all_s'])} | {all_ratio} | {search} | {names} | {ready} |"
             )
     return "\n".join(lines)
+
+
+def _markdown(comparisons: list[dict]) -> str:
+    """bench/report.md: every comparison recorded, the latest first."""
+    sections = ["# The report at 38, 10,000 and 100,000 papers\n"]
+    for comparison in comparisons:
+        sections.append(f"## {comparison['title']}\n\n{comparison['note']}\n\n{_table(comparison)}\n")
+    return "\n".join(sections)
+
+
+def _embedding_backend(results: Path) -> str:
+    """What the embed stage's ``auto`` picked for the shipped dumps (from its logs)."""
+    for log in sorted((results / "logs" / "embed").glob("*.log")):
+        found = re.search(r"embedded now \((\S+ on \S+)\)", log.read_text(encoding="utf-8"))
+        if found:
+            return found.group(1)
+    return "unknown (no embed log)"
 
 
 def main() -> None:
@@ -434,9 +464,10 @@ def main() -> None:
     run.add_argument(
         "--before", type=Path, required=True, help="folder holding the package of main (papertopics/)"
     )
+    run.add_argument("--before-commit", default="main", help="the commit of main that --before holds")
     run.add_argument("--scratch", type=Path, required=True)
     run.add_argument("--runs", type=int, default=3)
-    run.add_argument("--timeout", type=float, default=180)
+    run.add_argument("--timeout", type=float, default=300)
     run.add_argument("--keep", action="store_true", help="reuse the reports already in --scratch")
     args = parser.parse_args()
 
@@ -470,6 +501,7 @@ def main() -> None:
         for name, vs in reports.items()
     }
     words = ["network", "vogro"]
+    load_average = [os.getloadavg()]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
@@ -484,35 +516,55 @@ def main() -> None:
         for name, versions in reports.items():
             for version, path in versions.items():
                 row = measured[name][version]
-                row["load_s"] = _median([load and load[0] for load in row["loads"]])
-                row["all_s"] = _median([load and load[1] for load in row["loads"]])
+                for key, field in (
+                    ("load_s", "first"),
+                    ("all_s", "all"),
+                    ("names_s", "names"),
+                    ("ready_s", "ready"),
+                ):
+                    row[key] = _median([load and load[field] for load in row["loads"]])
                 if row["load_s"] is not None:
                     try:
-                        row["search_s"], row["search_ready_s"] = search_seconds(
-                            context, path, words, args.timeout
-                        )
+                        row["search_s"] = search_seconds(context, path, words, args.timeout)
                     except Exception as error:  # a search that never finished is a result too
                         print(f"{name} / {version}: search did not finish: {error}", flush=True)
         version_line = browser.version
         context.close()
         browser.close()
-    results = {"chromium": version_line, "runs": args.runs, "search_words": words, "reports": measured}
-    (REPO / "bench" / "report.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    (REPO / "bench" / "report.md").write_text(
-        "# The report at 38, 10,000 and 100,000 papers\n\n"
-        f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked), "
-        f"{args.runs} loads per report interleaved (median); load = navigation start to the map and the charts on the "
-        "first screen drawn (charts further down may be drawn when scrolled to); every chart drawn = the same, "
-        "scrolling to every chart at once after load; search = "
-        f"keystroke to the frame after the result list and map are updated, every key of {', '.join(words)}. "
-        "Synthetic reports: stage outputs made up without any model (bench/report_bench.py), BERTopic's figures "
-        "fitted on them; the shipped report is rebuilt from `make run`'s stage outputs. "
-        '"before" builds them with main\'s package as it was before the WebGL report.\n\n'
-        + _table(results)
-        + "\n",
-        encoding="utf-8",
+    load_average.append(os.getloadavg())
+    title = f"The report's search: main {args.before_commit} (before) against this change (after)"
+    note = (
+        f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked) "
+        f"on a machine shared with others, {os.cpu_count()} cores, load average (1 / 5 / 15 min) "
+        f"{' / '.join(f'{v:.1f}' for v in load_average[0])} at the start and "
+        f"{' / '.join(f'{v:.1f}' for v in load_average[1])} at the end; "
+        f"{args.runs} loads per report interleaved (median). Load = navigation start to the map and "
+        "the charts on the first screen drawn (charts further down may be drawn when scrolled to); "
+        "every chart drawn = the same, scrolling to every chart at once after load; names searchable "
+        "and all searchable = navigation start to the page marking that it can search the papers' "
+        "names, and names and abstracts (charts scrolled through meanwhile, as above); search = "
+        "keystroke to the frame after the result list and map are updated, every key of "
+        f"{', '.join(words)}, once all is searchable. Synthetic reports: stage outputs made up without "
+        "any model (bench/report_bench.py), BERTopic's figures fitted on them; the shipped report is "
+        "rebuilt from `make run`'s stage outputs (embeddings: `auto` picked "
+        f'{_embedding_backend(args.results)}). "before" builds them with main\'s package at '
+        f"{args.before_commit}."
     )
-    print(_table(results))
+    latest = {
+        "title": title,
+        "note": note,
+        "chromium": version_line,
+        "runs": args.runs,
+        "search_words": words,
+        "load_average": load_average,
+        "reports": measured,
+    }
+    stored = REPO / "bench" / "report.json"
+    earlier = json.loads(stored.read_text(encoding="utf-8"))["comparisons"] if stored.exists() else []
+    comparisons = [latest] + [c for c in earlier if c["title"] != title]
+    stored.write_text(json.dumps({"comparisons": comparisons}, indent=2) + "\n", encoding="utf-8")
+    (REPO / "bench" / "report.md").write_text(_markdown(comparisons), encoding="utf-8")
+    print(_table(latest))
 
 
 if __name__ == "__main__":

@@ -37,14 +37,24 @@ COUNT_MARKS = f"""d => d.querySelector('canvas.gl-canvas-context') && d._fullDat
 class OpenedReport:
     """A report page, with what it logged and every request that was not for a local file."""
 
-    def __init__(self, context, path: Path):
+    def __init__(self, context, path: Path, init_script: str | None = None, type_first: str | None = None):
+        """Open ``path``; with ``init_script`` run in the page before its own; ``type_first`` is typed
+        into the search box as soon as the box is there, while the page is still loading.
+        """
         self.console_errors: list[str] = []
         self.remote_requests: list[str] = []
         self.page = context.new_page()
         self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
         self.page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
         self.page.route(re.compile(r"^(?!file:|data:|blob:)"), self._block)
-        self.page.goto(path.resolve().as_uri(), wait_until="load")
+        if init_script:
+            self.page.add_init_script(init_script)
+        self.page.goto(path.resolve().as_uri(), wait_until="commit" if type_first else "load")
+        if type_first:
+            self.page.fill("#search-box", type_first)
+            self.typed_before_search_ready = self.page.evaluate(
+                "document.body.dataset.searchReady !== 'true'"
+            )
         self.page.wait_for_function(
             "document.getElementById('document-map').classList.contains('js-plotly-plot')"
         )
@@ -118,11 +128,35 @@ class OpenedReport:
         return self.page.locator("#search-results li").all_text_contents()
 
     def highlighted_points(self) -> list[str]:
-        """The papers whose map points are drawn at full opacity while the others are dimmed."""
+        """The papers the search highlights on the map: drawn, each in full colour at its point's
+        place, on the layer over the map's points (read from that layer's pixels).
+        """
         return self.page.evaluate(
             """() => {
-                const trace = document.getElementById('document-map')._fullData[0];
-                return (trace.selectedpoints || []).map(i => trace.customdata[i]);
+                const map = document.getElementById('document-map');
+                const layer = map.querySelector('canvas.map-highlight');
+                if (!layer || !layer.highlighted) { return []; }
+                const full = map._fullLayout, xa = full.xaxis, ya = full.yaxis, ratio = layer.width / full.width;
+                const pixels = layer.getContext('2d').getImageData(0, 0, layer.width, layer.height);
+                const alpha = i => {
+                    const px = xa._offset + xa.l2p(map.data[0].x[i]), py = ya._offset + ya.l2p(map.data[0].y[i]);
+                    return pixels.data[4 * (Math.floor(py * ratio) * layer.width + Math.floor(px * ratio)) + 3];
+                };
+                return Array.from(layer.highlighted).filter(i => alpha(i) === 255).map(i => map.data[0].customdata[i]);
+            }"""
+        )
+
+    def map_dimmed(self) -> bool:
+        """Whether the map's points are dimmed: the highlight layer whitens the plotting area's corner."""
+        return self.page.evaluate(
+            """() => {
+                const map = document.getElementById('document-map');
+                const layer = map.querySelector('canvas.map-highlight');
+                if (!layer) { return false; }
+                const full = map._fullLayout, ratio = layer.width / full.width;
+                const corner = layer.getContext('2d').getImageData(
+                    Math.ceil((full.xaxis._offset + 1) * ratio), Math.ceil((full.yaxis._offset + 1) * ratio), 1, 1).data;
+                return corner[3] > 200 && corner[0] === 255 && corner[1] === 255 && corner[2] === 255;
             }"""
         )
 
@@ -210,10 +244,11 @@ def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_conte
     assert page.locator("#search-results li:has(mark)").count() == named > 0
     assert page.text_content("#search-count") == f"{len(expected)} of {len(papers)} papers"
     assert sorted(report.highlighted_points()) == sorted(expected["id"])
+    assert report.map_dimmed()
     assert len(report.search("diffusion model")) < len(expected), "every word must match"
     report.search("")
     assert page.locator("#search-results li").count() == 0
-    assert report.highlighted_points() == []
+    assert report.highlighted_points() == [] and not report.map_dimmed()
 
     # Hovering a point shows its display name; clicking it shows the paper, abstract in full.
     paper = papers.set_index("id").loc[report.point_id(0)]
@@ -286,6 +321,7 @@ def test_hostile_abstracts_run_no_code_and_show_literally(hostile_run, browser_c
     papers = pd.read_csv(hostile_run / "results/topics/papers.csv", keep_default_na=False)
     hostile = papers[papers["abstract"].isin(HOSTILE_ABSTRACTS)]
     assert len(hostile) == len(HOSTILE_ABSTRACTS)
+    page.wait_for_function("document.getElementById('document-map').dataset.hoverSnippets === 'true'")
     for paper in hostile.itertuples():
         label = "".join(report.hover_label_of(paper.id).split())
         assert "".join(paper.abstract.split())[:60] in label
@@ -334,8 +370,8 @@ def test_reports_of_one_topic_and_of_none_render(
     assert report.remote_requests == []
 
 
-def _synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int) -> Path:
-    """A report of synthetic stage outputs (see bench/report_bench.py), without BERTopic's figures."""
+def _report_bench():
+    """bench/report_bench.py, which makes up synthetic stage outputs and builds reports of them."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -343,7 +379,14 @@ def _synthetic_report(path: Path, n_papers: int, n_topics: int, n_groups: int) -
     )
     report_bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(report_bench)
-    return report_bench.build_synthetic_report(path, n_papers, n_topics, n_groups, with_figures=False)
+    return report_bench
+
+
+@pytest.fixture(scope="module")
+def synthetic_10000(tmp_path_factory) -> Path:
+    """A report of 10,000 synthetic papers in 150 topics and 15 groups, without BERTopic's figures."""
+    path = tmp_path_factory.mktemp("synthetic") / "report.html"
+    return _report_bench().build_synthetic_report(path, 10_000, 150, 15, with_figures=False)
 
 
 def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
@@ -359,9 +402,8 @@ def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow(reason="builds a report of 10,000 synthetic papers")
-def test_map_of_10000_papers_labels_groups_then_topics_without_overlap(tmp_path, browser_context):
-    path = _synthetic_report(tmp_path / "report.html", 10_000, 150, 15)
-    report = OpenedReport(browser_context, path)
+def test_map_of_10000_papers_labels_groups_then_topics_without_overlap(synthetic_10000, browser_context):
+    report = OpenedReport(browser_context, synthetic_10000)
     page = report.page
     page.locator("#document-map").scroll_into_view_if_needed()
 
@@ -381,7 +423,64 @@ def test_map_of_10000_papers_labels_groups_then_topics_without_overlap(tmp_path,
     page.wait_for_function("document.body.dataset.searchReady === 'true'")
     listed = report.search("kalo")  # synthetic topic words are made of syllables such as "ka" and "lo"
     count = int(page.text_content("#search-count").split()[0])
-    assert 0 < count < 10_000 and len(listed) == min(count, 300)
+    assert 0 < count < 10_000 and len(listed) == min(count, 100)
+    # Zoomed back out (the highlight follows the map), every found paper is drawn over the dimmed map.
+    page.locator("#document-map .modebar-btn[data-title='Reset axes']").click()
+    page.wait_for_timeout(400)
     assert len(report.highlighted_points()) == count
+    assert report.console_errors == []
+    assert report.remote_requests == []
+
+
+# Every text the search's count line shows, in order.
+_RECORD_COUNT_LINES = """
+window.__countLines = [];
+document.addEventListener('DOMContentLoaded', () => {
+    const count = document.getElementById('search-count');
+    new MutationObserver(() => window.__countLines.push(count.textContent))
+        .observe(count, {childList: true, characterData: true, subtree: true});
+});
+"""
+
+
+@pytest.mark.slow(reason="builds a report of 10,000 synthetic papers")
+@pytest.mark.parametrize("engine", ["worker", "page"])
+def test_search_typed_before_the_index_is_built_answers_in_full_and_highlights_the_map(
+    synthetic_10000, browser_context, engine
+):
+    """A query typed while the page loads is answered from the names at first, then in full once the
+    abstracts are indexed; with the search engine in its worker, and on the page where the browser
+    gives no worker.
+    """
+    papers = _report_bench().synthetic_stage_outputs(10_000, 150, 15)["papers"]
+    word = "kalo"  # a syllable pair of the synthetic topic words, in names and in abstracts
+    starts_a_word = rf"(?<![^\W_]){word}"
+    expected = papers[
+        (papers["display_name"] + " " + papers["abstract"]).str.lower().str.contains(starts_a_word)
+    ]
+    in_names = papers["display_name"].str.lower().str.contains(starts_a_word).sum()
+    assert 0 < in_names < len(expected) < len(papers), "the abstracts must add papers to the names' matches"
+
+    no_worker = "" if engine == "worker" else "delete window.Worker;"
+    report = OpenedReport(
+        browser_context, synthetic_10000, init_script=_RECORD_COUNT_LINES + no_worker, type_first=word
+    )
+    page = report.page
+    assert report.typed_before_search_ready
+    page.wait_for_function("q => document.getElementById('search-box').dataset.searched === q", arg=word)
+    assert page.evaluate("document.body.dataset.searchReady") == "true"
+
+    assert (
+        page.text_content("#search-count")
+        == f"{len(expected)} of {len(papers)} papers (the first 100 listed)"
+    )
+    listed = page.eval_on_selector_all("#search-results li", "items => items.map(item => item.dataset.id)")
+    assert listed == expected["id"].tolist()[:100]
+    # Answers given before the abstracts were indexed said so, and held no paper the full answer lacks.
+    early = [line for line in page.evaluate("window.__countLines") if "so far" in line]
+    assert all(int(line.split()[0]) <= len(expected) for line in early)
+    page.locator("#document-map").scroll_into_view_if_needed()
+    assert sorted(report.highlighted_points()) == sorted(expected["id"])
+    assert report.map_dimmed()
     assert report.console_errors == []
     assert report.remote_requests == []

@@ -256,3 +256,22 @@ def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segment
     ]
     assert merged.data[0].y == (0, 0, 1, 1, None, 2, 2, 3, 3, None)
     assert merged.data[2].hovertext == ("a topic",)
+
+
+def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_colour():
+    from papertopics.report.dump_share import dump_share_chart
+
+    shares = {"d0": {0: 0.75, 1: 0.25}, "d1": {0: 0.5, -1: 0.5}}
+    figure = dump_share_chart(
+        shares, {0: "zero", 1: "one <b>", -1: "Outliers"}, {"d0": "Dump A", "d1": "Dump B"}
+    )
+    assert len(figure.data) == 1 and figure.layout.barmode == "stack"
+    bars = figure.data[0]
+    assert list(zip(bars.customdata, bars.y, bars.x, bars.marker.color, strict=True)) == [
+        ("0: zero", "Dump A", 75.0, topic_colour(0)),
+        ("0: zero", "Dump B", 50.0, topic_colour(0)),
+        ("1: one &lt;b&gt;", "Dump A", 25.0, topic_colour(1)),
+        ("1: one &lt;b&gt;", "Dump B", 0.0, topic_colour(1)),
+        ("-1: Outliers", "Dump A", 0.0, OUTLIER_COLOUR),
+        ("-1: Outliers", "Dump B", 50.0, OUTLIER_COLOUR),
+    ]

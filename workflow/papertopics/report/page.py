@@ -111,7 +111,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; "
-        "font-src data:; connect-src 'none'\">"
+        "font-src data:; worker-src blob:; connect-src 'none'\">"
         f"<title>{html.escape(heading)}</title>"
         f"<style>{_asset('report.css')}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"

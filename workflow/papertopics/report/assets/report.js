@@ -6,23 +6,14 @@
   var LABEL_FONT = { group: { size: 14, weight: "bold" }, topic: { size: 12, weight: "normal" } };
   var LABEL_PAD = 3;  // plotly's annotation borderpad, plus its 1px border
   var LABEL_GAP = 4;  // pixels kept free between two labels
-  var RESULTS_SHOWN = 300;
+  var RESULTS_SHOWN = 100;  // the search lists its first papers; the map shows them all
   // Below this many papers plotly's SVG points draw sooner than a WebGL canvas is set up.
   var WEBGL_FROM_PAPERS = 2000;
 
-  var parsed = new Promise(function (resolve) {
-    if (document.readyState !== "loading") { resolve(); } else { document.addEventListener("DOMContentLoaded", resolve); }
-  });
-
-  var thisScript = document.currentScript;
-
-  // A block's text, unpacked; blocks after this script (the tables) once the page is read: the
-  // browser may still be reading one when it is asked for.
-  function unpackText(id) {
-    var block = document.getElementById(id);
-    var later = block === null || (thisScript.compareDocumentPosition(block) & Node.DOCUMENT_POSITION_FOLLOWING);
-    if (later && document.readyState === "loading") { return parsed.then(function () { return unpackText(id); }); }
-    var binary = atob(block.textContent);
+  // ---- Also run in the search engine's worker (see startSearchEngine): no use of the page here --
+  // Base64 of gzip, as the page's blocks hold it, to text.
+  function gunzipBase64(base64) {
+    var binary = atob(base64);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
     // Read in pieces: Response.text() fails on the ~140 MB table of 100,000 papers.
@@ -39,6 +30,168 @@
     return read();
   }
 
+  // The search engine: every word of every name and abstract, indexed once; a query word matches
+  // the papers holding a word that starts with it. Names are indexed as soon as they come, then
+  // abstracts once the papers' table comes and is unpacked; until then a query is answered from
+  // what is indexed, marked incomplete. ``post`` sends a message to the page.
+  function searchEngine(post) {
+    var WORD = /[\p{L}\p{N}]+/gu;
+    var postings = new Map();  // word -> paper indices, ascending within each pass over the papers
+    var sortedWords = null;    // postings' words sorted; null after a new word is indexed
+    var papers = 0, abstractsIndexed = 0, complete = false;
+
+    // Long work is done in slices of SLICE_MS, with a pause between them in which a query is
+    // answered; a message, unlike setTimeout, is not delayed by the browser between slices.
+    var SLICE_MS = 20;
+    function pause() {
+      return new Promise(function (resolve) {
+        var channel = new MessageChannel();
+        channel.port1.onmessage = function () { resolve(); };
+        channel.port2.postMessage(null);
+      });
+    }
+
+    // RFC 4180 rows, read in slices (see pause).
+    function parseCsv(text) {
+      var rows = [], row = [], field = "", i = 0, n = text.length;
+      function slice() {
+        var until = performance.now() + SLICE_MS;
+        while (i < n && performance.now() < until) {
+          for (var step = 0; step < 2000 && i < n; step++) {
+            if (text.charCodeAt(i) === 34 && field === "") {  // a quoted field
+              var end = i + 1, parts = [];
+              for (;;) {
+                var quote = text.indexOf('"', end);
+                if (quote === -1) { quote = n; }
+                parts.push(text.slice(end, quote));
+                if (text.charCodeAt(quote + 1) === 34) { parts.push('"'); end = quote + 2; continue; }
+                i = quote + 1;
+                break;
+              }
+              field = parts.join("");
+              continue;
+            }
+            var stop = i;
+            while (stop < n) {
+              var c = text.charCodeAt(stop);
+              if (c === 44 || c === 10 || c === 13) { break; }
+              stop++;
+            }
+            field += text.slice(i, stop);
+            i = stop;
+            var separator = text.charCodeAt(i);
+            if (separator === 44) { row.push(field); field = ""; i++; }
+            else if (separator === 10 || separator === 13) {
+              row.push(field); field = ""; rows.push(row); row = [];
+              i += (separator === 13 && text.charCodeAt(i + 1) === 10) ? 2 : 1;
+            }
+          }
+        }
+        if (i < n) { return pause().then(slice); }
+        if (field !== "" || row.length) { row.push(field); rows.push(row); }
+        return rows;
+      }
+      return Promise.resolve().then(slice);
+    }
+
+    function index(text, paper) {
+      var words = text.toLowerCase().match(WORD) || [];
+      for (var w = 0; w < words.length; w++) {
+        var list = postings.get(words[w]);
+        if (list === undefined) { postings.set(words[w], [paper]); sortedWords = null; }
+        else if (list[list.length - 1] !== paper) { list.push(paper); }
+      }
+    }
+
+    function indexAbstracts(abstracts, start) {
+      var until = performance.now() + SLICE_MS, i = start;
+      for (; i < abstracts.length && performance.now() < until; i++) { index(abstracts[i], i); }
+      abstractsIndexed = i;
+      // Slices, so that a query that comes meanwhile is answered from what is indexed so far.
+      if (i < abstracts.length) { return pause().then(function () { return indexAbstracts(abstracts, i); }); }
+      complete = true;
+      sortedWords = Array.from(postings.keys()).sort();  // now, rather than at the next key typed
+      post({ type: "ready" });
+    }
+
+    function firstAtLeast(words, prefix) {
+      var low = 0, high = words.length;
+      while (low < high) {
+        var middle = (low + high) >> 1;
+        if (words[middle] < prefix) { low = middle + 1; } else { high = middle; }
+      }
+      return low;
+    }
+
+    // Papers holding, for every query word, a word that starts with it; in table order.
+    function matching(queryWords) {
+      if (sortedWords === null) { sortedWords = Array.from(postings.keys()).sort(); }
+      var count = new Uint16Array(papers);
+      queryWords.forEach(function (prefix, round) {
+        for (var w = firstAtLeast(sortedWords, prefix); w < sortedWords.length && sortedWords[w].startsWith(prefix); w++) {
+          var list = postings.get(sortedWords[w]);
+          for (var j = 0; j < list.length; j++) {
+            if (count[list[j]] === round) { count[list[j]] = round + 1; }
+          }
+        }
+      });
+      var found = [];
+      for (var i = 0; i < papers; i++) { if (count[i] === queryWords.length) { found.push(i); } }
+      return Int32Array.from(found);
+    }
+
+    return function receive(message) {
+      if (message.type === "names") {  // { names }: the papers' names, in table order
+        papers = message.names.length;
+        message.names.forEach(index);
+        post({ type: "names indexed" });
+      } else if (message.type === "table") {  // { csv }: the papers' table, base64 of gzip
+        gunzipBase64(message.csv).then(parseCsv).then(function (rows) {
+          var column = rows[0].indexOf("abstract");
+          var abstracts = rows.slice(1).map(function (row) { return row[column]; });
+          post({ type: "abstracts", abstracts: abstracts });
+          return indexAbstracts(abstracts, 0);
+        });
+      } else if (message.type === "search") {  // { words }
+        var found = matching(message.words);
+        post({ type: "found", papers: found, complete: complete, indexed: abstractsIndexed / Math.max(papers, 1) },
+             [found.buffer]);
+      }
+    };
+  }
+
+  // The engine in a worker made from this script's own functions (a Blob URL: the report stays
+  // one file, and works from file://), so that indexing 100,000 abstracts leaves the page free;
+  // on the page itself where the browser allows no worker. Returns a function to send it a message.
+  function startSearchEngine(receive) {
+    try {
+      var source = [gunzipBase64, searchEngine].map(String).join("\n") +
+        "\nvar receive = searchEngine(function (message, transfer) { postMessage(message, transfer || []); });" +
+        "\nonmessage = function (event) { receive(event.data); };";
+      var worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+      worker.onmessage = function (event) { receive(event.data); };
+      return function (message) { worker.postMessage(message); };
+    } catch (error) {
+      var engine = searchEngine(function (message) { setTimeout(function () { receive(message); }, 0); });
+      return function (message) { setTimeout(function () { engine(message); }, 0); };
+    }
+  }
+
+  var parsed = new Promise(function (resolve) {
+    if (document.readyState !== "loading") { resolve(); } else { document.addEventListener("DOMContentLoaded", resolve); }
+  });
+
+  var thisScript = document.currentScript;
+
+  // A block's text, unpacked; blocks after this script (the tables) once the page is read: the
+  // browser may still be reading one when it is asked for.
+  function unpackText(id) {
+    var block = document.getElementById(id);
+    var later = block === null || (thisScript.compareDocumentPosition(block) & Node.DOCUMENT_POSITION_FOLLOWING);
+    if (later && document.readyState === "loading") { return parsed.then(function () { return unpackText(id); }); }
+    return gunzipBase64(block.textContent);
+  }
+
   function unpackJson(id) {
     return unpackText(id).then(JSON.parse);
   }
@@ -47,8 +200,8 @@
     return new Promise(function (resolve) { setTimeout(resolve, 0); });
   }
 
-  function painted() {  // resolves once the browser has painted what is drawn so far
-    return new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(resolve); }); });
+  function whenIdle(callback) {
+    if (window.requestIdleCallback) { requestIdleCallback(callback, { timeout: 3000 }); } else { setTimeout(callback, 0); }
   }
 
   // ---- The map -------------------------------------------------------------------------------
@@ -133,17 +286,16 @@
 
   function drawMap() {
     if (!mapDiv) { return Promise.resolve(); }
-    return unpackJson(mapDiv.dataset.map).then(function (data) {
+    return mapData.then(function (data) {
       map = data;
       initialWidth = Math.abs(map.ranges[0][1] - map.ranges[0][0]);
-      var colours = map.topic.map(function (topic, index) {
+      pointColours = map.topic.map(function (topic, index) {
         return map.outlier[index] ? map.topics[topic].assigned_colour : map.topics[topic].colour;
       });
       var trace = {
         type: map.ids.length >= WEBGL_FROM_PAPERS ? "scattergl" : "scatter", mode: "markers", x: map.x, y: map.y, customdata: map.ids,
         hovertext: hoverTexts(), hovertemplate: "%{hovertext}<extra></extra>",
-        marker: { color: colours, size: map.marker_size, line: { width: 0 } },
-        selected: { marker: { opacity: 1 } }, unselected: { marker: { opacity: 0.08 } },
+        marker: { color: pointColours, size: map.marker_size, line: { width: 0 } },
         showlegend: false,
       };
       var margin = 4;
@@ -163,6 +315,10 @@
       });
       mapDiv.on("plotly_relayout", function (change) {
         if (!labelling && !("annotations" in change)) { relabel(); }
+        if (highlightedPapers !== null) { drawHighlight(null); }
+      });
+      mapDiv.on("plotly_relayouting", function (change) {
+        if (highlightedPapers !== null) { drawHighlight(movingRanges(change)); }
       });
     });
   }
@@ -220,62 +376,48 @@
     markIfAllDrawn();
   }
 
-  // ---- Papers: the full table (abstracts) is unpacked after the charts, for reading and search --
-  // RFC 4180 rows, read in slices of a few milliseconds so that the page stays responsive.
-  function parseCsv(text) {
-    var rows = [], row = [], field = "", i = 0, n = text.length;
-    function slice() {
-      var until = performance.now() + 20;
-      while (i < n && performance.now() < until) {
-        for (var step = 0; step < 2000 && i < n; step++) {
-          if (text.charCodeAt(i) === 34 && field === "") {  // a quoted field
-            var end = i + 1, parts = [];
-            for (;;) {
-              var quote = text.indexOf('"', end);
-              if (quote === -1) { quote = n; }
-              parts.push(text.slice(end, quote));
-              if (text.charCodeAt(quote + 1) === 34) { parts.push('"'); end = quote + 2; continue; }
-              i = quote + 1;
-              break;
-            }
-            field = parts.join("");
-            continue;
-          }
-          var stop = i;
-          while (stop < n) {
-            var c = text.charCodeAt(stop);
-            if (c === 44 || c === 10 || c === 13) { break; }
-            stop++;
-          }
-          field += text.slice(i, stop);
-          i = stop;
-          var separator = text.charCodeAt(i);
-          if (separator === 44) { row.push(field); field = ""; i++; }
-          else if (separator === 10 || separator === 13) {
-            row.push(field); field = ""; rows.push(row); row = [];
-            i += (separator === 13 && text.charCodeAt(i + 1) === 10) ? 2 : 1;
-          }
-        }
-      }
-      if (i < n) { return nextFrame().then(slice); }
-      if (field !== "" || row.length) { row.push(field); rows.push(row); }
-      return rows;
+  // ---- Papers and search: the papers' table (abstracts) is unpacked and indexed by the search
+  // engine while the map is drawn; the page gets the abstracts from it, for reading a paper, the
+  // hover snippets, the topic cards.
+  var abstracts = null;
+  var receiveAbstracts;
+  var abstractsReady = new Promise(function (resolve) { receiveAbstracts = resolve; });
+  var sendToEngine = null;
+  var answerFound = null;  // resolves the query in flight with the engine's answer
+
+  function onEngineMessage(message) {
+    if (message.type === "abstracts") {
+      abstracts = message.abstracts;
+      // The hover snippets (a second of work at 100,000 papers, and a redraw of the map) wait for
+      // a moment the page is idle: the charts being drawn come first.
+      whenIdle(function () {
+        var done = map && map.hover_chars ? Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }) : Promise.resolve();
+        done.then(function () { mapDiv.dataset.hoverSnippets = "true"; });  // tests wait on it
+      });
+      receiveAbstracts(abstracts);
+    } else if (message.type === "names indexed") {
+      document.body.dataset.namesSearchable = "true";  // the benchmark and tests wait on it
+    } else if (message.type === "found") {
+      answerFound(message);
+    } else if (message.type === "ready") {
+      document.body.dataset.searchReady = "true";
+      search();  // a query answered before the abstracts were indexed is answered again, in full
     }
-    return Promise.resolve().then(slice);
   }
 
-  var abstracts = null;
-  var abstractsReady = null;
-  function loadAbstracts() {
-    if (!abstractsReady) {
-      abstractsReady = unpackText("papers-csv").then(parseCsv).then(function (rows) {
-        var column = rows[0].indexOf("abstract");
-        abstracts = rows.slice(1).map(function (row) { return row[column]; });
-        if (map && map.hover_chars) { Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }); }
-        return abstracts;
+  var engineStarted = null;
+  function startSearch() {
+    if (!engineStarted) {
+      // The names as soon as the map's data is unpacked; the papers' table once the page is read.
+      engineStarted = mapData.then(function (data) {
+        sendToEngine = startSearchEngine(onEngineMessage);
+        sendToEngine({ type: "names", names: data.names });
+      });
+      Promise.all([engineStarted, parsed]).then(function () {
+        sendToEngine({ type: "table", csv: document.getElementById("papers-csv").textContent });
       });
     }
-    return abstractsReady;
+    return engineStarted;
   }
 
   var shownPaper = null;
@@ -284,7 +426,7 @@
     var panel = document.getElementById("paper-panel");
     panel.replaceChildren();
     if (abstracts === null) {
-      loadAbstracts().then(function () { if (shownPaper === index) { showPaper(index); } });
+      abstractsReady.then(function () { if (shownPaper === index) { showPaper(index); } });
       return;
     }
     var topic = map.topics[map.topic[index]];
@@ -308,66 +450,18 @@
     }
   }
 
-  // ---- Search: every word of every name and abstract, indexed once; a query word matches the
-  // papers holding a word that starts with it.
+  // ---- Search --------------------------------------------------------------------------------
   var WORD = /[\p{L}\p{N}]+/gu;
-  var searchIndex = null;  // { words: sorted array, papers: Map word -> array of paper indices }
-  var searchReady = null;
-
-  function buildSearchIndex() {
-    if (!searchReady) {
-      searchReady = Promise.all([mapDrawn, loadAbstracts()]).then(function () {
-        var postings = new Map();
-        var n = abstracts.length;
-        function indexFrom(start) {
-          var until = performance.now() + 20, i = start;
-          for (; i < n && performance.now() < until; i++) {
-            var words = (map.names[i] + " " + abstracts[i]).toLowerCase().match(WORD) || [];
-            for (var w = 0; w < words.length; w++) {
-              var list = postings.get(words[w]);
-              // Papers are indexed in order: a word already listed for this one is its last entry.
-              if (list === undefined) { postings.set(words[w], [i]); } else if (list[list.length - 1] !== i) { list.push(i); }
-            }
-          }
-          if (i < n) { return nextFrame().then(function () { return indexFrom(i); }); }
-          searchIndex = { words: Array.from(postings.keys()).sort(), papers: postings };
-          return searchIndex;
-        }
-        return indexFrom(0);
-      });
-    }
-    return searchReady;
-  }
 
   function searchWords(query) {
     return Array.from(new Set(query.toLowerCase().match(WORD) || []));
   }
 
-  function firstAtLeast(words, prefix) {
-    var low = 0, high = words.length;
-    while (low < high) {
-      var middle = (low + high) >> 1;
-      if (words[middle] < prefix) { low = middle + 1; } else { high = middle; }
-    }
-    return low;
-  }
-
-  // Papers holding, for every query word, a word that starts with it; in table order.
-  function matchingPapers(words) {
-    var n = map.ids.length;
-    var count = new Uint16Array(n);
-    words.forEach(function (prefix, round) {
-      var start = firstAtLeast(searchIndex.words, prefix);
-      for (var w = start; w < searchIndex.words.length && searchIndex.words[w].startsWith(prefix); w++) {
-        var list = searchIndex.papers.get(searchIndex.words[w]);
-        for (var j = 0; j < list.length; j++) {
-          if (count[list[j]] === round) { count[list[j]] = round + 1; }
-        }
-      }
+  function askEngine(words) {
+    return new Promise(function (resolve) {
+      answerFound = resolve;
+      sendToEngine({ type: "search", words: words });
     });
-    var found = [];
-    for (var i = 0; i < n; i++) { if (count[i] === words.length) { found.push(i); } }
-    return found;
   }
 
   function escapeRegExp(text) {
@@ -391,36 +485,113 @@
     return fragment;
   }
 
-  function highlightOnMap(found) {
-    if (!mapDiv || !mapDiv.data) { return Promise.resolve(); }
-    return Plotly.restyle(mapDiv, { selectedpoints: [found] });
+  // The search's papers on the map: a layer over the points (under the labels) that dims them all
+  // and draws the found papers in their colours. Drawing only the found papers on a canvas of its
+  // own costs a fraction of plotly redrawing its 100,000 WebGL points.
+  var highlightCanvas = null;
+  var highlightedPapers = null;  // Int32Array of paper indices, null when nothing is searched
+  var pointColours = [];
+
+  function drawHighlight(ranges) {
+    var layout = mapDiv._fullLayout;
+    if (!layout) { return; }
+    if (!highlightCanvas) {
+      highlightCanvas = document.createElement("canvas");
+      highlightCanvas.className = "map-highlight";
+    }
+    if (!highlightCanvas.isConnected) {  // above the points (WebGL or SVG), below the labels' layer
+      mapDiv.querySelector(".gl-container").after(highlightCanvas);
+    }
+    var ratio = window.devicePixelRatio || 1;
+    var pixelWidth = Math.round(layout.width * ratio), pixelHeight = Math.round(layout.height * ratio);
+    if (highlightCanvas.width !== pixelWidth || highlightCanvas.height !== pixelHeight) {
+      highlightCanvas.width = pixelWidth;
+      highlightCanvas.height = pixelHeight;
+      highlightCanvas.style.width = layout.width + "px";
+      highlightCanvas.style.height = layout.height + "px";
+    }
+    var context = highlightCanvas.getContext("2d");
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, layout.width, layout.height);
+    highlightCanvas.highlighted = highlightedPapers;  // what is drawn (tests read it)
+    if (highlightedPapers === null) { return; }
+    var xaxis = layout.xaxis, yaxis = layout.yaxis;
+    var xrange = ranges ? ranges.x : xaxis.range, yrange = ranges ? ranges.y : yaxis.range;
+    var left = xaxis._offset, top = yaxis._offset, plotWidth = xaxis._length, plotHeight = yaxis._length;
+    context.save();
+    context.beginPath();
+    context.rect(left, top, plotWidth, plotHeight);
+    context.clip();
+    context.fillStyle = "rgba(255,255,255,0.9)";
+    context.fillRect(left, top, plotWidth, plotHeight);
+    var xscale = plotWidth / (xrange[1] - xrange[0]), yscale = plotHeight / (yrange[1] - yrange[0]);
+    var radius = map.marker_size / 2;
+    var byColour = new Map();
+    for (var k = 0; k < highlightedPapers.length; k++) {
+      var paper = highlightedPapers[k], colour = pointColours[paper], path = byColour.get(colour);
+      if (path === undefined) { path = new Path2D(); byColour.set(colour, path); }
+      var px = left + (map.x[paper] - xrange[0]) * xscale, py = top + plotHeight - (map.y[paper] - yrange[0]) * yscale;
+      path.moveTo(px + radius, py);
+      path.arc(px, py, radius, 0, 2 * Math.PI);
+    }
+    byColour.forEach(function (path, colour) { context.fillStyle = colour; context.fill(path); });
+    context.restore();
   }
 
-  function runSearch(query) {
-    var words = searchWords(query);
+  // The ranges plotly reports while the map is dragged or zoomed (it redraws its points on each).
+  function movingRanges(change) {
+    if (!change || !("xaxis.range[0]" in change) || !("yaxis.range[0]" in change)) { return null; }
+    return { x: [change["xaxis.range[0]"], change["xaxis.range[1]"]], y: [change["yaxis.range[0]"], change["yaxis.range[1]"]] };
+  }
+
+  var shown = { query: null, complete: false };
+  function showResults(query, words, answer) {
     var list = document.getElementById("search-results");
     var count = document.getElementById("search-count");
-    if (!words.length) {
+    if (answer === null) {
       list.replaceChildren();
       count.textContent = "";
-      return highlightOnMap(null);
+      highlightedPapers = null;
+    } else {
+      var found = answer.papers;
+      count.textContent = found.length + " of " + map.ids.length + " papers" +
+        (found.length > RESULTS_SHOWN ? " (the first " + RESULTS_SHOWN + " listed)" : "") +
+        (answer.complete ? "" : " so far: indexing abstracts… (" + Math.floor(100 * answer.indexed) + "%)");
+      var items = Array.prototype.slice.call(found.subarray(0, RESULTS_SHOWN)).map(function (index) {
+        var topic = map.topics[map.topic[index]];
+        var item = document.createElement("li");
+        item.dataset.id = map.ids[index];
+        item.append(highlighted(map.names[index], words));
+        var where = document.createElement("span");
+        where.className = "dump";
+        where.textContent = " — topic " + topic.topic + ": " + topic.label;
+        item.append(where);
+        item.addEventListener("click", function () { showPaper(index); });
+        return item;
+      });
+      list.replaceChildren.apply(list, items);
+      highlightedPapers = found;
     }
-    var found = matchingPapers(words);
-    count.textContent = found.length + " of " + map.ids.length + " papers";
-    var items = found.slice(0, RESULTS_SHOWN).map(function (index) {
-      var topic = map.topics[map.topic[index]];
-      var item = document.createElement("li");
-      item.dataset.id = map.ids[index];
-      item.append(highlighted(map.names[index], words));
-      var where = document.createElement("span");
-      where.className = "dump";
-      where.textContent = " — topic " + topic.topic + ": " + topic.label;
-      item.append(where);
-      item.addEventListener("click", function () { showPaper(index); });
-      return item;
+    drawHighlight(null);
+    shown = { query: query, complete: answer === null || answer.complete };
+    // What the page has searched for with the whole index (tests and the benchmark wait on it).
+    if (shown.complete) { box.dataset.searched = query; }
+  }
+
+  // Searches run one after another, each on the box's value when its turn comes: keys typed while
+  // one runs are answered together by the next.
+  var searching = Promise.resolve();
+  function search() {
+    searching = searching.then(function () {
+      var query = box.value;
+      if (shown.query === query && shown.complete) { return null; }
+      var words = searchWords(query);
+      if (!words.length) { return showResults(query, words, null); }
+      if (sendToEngine === null) { document.getElementById("search-count").textContent = "indexing…"; }
+      return Promise.all([startSearch(), mapDrawn]).then(function () { return askEngine(words); }).then(function (answer) {
+        showResults(query, words, answer);
+      });
     });
-    list.replaceChildren.apply(list, items);
-    return highlightOnMap(found);
   }
 
   // ---- Tables and downloads ---------------------------------------------------------------------
@@ -455,22 +626,13 @@
   }
 
   var box = document.getElementById("search-box");
-  var searching = Promise.resolve();
-  box.addEventListener("input", function () {
-    // Searches run one after another, each on the box's value when its turn comes.
-    searching = searching.then(function () { return buildSearchIndex(); }).then(function () {
-      var query = box.value;
-      if (box.dataset.searched === query) { return null; }
-      return runSearch(query).then(function () {
-        box.dataset.searched = query;  // what the page has searched for (tests wait on it)
-      });
-    });
-  });
-  box.addEventListener("focus", buildSearchIndex);
+  box.addEventListener("input", search);
+  box.addEventListener("focus", startSearch);
+  if (box.value) { search(); }  // typed while the page was still being read, before this script ran
   document.querySelectorAll("details.paper[data-index]").forEach(function (details) {
     details.addEventListener("toggle", function () {
       if (details.open) {
-        loadAbstracts().then(function () { details.querySelector("p").textContent = abstracts[+details.dataset.index]; });
+        abstractsReady.then(function () { details.querySelector("p").textContent = abstracts[+details.dataset.index]; });
       }
     });
   });
@@ -485,11 +647,9 @@
     button.addEventListener("click", function () { download(button.dataset.download, button.dataset.filename); });
   });
 
+  var mapData = mapDiv ? unpackJson(mapDiv.dataset.map) : null;
   var mapDrawn = drawMap();
-  mapDrawn.then(function () {
-    drawChartsWhenSeen();
-    return painted();  // the papers' table is read once the map is on the screen
-  }).then(buildSearchIndex).then(function () {
-    document.body.dataset.searchReady = "true";
-  });
+  mapDrawn.then(drawChartsWhenSeen);
+  // The search engine reads the papers' table beside the drawing of the map (in its worker).
+  if (mapDiv) { startSearch(); }
 })();
