@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,32 @@ SEEDS = sorted((REPO / "data" / "raw").glob("*.txt"))
 SHARED = REPO.parent / "shared"
 CORPORA = SHARED / "corpora"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+# Debian's Chromium (`make browser`), headless and without a sandbox, as the project's set-up installs it.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+@contextmanager
+def offline_chromium(**context_options):
+    """A browser context of headless Chromium with the network blocked; skips where it is absent."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is absent; `make browser` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(offline=True, **context_options)
+        try:
+            yield context
+        finally:
+            context.close()
+            browser.close()
 
 
 def default_config() -> dict:

@@ -11,18 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SEEDS, make_workdir, run_workflow
+from conftest import SEEDS, make_workdir, offline_chromium, run_workflow
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 REPORT = Path("results/report/index.html")
 # Marks that plotly draws for the kinds of chart the report holds (the map is WebGL: its points
 # are counted as those of the trace drawn on its canvas).
@@ -171,16 +163,8 @@ class OpenedReport:
 
 @pytest.fixture(scope="module")
 def browser_context():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent; `make browser` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
+    with offline_chromium(viewport={"width": 1400, "height": 1000}) as context:
         yield context
-        context.close()
-        browser.close()
 
 
 def open_report(context, workdir: Path) -> OpenedReport:

@@ -9,18 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import offline_chromium
 from papertopics.changes import describe_changes
 from papertopics.report import build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 LATER_RUN = {
     "first_run": False,
     "run": 2,
@@ -91,13 +85,8 @@ def _drawn_points(page, figure_id: str) -> int:
 
 @pytest.fixture(scope="module")
 def browser_context():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        context = browser.new_context(offline=True)
+    with offline_chromium() as context:
         yield context
-        browser.close()
 
 
 def test_one_dump_says_so_in_a_sentence(seed_inputs, browser_context, tmp_path):

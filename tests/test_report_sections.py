@@ -120,7 +120,7 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
 
 def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless_papers_grey():
     inputs = _inputs([0, 0, 1, 1, -1])
-    papers = inputs.papers.assign(outlier=["False", "True", "False", "True", "True"], dumps="d")
+    papers = inputs.papers.assign(outlier=[False, True, False, True, True], dumps="d")
     data = map_data(papers, inputs.topic_details, [], hover_chars=0)
     colour_of = [
         data["topics"][t]["assigned_colour" if outlier else "colour"]

@@ -497,6 +497,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_w
     import pandas as pd
 
     from papertopics.quality import evaluate_topics
+    from papertopics.topics import outlier_flags
 
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     # Only the columns scored here: the abstracts and coordinates are the bulk of the file.
@@ -514,7 +515,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_w
     scores = evaluate_topics(
         [texts[i] for i in assigned["id"]],
         assigned["topic"].to_numpy(),
-        assigned["outlier"].astype(str).str.lower().eq("true").to_numpy(),
+        outlier_flags(assigned["outlier"]),
         {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
         top_n_words=top_n_words,
         labels=labels,

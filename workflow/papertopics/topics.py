@@ -11,6 +11,13 @@ import re
 import numpy as np
 
 OUTLIER = -1
+
+
+def outlier_flags(column) -> np.ndarray:
+    """The ``outlier`` column of ``papers.csv`` as booleans, whether read as booleans or as text."""
+    return np.char.lower(np.asarray(column, dtype=str)) == "true"
+
+
 _NUMBER = re.compile(r"^[\d.,%]+$")
 
 

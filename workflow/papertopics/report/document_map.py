@@ -58,7 +58,7 @@ def marker_size(n_papers: int) -> float:
 
 def _label_place(rows: pd.DataFrame) -> tuple[float, float]:
     """The median of the papers HDBSCAN put in the topic (all of its papers if it kept none)."""
-    core = rows[~rows["is_outlier"]]
+    core = rows[~rows["outlier"]]
     rows = core if len(core) else rows
     return round(float(rows["x"].median()), 5), round(float(rows["y"].median()), 5)
 
@@ -66,11 +66,11 @@ def _label_place(rows: pd.DataFrame) -> tuple[float, float]:
 def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int) -> dict:
     """Everything the page's script needs to draw the map, show a paper and label the map.
 
-    ``papers``: the topics stage's paper table, with ``dumps`` as the text to show. The script
+    ``papers``: the topics stage's paper table as ``ReportInputs`` holds it (``outlier`` as booleans),
+    with ``dumps`` as the text to show. The script
     writes the hover labels (name, dumps, topic, then the first ``hover_chars`` characters of the
     abstract once the abstracts are unpacked), so that no text is in the file twice.
     """
-    papers = papers.assign(is_outlier=papers["outlier"].astype(str).str.lower().eq("true"))
     order = [t["topic"] for t in topic_details]
     position = {topic: i for i, topic in enumerate(order)}
     topic_index = papers["topic"].map(position).astype(int).tolist()
@@ -105,7 +105,7 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
         "names": papers["display_name"].tolist(),
         "dumps": papers["dumps"].tolist(),
         "topic": topic_index,
-        "outlier": papers["is_outlier"].astype(int).tolist(),
+        "outlier": papers["outlier"].astype(int).tolist(),
         "urls": urls,
         "topics": [
             {

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from papertopics import storage
-from papertopics.topics import OUTLIER
+from papertopics.topics import OUTLIER, outlier_flags
 
 
 @dataclass
@@ -25,6 +25,10 @@ class ReportInputs:
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
+
+    def __post_init__(self):
+        """Parse the papers' outlier flags once, so that every section reads the same booleans."""
+        self.papers = self.papers.assign(outlier=outlier_flags(self.papers["outlier"]))
 
     @property
     def real_topics(self) -> list[dict]:

@@ -82,7 +82,7 @@ def overview_section(inputs: ReportInputs) -> str:
     """The overview: corpus figures, the dumps read, settings, quality and provenance."""
     papers = inputs.papers
     n_papers = len(papers)
-    outliers = int(papers["outlier"].astype(str).str.lower().eq("true").sum())
+    outliers = int(papers["outlier"].sum())
     reassigned = inputs.topic_settings.get("reduce_outliers") and outliers
     figures = {
         "Papers (after removing duplicates)": n_papers,
