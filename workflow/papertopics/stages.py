@@ -215,9 +215,9 @@ def topics(
     coarse_topics: int | str,
     min_overlap: float,
     min_similarity: float,
+    guide: list[str] | str | None,
+    guide_min_similarity: float,
     cluster_settings_path: str | None = None,
-    guide: list[str] | str | None = None,
-    guide_min_similarity: float = 0.5,
     **representation,
 ) -> None:
     """Fit the topic model on the clusters; number topics stably across runs (``history_dir``).
