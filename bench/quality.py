@@ -388,6 +388,16 @@ def _keyword_names(names_text, texts, encoder, matched):
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+def _spread_from_nearest(units, names):
+    """Label spreading over the 10-nearest-paper graph from each name's 100 most similar papers."""
+    from sklearn.semi_supervised import LabelSpreading
+
+    seeds = np.full(len(units), -1)
+    for category, nearest in enumerate(np.argsort(-(units @ names.T), axis=0, kind="stable")[:100].T):
+        seeds[nearest] = category
+    return LabelSpreading(kernel="knn", n_neighbors=10, alpha=0.2).fit(units, seeds).transduction_
+
+
 def _self_trained(units, category, posteriors):
     """Logistic regression trained on the more confident half of each category's papers, 3 times."""
     from sklearn.linear_model import LogisticRegression
@@ -426,6 +436,9 @@ def guided_alternatives(units, names, name_texts, texts, encoder, truth_index) -
         "name posteriors smoothed over the 15-nearest-paper graph, then the rounds": rounds_from(
             _knn_smoothed_start(units, names)
         ),
+        "label spreading over the paper graph from each name's 100 nearest papers, then the rounds": (
+            rounds_from(_spread_from_nearest(units, names))
+        ),
         "names re-embedded with their papers' c-TF-IDF keywords, then the rounds": match_categories(
             units, _keyword_names(name_texts, texts, encoder, kept), 0.0
         )[0],
@@ -440,6 +453,9 @@ def guided_alternatives(units, names, name_texts, texts, encoder, truth_index) -
     alternatives["ceiling (labels used): each paper to its label's centroid, with the category shares"] = (
         category_posteriors(units @ centroids.T).argmax(axis=1)
     )
+    alternatives["the rounds started from the labels' centroids (labels used)"] = match_categories(
+        units, centroids, 0.0
+    )[0]
     return alternatives
 
 
