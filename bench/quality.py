@@ -459,13 +459,11 @@ def guided_alternatives(units, names, name_texts, texts, encoder, truth_index) -
     return alternatives
 
 
-def guided(
-    papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path, alternatives: bool
-) -> dict:
+def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
     """Guided topics with the corpus's own label names as the guide, against unguided topics and
     each paper sent to its nearest name: accuracy (a paper in a discovered topic counts as
-    wrong) and NMI of all topics (outliers joined) against the labels. ``alternatives``: also the
-    ways of matching that were tried and dropped (``guided_alternatives``).
+    wrong) and NMI of all topics (outliers joined) against the labels; also the ways of matching
+    that were tried and dropped (``guided_alternatives``).
     """
     from papertopics.guided import FEEDBACK_PAPERS, guided_topics
     from papertopics.topics import assign_outliers
@@ -521,13 +519,10 @@ def guided(
                 "nmi": float(normalized_mutual_info_score(labels, assign_outliers(embeddings, topics))),
             }
         )
-    if alternatives:
-        index = {name: i for i, name in enumerate(names)}
-        truth_index = np.array([index.get(label, -1) for label in labels.tolist()])
-        found = guided_alternatives(
-            units, name_units, names, [p["text"] for p in papers], encoder, truth_index
-        )
-        rows += [all_named(f"tried: {variant}", category) for variant, category in found.items()]
+    index = {name: i for i, name in enumerate(names)}
+    truth_index = np.array([index.get(label, -1) for label in labels.tolist()])
+    found = guided_alternatives(units, name_units, names, [p["text"] for p in papers], encoder, truth_index)
+    rows += [all_named(f"tried: {variant}", category) for variant, category in found.items()]
     return {"names": names, "rows": rows}
 
 
@@ -537,8 +532,9 @@ def guided_table(result: dict) -> list[str]:
     lines = [
         f"Guided topics (`topics.guide`: {len(result['guided']['names'])} category names: "
         f"{'; '.join(result['guided']['names'])}), against the labels; accuracy counts a paper in a "
-        "discovered topic (or with a label the guide does not name) as wrong. Rows marked tried: ways of matching that "
-        "were measured and not kept, every paper named:",
+        "discovered topic (or with a label the guide does not name) as wrong; NMI against the labels "
+        "the guide names (the others as one). Rows marked tried: ways of matching that were measured "
+        "and not kept, every paper named:",
         "",
         "| variant | accuracy | papers in named topics | NMI |",
         "|---|---:|---:|---:|",
@@ -666,7 +662,7 @@ def benchmark(
             "bertopic": {"nmi": bertopic["labels"]["nmi"], "ari": bertopic["labels"]["ari"]},
         },
         "stability": seeds,
-        "guided": guided(papers, embeddings, config, encoder, cache_dir, ablations) if guide else None,
+        "guided": guided(papers, embeddings, config, encoder, cache_dir) if guide else None,
     }
 
 
