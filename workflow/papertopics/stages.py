@@ -271,8 +271,15 @@ def topics(
         cluster_labels, named = guided_topics(
             embeddings, name_vectors, clusters["labels"], guide_min_similarity
         )
+    # Only the representations that embed keywords get the model: given one, BERTopic's keywords
+    # differ, so a guide would change the discovered topics' labels.
+    keyword_encoder = encoder if needs_embedding_model(representation["representation"]) else None
     model, model_topics, was_outlier = fit_topic_model(
-        [p["text"] for p in papers], embeddings, cluster_labels, embedding_model=encoder, **representation
+        [p["text"] for p in papers],
+        embeddings,
+        cluster_labels,
+        embedding_model=keyword_encoder,
+        **representation,
     )
     # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
     name_of_model_topic = {
