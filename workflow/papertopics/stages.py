@@ -271,8 +271,9 @@ def topics(
         cluster_labels, named = guided_topics(
             embeddings, name_vectors, clusters["labels"], guide_min_similarity
         )
-    # Only the representations that embed keywords get the model: given one, BERTopic's keywords
-    # differ, so a guide would change the discovered topics' labels.
+    # Only the representations that embed keywords get the model: given one, BERTopic stops deleting
+    # punctuation before c-TF-IDF ("multi-label" stays two words), so a guide would change the
+    # discovered topics' keywords and labels.
     keyword_encoder = encoder if needs_embedding_model(representation["representation"]) else None
     model, model_topics, was_outlier = fit_topic_model(
         [p["text"] for p in papers],
