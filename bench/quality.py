@@ -522,7 +522,10 @@ def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, ca
     index = {name: i for i, name in enumerate(names)}
     truth_index = np.array([index.get(label, -1) for label in labels.tolist()])
     found = guided_alternatives(units, name_units, names, [p["text"] for p in papers], encoder, truth_index)
-    rows += [all_named(f"tried: {variant}", category) for variant, category in found.items()]
+    rows += [
+        all_named(variant if "(labels used)" in variant else f"tried: {variant}", category)
+        for variant, category in found.items()
+    ]
     return {"names": names, "rows": rows}
 
 
