@@ -52,7 +52,7 @@ IJCAI := ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz
 CORPORA ?= $(IJCAI) ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
 quality: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-ablations $(CORPORA)
-	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-stability --guided --output bench/quality-ablations $(IJCAI)
+	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-stability --guided --output bench/quality-ablations $(CORPORA)
 
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.guided import guided_topics, load_guide
+from papertopics.guided import expanded_names, guided_topics, load_guide
 
 
 def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):
@@ -64,6 +64,20 @@ def test_a_name_no_paper_fits_makes_no_topic():
     )
     assert sorted(named.values()) == [0, 1, 2]
     assert topics.tolist() == truth[:120].tolist()
+
+
+def test_a_name_is_drawn_towards_the_papers_it_matches_best():
+    truth, embeddings, names, _ = _corpus()
+    units = embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
+    names = names / np.linalg.norm(names, axis=1, keepdims=True)
+    expanded = expanded_names(units, names, count=10)
+    assert np.allclose(np.linalg.norm(expanded, axis=1), 1.0)
+    centroids = np.vstack([units[truth == c].mean(axis=0) for c in range(3)])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    # The names point partly away from their subject; their nearest papers pull them back to it.
+    before, after = np.diag(names @ centroids.T), np.diag(expanded @ centroids.T)
+    assert np.all(after > before + 0.05)
+    assert np.array_equal(expanded_names(units, names, count=0), names)
 
 
 @pytest.mark.slow

@@ -158,9 +158,8 @@ def test_keyword_text_reads_words_as_the_vectorizer_does_and_breaks_at_punctuati
 def test_a_fragment_is_completed_by_the_word_that_nearly_always_follows_it():
     text = keyword_text(GNN_PAPERS)
     assert complete_phrase("graph neural", text, STOP) == "graph neural networks"
-    assert (
-        complete_phrase("neural", text, STOP) == "neural networks"
-    )  # words before a phrase narrow it: not added
+    # "networks" follows "neural" in all its occurrences, then "graph" precedes "neural networks" in all.
+    assert complete_phrase("neural", text, STOP) == "graph neural networks"
     # Followed by "passing" in its only occurrence: chance, not a phrase.
     assert complete_phrase("message", text, STOP) == "message"
     # Never grown past a punctuation mark ("networks (GNNs)") or into a stop word ("of graph").
@@ -191,3 +190,39 @@ def test_a_keyphrase_found_only_across_punctuation_is_dropped():
     assert label_phrases(keywords, STOP) == ["learning rl", "reinforcement learning", "agents"]
     assert label_phrases(keywords, STOP, keyword_text(papers)) == ["reinforcement learning", "agents"]
     assert complete_phrase("learning rl", keyword_text(papers), STOP) is None
+
+
+FORECASTING_PAPERS = [
+    "Multivariate time series forecasting with transformers.",
+    "Long-term time series forecasting is hard; the series forecasting literature is large.",
+    "We study time series forecasting. Probabilistic time series forecasting follows.",
+    "Traffic: series forecasting for roads.",
+]
+
+
+def test_a_fragment_is_completed_by_the_word_that_nearly_always_precedes_it():
+    text = keyword_text(FORECASTING_PAPERS)
+    # "time" precedes 4 of the 6 occurrences of "series forecasting", "the" one, and nothing (it
+    # follows a punctuation mark) the last.
+    assert complete_phrase("series forecasting", text, STOP) == "time series forecasting"
+    assert label_phrases(["series forecasting", "transformers"], STOP, text) == [
+        "time series forecasting",
+        "transformers",
+    ]
+
+
+def test_a_word_that_precedes_only_some_occurrences_or_is_a_stop_word_does_not_complete_a_phrase():
+    few = keyword_text(
+        ["time series forecasting", "series forecasting", "series forecasting", "series forecasting"]
+    )
+    assert complete_phrase("series forecasting", few, STOP) == "series forecasting"
+    stop = keyword_text(["the series forecasting here"] * 4)
+    assert complete_phrase("series forecasting", stop, STOP) == "series forecasting"
+    # Never across a punctuation mark: "time; series forecasting" is two stretches.
+    broken = keyword_text(["time; series forecasting"] * 4)
+    assert complete_phrase("series forecasting", broken, STOP) == "series forecasting"
+
+
+def test_completion_in_both_directions_stops_at_four_words():
+    text = keyword_text(["deep graph neural networks models"] * 4)
+    assert complete_phrase("neural", text, STOP) == "graph neural networks models"

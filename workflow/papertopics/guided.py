@@ -1,6 +1,8 @@
 """Guided topics: known categories (a conference's track names, a lab's areas) become topics.
 
-Each paper is first matched to the category names by embedding similarity, with the categories'
+Each name is first joined by the papers most similar to it (pseudo-relevance feedback, as a
+search engine expands a query with its top results): a few words say less than a few abstracts.
+Each paper is then matched to the expanded names by embedding similarity, with the categories'
 shares estimated from the corpus as it goes (expectation-maximisation of the priors: a catch-all
 name such as "Machine Learning" draws many papers, a narrow one few); then each category's
 papers, not its name, stand for it, for a few rounds. Papers that end close enough to a
@@ -24,6 +26,9 @@ TEMPERATURE = 0.03
 # Rounds in which each category's papers replace its name (more moved accuracy by under 0.01).
 ROUNDS = 5
 _PRIOR_ITERATIONS = 50
+# Papers that join each name before the matching, weighing as much as the name (measured on IJCAI's
+# 16 areas and arXiv's 7 largest categories: 5-50 papers all raised accuracy on IJCAI, by 0.02-0.03).
+FEEDBACK_PAPERS = 10
 
 
 def load_guide(guide: list[str] | str | None, base_dir: str | Path = ".") -> list[str]:
@@ -52,7 +57,7 @@ def load_guide(guide: list[str] | str | None, base_dir: str | Path = ".") -> lis
     return names
 
 
-def _posteriors(similarity: np.ndarray) -> np.ndarray:
+def category_posteriors(similarity: np.ndarray) -> np.ndarray:
     """Each paper's probabilities over the categories: a softmax of its similarities, weighted
     by category shares estimated by expectation-maximisation over the corpus.
     """
@@ -67,29 +72,58 @@ def _posteriors(similarity: np.ndarray) -> np.ndarray:
     return posterior
 
 
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+def expanded_names(units: np.ndarray, names: np.ndarray, count: int) -> np.ndarray:
+    """Each unit-length name vector joined by the mean of the ``count`` papers (unit vectors)
+    most similar to it, the two weighing alike; unit length. 0: the names as they are.
+    """
+    if count <= 0:
+        return names
+    nearest = np.argsort(-(units @ names.T), axis=0, kind="stable")[: min(count, len(units))]
+    return _unit_rows(names + _unit_rows(units[nearest].mean(axis=0)))
+
+
+def match_categories(
+    units: np.ndarray, centres: np.ndarray, min_similarity: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each paper's category, starting from the ``centres`` (one per category, unit length), and
+    whether it fits it (cosine similarity to its category's papers at least ``min_similarity``).
+    """
+    category = category_posteriors(units @ centres.T).argmax(axis=1)
+    fit = np.ones(len(units), dtype=bool)
+    for _ in range(ROUNDS + 1):
+        # Only the papers that fit a category stand for it: a subject no name describes, drawn
+        # to the nearest name at first, is not averaged into that category's centroid.
+        present = np.unique(category[fit])
+        rounds_centres = centres.copy()
+        rounds_centres[present] = topic_centroids(units, np.where(fit, category, OUTLIER), present)
+        similarity = units @ rounds_centres.T
+        category = category_posteriors(similarity).argmax(axis=1)
+        fit = similarity[np.arange(len(units)), category] >= min_similarity
+    return category, fit
+
+
 def guided_topics(
-    embeddings: np.ndarray, name_vectors: np.ndarray, clusters: np.ndarray, min_similarity: float
+    embeddings: np.ndarray,
+    name_vectors: np.ndarray,
+    clusters: np.ndarray,
+    min_similarity: float,
+    feedback_papers: int = FEEDBACK_PAPERS,
 ) -> tuple[np.ndarray, dict[int, int]]:
     """Topics with the named categories first: returns per paper a topic (named categories
     0..k-1 in the order of the names that kept papers; discovered topics after them, from
     ``clusters``; -1 for outliers) and named topic → index of its name.
 
     A paper joins the category it matches best if its cosine similarity to that category's
-    papers' centroid is at least ``min_similarity`` (0: every paper joins one).
+    papers' centroid is at least ``min_similarity`` (0: every paper joins one). Each name is
+    first joined by its ``feedback_papers`` most similar papers (``expanded_names``; 0: not).
     """
-    units = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
-    names = name_vectors / np.maximum(np.linalg.norm(name_vectors, axis=1, keepdims=True), 1e-12)
-    category = _posteriors(units @ names.T).argmax(axis=1)
-    fit = np.ones(len(units), dtype=bool)
-    for _ in range(ROUNDS + 1):
-        # Only the papers that fit a category stand for it: a subject no name describes, drawn
-        # to the nearest name at first, is not averaged into that category's centroid.
-        present = np.unique(category[fit])
-        centres = names.copy()
-        centres[present] = topic_centroids(units, np.where(fit, category, OUTLIER), present)
-        similarity = units @ centres.T
-        category = _posteriors(similarity).argmax(axis=1)
-        fit = similarity[np.arange(len(units)), category] >= min_similarity
+    units = _unit_rows(embeddings)
+    names = expanded_names(units, _unit_rows(name_vectors), feedback_papers)
+    category, fit = match_categories(units, names, min_similarity)
     named = [int(c) for c in np.unique(category[fit])]
     topics = np.full(len(units), OUTLIER, dtype=np.int64)
     for number, name in enumerate(named):

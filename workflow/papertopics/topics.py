@@ -234,14 +234,16 @@ def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
 _PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
-# A label phrase is completed by the word that follows at least this share of its occurrences in
-# the topic's papers: "graph neural" is followed by "network(s)" in nearly all of them, "graph" by
-# "neural" in fewer than half even in a graph-neural-network topic. Words before a phrase are not
-# added: they narrow it ("unsupervised domain adaptation") rather than complete it.
+# A label phrase is completed by the word that follows (or precedes) at least this share of its
+# occurrences in the topic's papers: "graph neural" is followed by "network(s)" in nearly all of
+# them, "series forecasting" preceded by "time"; "graph" is followed by "neural" in fewer than half
+# even in a graph-neural-network topic.
 COMPLETION_SHARE = 0.5
-# ... and at least this many of them: a word after a phrase's only occurrence is chance.
+# ... and at least this many of them: a word beside a phrase's only occurrence is chance.
 MIN_COMPLETIONS = 3
 MAX_PHRASE_WORDS = 4
+# How far on from a phrase its neighbouring word is read (longer words are not completions).
+_WORD_REACH = 64
 
 
 def keyword_text(texts: list[str]) -> str:
@@ -252,44 +254,61 @@ def keyword_text(texts: list[str]) -> str:
     return "\n".join(" ".join(words) for words in stretches if words)
 
 
-def _words_after(phrase: str, text: str) -> tuple[int, list[str]]:
-    """Occurrences of ``phrase`` as whole words in a ``keyword_text``, and the words right after them."""
-    count, after = 0, []
+def _neighbours(phrase: str, text: str, after: bool) -> tuple[int, list[str]]:
+    """Occurrences of ``phrase`` as whole words in a ``keyword_text``, and the words right after
+    them (``after``) or right before them, within their stretch.
+    """
+    count, neighbours = 0, []
     start = text.find(phrase)
     while start != -1:
         end = start + len(phrase)
         if (start == 0 or text[start - 1] in " \n") and (end == len(text) or text[end] in " \n"):
             count += 1
-            if end < len(text) and text[end] == " ":
-                after.append(text[end + 1 : end + 65].split(" ", 1)[0].split("\n", 1)[0])
+            if after and end < len(text) and text[end] == " ":
+                neighbours.append(text[end + 1 : end + 1 + _WORD_REACH].split(" ", 1)[0].split("\n", 1)[0])
+            elif not after and start > 0 and text[start - 1] == " ":
+                before = text[max(0, start - 1 - _WORD_REACH) : start - 1]
+                neighbours.append(before.rsplit(" ", 1)[-1].rsplit("\n", 1)[-1])
         start = text.find(phrase, start + 1)
-    return count, after
+    return count, neighbours
+
+
+def _completion(occurrences: int, neighbours: list[str], stop_words: frozenset[str]) -> str | None:
+    """The word beside at least ``COMPLETION_SHARE`` (and ``MIN_COMPLETIONS``) of a phrase's
+    occurrences, plural forms counted together and the most used one returned; None if there is
+    none, or it is a stop word or a number.
+    """
+    forms: dict[str, list[str]] = {}
+    for word in neighbours:
+        forms.setdefault(singular(word), []).append(word)
+    if not forms:
+        return None
+    stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
+    if (
+        len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences)
+        or stem in stop_words
+        or _NUMBER.match(stem)
+    ):
+        return None
+    return max(sorted(set(used)), key=used.count)
 
 
 def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str | None:
     """``phrase`` grown by the words that nearly always follow it in the topic's ``keyword_text``
-    ('graph neural' → 'graph neural networks'; plural forms counted together, the most used one
-    kept), up to ``MAX_PHRASE_WORDS`` words, never by a stop word or a number. None when the
-    phrase does not occur within a stretch between punctuation marks.
+    ('graph neural' → 'graph neural networks'), then by those that nearly always precede it
+    ('series forecasting' → 'time series forecasting'), up to ``MAX_PHRASE_WORDS`` words, never by
+    a stop word or a number (``_completion``). None when the phrase does not occur within a
+    stretch between punctuation marks.
     """
     words = phrase.split()
-    while len(words) < MAX_PHRASE_WORDS:
-        occurrences, after = _words_after(" ".join(words), text)
-        if not occurrences and len(words) == len(phrase.split()):
-            return None
-        forms: dict[str, list[str]] = {}
-        for word in after:
-            forms.setdefault(singular(word), []).append(word)
-        if not forms:
-            break
-        stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
-        if (
-            len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences)
-            or stem in stop_words
-            or _NUMBER.match(stem)
-        ):
-            break
-        words.append(max(sorted(set(used)), key=used.count))
+    if not _neighbours(phrase, text, after=True)[0]:
+        return None
+    for after in (True, False):
+        while len(words) < MAX_PHRASE_WORDS:
+            word = _completion(*_neighbours(" ".join(words), text, after), stop_words)
+            if word is None:
+                break
+            words = [*words, word] if after else [word, *words]
     return " ".join(words)
 
 
