@@ -130,69 +130,118 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
 
 
 def _reduce_corpus(
-    papers_path: str, embedding_paths: list[str], **umap
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, **umap
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-    coordinates, settings = reduce_embeddings(embeddings, [embedding_text(p) for p in papers], **umap)
+    graph = storage.read_arrays(neighbours_path)
+    if graph["ids"].tolist() != [p["id"] for p in papers]:
+        raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
+    neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
+    coordinates, settings = reduce_embeddings(
+        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, **umap
+    )
     return np.array([p["id"] for p in papers]), coordinates, settings
 
 
+def neighbours(papers_path: str, embedding_paths: list[str], neighbours_out: str, **umap) -> None:
+    """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
+    space, map, consensus runs); ``searched`` is false where the projections use none (a
+    fit on a sample, a corpus too small for UMAP).
+    """
+    import time
+
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import neighbour_graph
+
+    papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
+    start = time.perf_counter()
+    graph = neighbour_graph(embeddings, [embedding_text(p) for p in papers], **umap)
+    empty = np.zeros((0, 0))
+    storage.write_arrays(
+        neighbours_out,
+        ids=np.array([p["id"] for p in papers]),
+        searched=np.array(graph is not None),
+        indices=empty.astype(np.int64) if graph is None else graph[0],
+        distances=empty.astype(np.float32) if graph is None else graph[1],
+    )
+    if graph is None:
+        _LOG.info(
+            "no neighbour graph: the projections of %d papers fit on a sample or are linear", len(papers)
+        )
+    else:
+        _LOG.info(
+            "searched %d nearest neighbours of %d papers in %.1f s",
+            graph[0].shape[1],
+            len(papers),
+            time.perf_counter() - start,
+        )
+
+
 def reduce(
-    papers_path: str, embedding_paths: list[str], coordinates_out: str, settings_out: str, **umap
+    papers_path: str,
+    embedding_paths: list[str],
+    neighbours_path: str,
+    coordinates_out: str,
+    settings_out: str,
+    **umap,
 ) -> None:
-    """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions."""
-    ids, cluster_space, settings = _reduce_corpus(papers_path, embedding_paths, **umap)
+    """A cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions (the
+    reduce stage's with ``umap.random_state``, a consensus run's with a seed drawn from it).
+    """
+    ids, cluster_space, settings = _reduce_corpus(papers_path, embedding_paths, neighbours_path, **umap)
     storage.write_arrays(coordinates_out, ids=ids, cluster_space=cluster_space)
     storage.write_json(settings_out, settings)
     _LOG.info("reduced %d papers with %s", len(ids), settings)
 
 
-def map_layout(papers_path: str, embedding_paths: list[str], map_out: str, min_dist: float, **umap) -> None:
+def map_layout(
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, map_out: str, min_dist: float, **umap
+) -> None:
     """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``."""
     from papertopics.reduce import MAP_MIN_DIST
 
     ids, map_2d, settings = _reduce_corpus(
-        papers_path, embedding_paths, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
+        papers_path,
+        embedding_paths,
+        neighbours_path,
+        n_components=2,
+        min_dist=max(min_dist, MAP_MIN_DIST),
+        **umap,
     )
     storage.write_arrays(map_out, ids=ids, map_2d=map_2d)
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
 def cluster(
-    coordinates_path: str,
+    coordinates_paths: list[str],
     papers_path: str,
     embedding_paths: list[str],
     labels_out: str,
     settings_out: str,
-    consensus_runs: int,
-    umap: dict,
     **hdbscan,
 ) -> None:
-    """Topics of the reduce stage's cluster space, or (``consensus_runs`` > 1) of it and further
-    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``).
+    """Topics of the reduce stage's cluster space, or of it and the consensus runs' spaces
+    (further seeded UMAP projections, each its own job), joined (see ``papertopics.consensus``).
     """
-    from papertopics.consensus import cluster_runs, consensus_seeds
+    from papertopics.consensus import cluster_runs
     from papertopics.topics import OUTLIER
 
-    coordinates = storage.read_arrays(coordinates_path)
-    spaces, embeddings = [coordinates["cluster_space"]], None
-    if consensus_runs > 1:
-        from papertopics.embed import embedding_text
-        from papertopics.reduce import reduce_embeddings
-
+    runs = [storage.read_arrays(path) for path in coordinates_paths]
+    ids = runs[0]["ids"]
+    if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
+        raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
+    embeddings = None
+    if len(runs) > 1:
         papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-        if [p["id"] for p in papers] != coordinates["ids"].tolist():
+        if [p["id"] for p in papers] != ids.tolist():
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
-        texts = [embedding_text(p) for p in papers]
-        for seed in consensus_seeds(umap["random_state"], consensus_runs)[1:]:
-            spaces.append(reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0])
-    labels, settings = cluster_runs(spaces, embeddings, **hdbscan)
+    labels, settings = cluster_runs([run["cluster_space"] for run in runs], embeddings, **hdbscan)
     settings["clusters"] = int(len(set(labels.tolist()) - {OUTLIER}))
     settings["outliers"] = int((labels == OUTLIER).sum())
-    storage.write_arrays(labels_out, ids=coordinates["ids"], labels=labels)
+    storage.write_arrays(labels_out, ids=ids, labels=labels)
     storage.write_json(settings_out, settings)
     _LOG.info("clustered: %s", settings)
 

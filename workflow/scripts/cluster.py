@@ -4,7 +4,7 @@ from papertopics.adapter import run_stage
 run_stage(
     snakemake.log[0],
     stages.cluster,
-    snakemake.input.coordinates,
+    list(snakemake.input.coordinates),
     snakemake.input.papers,
     list(snakemake.input.embeddings),
     snakemake.output.labels,

@@ -6,6 +6,7 @@ run_stage(
     stages.map_layout,
     snakemake.input.papers,
     list(snakemake.input.embeddings),
+    snakemake.input.neighbours,
     snakemake.output[0],
     **snakemake.params,
 )

@@ -6,6 +6,7 @@ run_stage(
     stages.reduce,
     snakemake.input.papers,
     list(snakemake.input.embeddings),
+    snakemake.input.neighbours,
     snakemake.output.coordinates,
     snakemake.output.settings,
     **snakemake.params,
