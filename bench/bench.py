@@ -65,7 +65,13 @@ def measured(command: list[str], cwd: Path | None = None) -> dict:
     seconds = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, command))} failed ({process.returncode}):\n{output[-6000:]}")
-    return {"seconds": round(seconds, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "output": output}
+    return {
+        "seconds": round(seconds, 2),
+        # On a shared machine the CPU seconds vary less than the wall seconds with the others' load.
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "output": output,
+    }
 
 
 def python_child(code: str, *args: str) -> dict:
@@ -107,9 +113,12 @@ def rule_benchmarks(workdir: Path) -> dict:
             rule = "embed_shard"
         with open(path) as stream:
             row = next(csv.DictReader(stream, delimiter="\t"))
-        entry = rules.setdefault(rule, {"jobs": 0, "seconds": 0.0, "max_seconds": 0.0, "peak_rss_mib": 0.0})
+        entry = rules.setdefault(
+            rule, {"jobs": 0, "seconds": 0.0, "max_seconds": 0.0, "cpu_seconds": 0.0, "peak_rss_mib": 0.0}
+        )
         entry["jobs"] += 1
         entry["seconds"] = round(entry["seconds"] + float(row["s"]), 2)
+        entry["cpu_seconds"] = round(entry["cpu_seconds"] + float(row.get("cpu_time") or 0), 2)
         entry["max_seconds"] = max(entry["max_seconds"], round(float(row["s"]), 2))
         rss = float(row["max_rss"]) if row["max_rss"] not in ("", "NA", "-") else 0.0
         entry["peak_rss_mib"] = max(entry["peak_rss_mib"], round(rss, 1))
@@ -717,6 +726,7 @@ def bench_reduce_paths(size: int, scratch: Path, queries: int, only: list[str] |
         run = python_child(REDUCE_PATH, method, str(size), str(seed), str(embeddings), neighbours, str(out))
         runs[name] = {
             "seconds": run["seconds"],
+            "cpu_seconds": run["cpu_seconds"],
             "peak_rss_mib": run["peak_rss_mib"],
             "phases": {phase: round(value, 1) for phase, value in run["result"]["phases"].items()},
             "load_average": round(os.getloadavg()[0], 2),
@@ -752,7 +762,8 @@ sys.path.insert(0, sys.argv[1])
 import quality
 from papertopics.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
 from papertopics.embed import embedding_text
-from papertopics.reduce import neighbour_graph, reduce_embeddings
+from papertopics.reduce import approximate_neighbours, neighbour_graph, reduce_embeddings
+from papertopics.sizing import resolve_n_neighbors
 from papertopics.topics import assign_outliers
 corpus, cache_dir, mode = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
 config = quality.default_config()
@@ -760,29 +771,48 @@ papers = quality.load_corpus(corpus)
 embeddings = quality.cached_embeddings(papers, corpus, config["embedding"], cache_dir)
 texts = [embedding_text(p) for p in papers]
 umap = {**config["umap"], "exact_neighbours_up_to": len(papers) if mode == "exact" else 0}
+assert umap["word_weight"] == 0, "the graphs below are searched on the embeddings alone"
+k = resolve_n_neighbors(umap["n_neighbors"], len(papers))
 hdbscan = {k: v for k, v in config["hdbscan"].items() if k != "consensus_runs"}
 seconds = {"neighbours": 0.0, "projections": 0.0}
+
+def timed(phase, compute):
+    start = time.perf_counter()
+    value = compute()
+    seconds[phase] += time.perf_counter() - start
+    return value
+
+def the_graph():  # what the neighbours job searches: exact, or NN-descent with its fixed seed
+    knobs = ("n_neighbors", "metric", "word_weight", "word_dimensions", "fit_sample_size", "exact_neighbours_up_to")
+    return neighbour_graph(embeddings, texts, random_state=umap["random_state"], **{k: umap[k] for k in knobs})
+
+every_seed = timed("neighbours", the_graph) if mode.startswith("NN-descent, one graph for every") else None
 partitions = []
 for seed in quality.STABILITY_SEEDS:
-    shared = None
-    if mode != "nn-descent, each run its own graph":  # one graph per setting, as the neighbours job searches it
-        start = time.perf_counter()
-        shared = neighbour_graph(embeddings, texts, **{k: umap[k] for k in (
-            "n_neighbors", "metric", "word_weight", "word_dimensions", "fit_sample_size", "exact_neighbours_up_to")},
-            random_state=seed)
-        seconds["neighbours"] += time.perf_counter() - start
+    per_seed = None
+    if mode == "exact":
+        per_seed = timed("neighbours", the_graph)
+    elif mode.startswith("NN-descent, a graph per UMAP seed"):
+        per_seed = timed("neighbours", lambda: approximate_neighbours(embeddings, k, umap["metric"], seed))
     spaces = []
     for run_seed in consensus_seeds(seed, config["hdbscan"]["consensus_runs"]):
-        start = time.perf_counter()
-        spaces.append(reduce_embeddings(embeddings, texts, neighbours=shared, **{**umap, "random_state": run_seed})[0])
-        seconds["projections"] += time.perf_counter() - start
+        graph = every_seed or per_seed
+        if mode.startswith("NN-descent, a graph per consensus run"):
+            graph = timed("neighbours", lambda: approximate_neighbours(embeddings, k, umap["metric"], run_seed))
+        spaces.append(timed("projections", lambda: reduce_embeddings(
+            embeddings, texts, neighbours=graph, **{**umap, "random_state": run_seed})[0]))
     clusters = cluster_runs(spaces, embeddings, **hdbscan)[0]
     partitions.append(assign_outliers(embeddings, clusters))
 print(json.dumps({"papers": len(papers), "seeds": list(quality.STABILITY_SEEDS), "ari": mean_pairwise_ari(partitions),
                   "topics": [int(len(set(p.tolist()) - {-1})) for p in partitions], "seconds": seconds}))
 """
 
-CONSENSUS_MODES = ("exact", "nn-descent, each run its own graph", "nn-descent, one shared graph")
+CONSENSUS_MODES = (
+    "exact",
+    "NN-descent, a graph per consensus run (seeded by its UMAP seed)",
+    "NN-descent, a graph per UMAP seed (seeded by it), shared by its runs",
+    "NN-descent, one graph for every seed (fixed search seed; the default)",
+)
 
 
 def bench_consensus_neighbours(scratch: Path, modes: list[str]) -> dict:
@@ -856,7 +886,8 @@ def scale_table(runs: list[dict]) -> list[str]:
             f"real abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the "
             f"embedding cache is filled first (the real abstracts embedded with {first['backend']}, each "
             f"copy its original's vector with Gaussian noise, sd {first['noise_sd']}), so the embed jobs "
-            "only read it. Per rule: summed job seconds / largest peak RSS (MiB), and the number of jobs "
+            "only read it. Per rule: summed job seconds (their CPU seconds, which vary less with the "
+            "others' load on a shared machine) / largest peak RSS (MiB), and the number of jobs "
             "where more than one. *Downstream wall* is the run after the embed jobs, timed whole on the "
             "machine's 2 cores; the *longest chain* adds the longest job of each step, as if each job had "
             "a core of its own.",
@@ -880,7 +911,8 @@ def scale_table(runs: list[dict]) -> list[str]:
         for run in runs:
             entry = run["rules"].get(rule)
             jobs = f" ({entry['jobs']} jobs)" if entry and entry["jobs"] > 1 else ""
-            cells.append(f"{entry['seconds']:.1f} / {entry['peak_rss_mib']:.0f}{jobs}" if entry else "–")
+            cpu = f" ({entry['cpu_seconds']:.0f} CPU)" if entry and "cpu_seconds" in entry else ""
+            cells.append(f"{entry['seconds']:.1f}{cpu} / {entry['peak_rss_mib']:.0f}{jobs}" if entry else "–")
         if any(cell != "–" for cell in cells):
             lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     for label, key, unit in (
@@ -922,9 +954,9 @@ def reduce_paths_table(result: dict | None) -> list[str]:
         "space. ARI: HDBSCAN's topics (config.yaml's settings, outliers joined to topics), each path "
         "against the first full fit.",
         "",
-        "| path | seconds | phases (s) | peak RSS (MiB) | neighbours kept | topics | ARI to full fit, seed 42 "
-        "| load average |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
+        "| path | seconds | CPU seconds | phases (s) | peak RSS (MiB) | neighbours kept | topics "
+        "| ARI to full fit, seed 42 | load average |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     reference = "full fit, NN-descent" if "full fit, NN-descent" in names else names[0]
     for name in names:
@@ -933,7 +965,7 @@ def reduce_paths_table(result: dict | None) -> list[str]:
             f"{phase} {value:.0f}" for phase, value in run["phases"].items() if phase != "total"
         )
         lines.append(
-            f"| {name} | {run['seconds']:.1f} | {phases or '–'} | {run['peak_rss_mib']:.0f} | "
+            f"| {name} | {run['seconds']:.1f} | {run.get('cpu_seconds', float('nan')):.1f} | {phases or '–'} | {run['peak_rss_mib']:.0f} | "
             f"{run.get('neighbours_preserved', float('nan')):.3f} | {run.get('topics', '–')} | "
             f"{run.get('ari', {}).get(reference, float('nan')):.3f} | {run['load_average']:.1f} |"
         )
@@ -1166,7 +1198,7 @@ def main() -> None:
         save(lambda results: results.__setitem__("neighbours", result))
     elif arguments.command == "consensus-neighbours":
         result = bench_consensus_neighbours(arguments.scratch, arguments.modes)
-        save(lambda results: results.__setitem__("consensus_neighbours", result))
+        save(lambda results: results.setdefault("consensus_neighbours", {}).update(result))
     elif arguments.command == "reduce-paths":
         result = bench_reduce_paths(arguments.size, arguments.scratch, arguments.queries, arguments.only)
         save(lambda results: results.__setitem__("reduce_paths", result))

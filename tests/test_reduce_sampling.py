@@ -152,14 +152,15 @@ def test_no_graph_is_searched_for_a_fit_on_a_sample():
 
 
 @pytest.mark.slow  # NN-descent's numba compilation: tens of seconds in a fresh process
-def test_above_the_exact_limit_the_graph_is_nn_descent_close_to_exact_and_repeatable():
+def test_above_the_exact_limit_the_graph_is_nn_descent_close_to_exact_and_the_same_for_every_seed():
     points, truth = blobs(n_per_blob=200)
     arguments = dict(n_neighbors=10, metric="cosine", random_state=42, word_weight=0.0, word_dimensions=100)
     approximate = neighbour_graph(points, None, exact_neighbours_up_to=100, **arguments)
     exact, _ = exact_neighbours(points, n_neighbors=10, metric="cosine")
     recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(approximate[0], exact, strict=True)])
     assert recall > 0.9
-    again = neighbour_graph(points, None, exact_neighbours_up_to=100, **arguments)
+    # Like the exact graph, a function of the papers: not of the UMAP seed.
+    again = neighbour_graph(points, None, exact_neighbours_up_to=100, **{**arguments, "random_state": 7})
     np.testing.assert_array_equal(again[0], approximate[0])
     cluster_space, settings = reduce_embeddings(points, exact_neighbours_up_to=100, **SETTINGS)
     assert settings["neighbours"] == "nn-descent"
