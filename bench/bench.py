@@ -705,6 +705,7 @@ REDUCE_PATHS = (
     ("full fit, NN-descent, seed 7, own neighbours", "nn-descent", 7, None),
     ("full fit, seed 7, seed 42's neighbours", "nn-descent", 7, "full fit, NN-descent"),
     ("sampled 25,000 + transform, again (kernels compiled)", "sampled:25000", 42, None),
+    ("sampled 50,000 + transform", "sampled:50000", 42, None),
 )
 
 
