@@ -974,11 +974,17 @@ def reduce_paths_table(result: dict | None) -> list[str]:
         phases = ", ".join(
             f"{phase} {value:.0f}" for phase, value in run["phases"].items() if phase != "total"
         )
-        lines.append(
-            f"| {name} | {run['seconds']:.1f} | {run.get('cpu_seconds', float('nan')):.1f} | {phases or '–'} | {run['peak_rss_mib']:.0f} | "
-            f"{run.get('neighbours_preserved', float('nan')):.3f} | {run.get('topics', '–')} | "
-            f"{run.get('ari', {}).get(reference, float('nan')):.3f} | {run['load_average']:.1f} |"
-        )
+        cells = [
+            f"{run['seconds']:.1f}",
+            f"{run['cpu_seconds']:.1f}" if "cpu_seconds" in run else "–",
+            phases or "–",
+            f"{run['peak_rss_mib']:.0f}",
+            f"{run['neighbours_preserved']:.3f}" if "neighbours_preserved" in run else "–",
+            str(run.get("topics", "–")),
+            f"{run['ari'][reference]:.3f}" if reference in run.get("ari", {}) else "–",
+            f"{run['load_average']:.1f}",
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 
 
