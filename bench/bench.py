@@ -65,7 +65,13 @@ def measured(command: list[str], cwd: Path | None = None) -> dict:
     seconds = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, command))} failed ({process.returncode}):\n{output[-6000:]}")
-    return {"seconds": round(seconds, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "output": output}
+    return {
+        "seconds": round(seconds, 2),
+        # On a shared machine the CPU seconds vary less than the wall seconds with the others' load.
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "output": output,
+    }
 
 
 def python_child(code: str, *args: str) -> dict:
@@ -75,7 +81,7 @@ def python_child(code: str, *args: str) -> dict:
     return run
 
 
-def snakemake(workdir: Path) -> dict:
+def snakemake(workdir: Path, *args: str) -> dict:
     run = measured(
         [
             str(SNAKEMAKE),
@@ -87,6 +93,7 @@ def snakemake(workdir: Path) -> dict:
             "2",
             "--rerun-incomplete",
             "--quiet",
+            *args,
         ]
     )
     run.pop("output")
@@ -106,9 +113,13 @@ def rule_benchmarks(workdir: Path) -> dict:
             rule = "embed_shard"
         with open(path) as stream:
             row = next(csv.DictReader(stream, delimiter="\t"))
-        entry = rules.setdefault(rule, {"jobs": 0, "seconds": 0.0, "peak_rss_mib": 0.0})
+        entry = rules.setdefault(
+            rule, {"jobs": 0, "seconds": 0.0, "max_seconds": 0.0, "cpu_seconds": 0.0, "peak_rss_mib": 0.0}
+        )
         entry["jobs"] += 1
         entry["seconds"] = round(entry["seconds"] + float(row["s"]), 2)
+        entry["cpu_seconds"] = round(entry["cpu_seconds"] + float(row.get("cpu_time") or 0), 2)
+        entry["max_seconds"] = max(entry["max_seconds"], round(float(row["s"]), 2))
         rss = float(row["max_rss"]) if row["max_rss"] not in ("", "NA", "-") else 0.0
         entry["peak_rss_mib"] = max(entry["peak_rss_mib"], round(rss, 1))
     return rules
@@ -452,12 +463,15 @@ def scale_records(size: int) -> list[dict]:
 
 
 def critical_path(rules: dict) -> float:
-    """Seconds downstream of the embeddings on the critical path: reduce then cluster beside map,
-    then topics, evaluate, report.
+    """Seconds downstream of the embeddings along the longest chain of jobs, as if each had a
+    core of its own: the neighbour graph, then the longest projection (reduce or a consensus run,
+    then cluster; or the map), then topics, evaluate, report.
     """
-    seconds = {rule: entry["seconds"] for rule, entry in rules.items()}
+    seconds = {rule: entry.get("max_seconds", entry["seconds"]) for rule, entry in rules.items()}
+    projections = max(seconds.get("reduce", 0), seconds.get("consensus_run", 0))
     return round(
-        max(seconds.get("reduce", 0) + seconds.get("cluster", 0), seconds.get("map", 0))
+        seconds.get("neighbours", 0)
+        + max(projections + seconds.get("cluster", 0), seconds.get("map", 0))
         + sum(seconds.get(rule, 0) for rule in ("topics", "evaluate", "report")),
         1,
     )
@@ -515,7 +529,8 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
         str(embedding["threads"]),
         str(noise),
     )
-    rest = snakemake(workdir)
+    embedded = snakemake(workdir, "--until", "embed")
+    downstream = snakemake(workdir)
     rules = rule_benchmarks(workdir)
     noop = snakemake(workdir)
     dry_run = measured(
@@ -543,7 +558,8 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
         "backend": seeded["result"]["backend"],
         "real_abstracts": seeded["result"]["real"],
         "parse_and_corpus_seconds": parsed["seconds"],
-        "after_embeddings_seeded_seconds": rest["seconds"],
+        "embed_jobs_seconds": embedded["seconds"],
+        "downstream_seconds": downstream["seconds"],
         "rules": rules,
         "critical_path_after_embeddings_seconds": critical_path(rules),
         "peak_rss_mib": max(entry["peak_rss_mib"] for entry in rules.values()),
@@ -602,10 +618,398 @@ def bench_neighbours(sizes: list[int], scratch: Path) -> dict:
     return result
 
 
+REDUCE_PATH = """
+import glob, json, logging, sys, time
+import numpy as np
+from papertopics import storage
+from papertopics.reduce import approximate_neighbours, exact_neighbours, umap_project
+from papertopics.sizing import resolve_n_neighbors
+method, size, seed, embeddings, neighbours_in, out = sys.argv[1:]
+size, seed = int(size), int(seed)
+vectors = np.vstack([storage.read_arrays(p)["vectors"] for p in sorted(glob.glob(embeddings + "/*.npz"))])[:size]
+k = resolve_n_neighbors("auto", len(vectors))
+phases = {}
+
+class Phases(logging.Handler):  # the sampled fit's own split: fit on the sample, transform of the rest
+    def emit(self, record):
+        if record.msg.startswith("UMAP fitted on"):
+            phases["fit"], phases["transform"] = record.args[1], record.args[3]
+
+logging.getLogger("papertopics.reduce").addHandler(Phases())
+logging.getLogger("papertopics.reduce").setLevel(logging.INFO)
+start = time.perf_counter()
+if method.startswith("sampled:"):
+    coordinates = umap_project(vectors, 5, k, 0.0, "cosine", seed, fit_sample_size=int(method.split(":")[1]))
+else:
+    if neighbours_in != "-":
+        stored = np.load(neighbours_in)
+        neighbours = (stored["indices"], stored["distances"])
+    elif method == "exact":
+        neighbours = exact_neighbours(vectors, k, "cosine")
+    else:
+        neighbours = approximate_neighbours(vectors, k, "cosine", seed)
+        np.savez(out + ".neighbours.npz", indices=neighbours[0], distances=neighbours[1])
+    phases["neighbours"] = time.perf_counter() - start
+    layout = time.perf_counter()
+    coordinates = umap_project(vectors, 5, k, 0.0, "cosine", seed, neighbours=(neighbours[0].copy(), neighbours[1].copy()))
+    phases["layout"] = time.perf_counter() - layout
+phases["total"] = time.perf_counter() - start
+np.save(out, coordinates)
+print(json.dumps({"papers": len(vectors), "n_neighbors": k, "phases": phases}))
+"""
+
+REDUCE_SCORE = """
+import glob, json, sys
+import numpy as np
+from sklearn.metrics import adjusted_rand_score
+from papertopics import storage
+from papertopics.cluster import cluster_points
+from papertopics.topics import assign_outliers
+size, embeddings, queries, hdbscan, *outputs = sys.argv[1:]
+vectors = np.vstack([storage.read_arrays(p)["vectors"] for p in sorted(glob.glob(embeddings + "/*.npz"))])[:int(size)]
+units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+chosen = np.random.default_rng(0).choice(len(units), size=int(queries), replace=False)
+k = 15
+
+def nearest(similar):  # the k most similar papers to each query, the query left out, 200 queries at a time
+    found = []
+    for start in range(0, len(chosen), 200):
+        block = chosen[start:start + 200]
+        similarity = similar(block)
+        similarity[np.arange(len(block)), block] = -np.inf
+        found.append(np.argpartition(-similarity, k, axis=1)[:, :k])
+    return np.vstack(found)
+
+truth = nearest(lambda block: units[block] @ units.T)
+scores, partitions = {}, {}
+for path in outputs:
+    points = np.load(path).astype(np.float64)
+    norms = (points ** 2).sum(axis=1)
+    found = nearest(lambda block: 2 * points[block] @ points.T - norms[block][:, None] - norms[None, :])
+    preserved = np.mean([len(set(a) & set(b)) / k for a, b in zip(truth, found)])
+    labels, _ = cluster_points(points, **json.loads(hdbscan))
+    partitions[path] = assign_outliers(vectors, labels)
+    scores[path] = {"neighbours_preserved": float(preserved), "topics": int(len(set(labels.tolist()) - {-1})),
+                    "outlier_share": float((labels == -1).mean())}
+for path in outputs:
+    scores[path]["ari"] = {other: float(adjusted_rand_score(partitions[path], partitions[other])) for other in outputs}
+print(json.dumps(scores))
+"""
+
+# The reduce-stage paths compared at scale: (name, method, UMAP seed, whose neighbours it reuses).
+# numba keeps UMAP's and NN-descent's compiled kernels on disk: the first path to need a kernel
+# compiles it, hence the sampled path measured again at the end.
+REDUCE_PATHS = (
+    ("sampled 25,000 + transform", "sampled:25000", 42, None),
+    ("full fit, NN-descent", "nn-descent", 42, None),
+    ("full fit, NN-descent, seed 7, own neighbours", "nn-descent", 7, None),
+    ("full fit, seed 7, seed 42's neighbours", "nn-descent", 7, "full fit, NN-descent"),
+    ("sampled 25,000 + transform, again (kernels compiled)", "sampled:25000", 42, None),
+    ("sampled 50,000 + transform", "sampled:50000", 42, None),
+)
+
+
+def bench_reduce_paths(size: int, scratch: Path, queries: int, only: list[str] | None) -> dict:
+    """Ways to make the 5-d cluster space of ``size`` papers (the scale run's embeddings), each in
+    a fresh process, one after the other: seconds per phase and peak RSS; then how well each keeps
+    the papers' nearest neighbours (exact cosine neighbours of ``queries`` seeded papers, against
+    their nearest in the 5-d space) and how far HDBSCAN's topics (outliers joined, as the topics
+    stage does) agree across paths and seeds (ARI). ``only``: run these paths, keep the others'
+    figures (and outputs, which are scored again) from earlier runs at the same size.
+    """
+    embeddings = scratch / "scale-100000" / "results" / "embeddings"
+    if not embeddings.is_dir():
+        raise SystemExit("run `bench.py scale --size 100000` first: this reads its embeddings.")
+    folder = scratch / f"reduce-paths-{size}"
+    folder.mkdir(parents=True, exist_ok=True)
+    earlier = json.loads(RESULTS_JSON.read_text()).get("reduce_paths", {}) if RESULTS_JSON.exists() else {}
+    runs = dict(earlier.get("paths", {})) if earlier.get("papers") == size and only else {}
+    output = {name: folder / f"{index}.npy" for index, (name, *_) in enumerate(REDUCE_PATHS)}
+    for name, method, seed, reuse in REDUCE_PATHS:
+        if only and name not in only:
+            continue
+        neighbours = str(output[reuse]) + ".neighbours.npz" if reuse else "-"
+        run = python_child(
+            REDUCE_PATH, method, str(size), str(seed), str(embeddings), neighbours, str(output[name])
+        )
+        runs[name] = {
+            "seconds": run["seconds"],
+            "cpu_seconds": run["cpu_seconds"],
+            "peak_rss_mib": run["peak_rss_mib"],
+            "phases": {phase: round(value, 1) for phase, value in run["result"]["phases"].items()},
+            "load_average": round(os.getloadavg()[0], 2),
+        }
+        print(name, runs[name], flush=True)
+        measured_so_far = {"papers": size, "queries": queries, "paths": runs}
+        save(lambda results, figures=measured_so_far: results.__setitem__("reduce_paths", figures))
+    scored = {name: path for name, path in output.items() if name in runs and path.exists()}
+    hdbscan = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))["hdbscan"]
+    hdbscan.pop("consensus_runs")
+    score = python_child(
+        REDUCE_SCORE,
+        str(size),
+        str(embeddings),
+        str(queries),
+        json.dumps(hdbscan),
+        *map(str, scored.values()),
+    )
+    by_path = {str(path): name for name, path in scored.items()}
+    for path, figures in score["result"].items():
+        runs[by_path[path]].update(
+            neighbours_preserved=round(figures["neighbours_preserved"], 4),
+            topics=figures["topics"],
+            outlier_share=round(figures["outlier_share"], 4),
+            ari={by_path[other]: round(value, 4) for other, value in figures["ari"].items()},
+        )
+    return {"papers": size, "queries": queries, "paths": runs, "scoring_seconds": score["seconds"]}
+
+
+CONSENSUS_NEIGHBOURS = """
+import json, sys, time
+from pathlib import Path
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import quality
+from papertopics.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
+from papertopics.embed import embedding_text
+from papertopics.reduce import approximate_neighbours, neighbour_graph, reduce_embeddings
+from papertopics.sizing import resolve_n_neighbors
+from papertopics.topics import assign_outliers
+corpus, cache_dir, mode = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
+config = quality.default_config()
+papers = quality.load_corpus(corpus)
+embeddings = quality.cached_embeddings(papers, corpus, config["embedding"], cache_dir)
+texts = [embedding_text(p) for p in papers]
+umap = {**config["umap"], "exact_neighbours_up_to": len(papers) if mode == "exact" else 0}
+assert umap["word_weight"] == 0, "the graphs below are searched on the embeddings alone"
+k = resolve_n_neighbors(umap["n_neighbors"], len(papers))
+hdbscan = {k: v for k, v in config["hdbscan"].items() if k != "consensus_runs"}
+seconds = {"neighbours": 0.0, "projections": 0.0}
+
+def timed(phase, compute):
+    start = time.perf_counter()
+    value = compute()
+    seconds[phase] += time.perf_counter() - start
+    return value
+
+def the_graph():  # what the neighbours job searches: exact, or NN-descent with its fixed seed
+    knobs = ("n_neighbors", "metric", "word_weight", "word_dimensions", "fit_sample_size", "exact_neighbours_up_to")
+    return neighbour_graph(embeddings, texts, random_state=umap["random_state"], **{k: umap[k] for k in knobs})
+
+every_seed = timed("neighbours", the_graph) if mode.startswith("NN-descent, one graph for every") else None
+partitions = []
+for seed in quality.STABILITY_SEEDS:
+    per_seed = None
+    if mode == "exact":
+        per_seed = timed("neighbours", the_graph)
+    elif mode.startswith("NN-descent, a graph per UMAP seed"):
+        per_seed = timed("neighbours", lambda: approximate_neighbours(embeddings, k, umap["metric"], seed))
+    spaces = []
+    for run_seed in consensus_seeds(seed, config["hdbscan"]["consensus_runs"]):
+        graph = every_seed or per_seed
+        if mode.startswith("NN-descent, a graph per consensus run"):
+            graph = timed("neighbours", lambda: approximate_neighbours(embeddings, k, umap["metric"], run_seed))
+        spaces.append(timed("projections", lambda: reduce_embeddings(
+            embeddings, texts, neighbours=graph, **{**umap, "random_state": run_seed})[0]))
+    clusters = cluster_runs(spaces, embeddings, **hdbscan)[0]
+    partitions.append(assign_outliers(embeddings, clusters))
+print(json.dumps({"papers": len(papers), "seeds": list(quality.STABILITY_SEEDS), "ari": mean_pairwise_ari(partitions),
+                  "topics": [int(len(set(p.tolist()) - {-1})) for p in partitions], "seconds": seconds}))
+"""
+
+CONSENSUS_MODES = (
+    "exact",
+    "NN-descent, a graph per consensus run (seeded by its UMAP seed)",
+    "NN-descent, a graph per UMAP seed (seeded by it), shared by its runs",
+    "NN-descent, one graph for every seed (fixed search seed; the default)",
+)
+
+
+def bench_consensus_neighbours(scratch: Path, modes: list[str]) -> dict:
+    """Seed stability (mean pairwise ARI over UMAP seeds 42/7/1/2/3, as `make quality` computes it)
+    of the consensus topics on IJCAI, with the exact neighbour graph (the default at this size,
+    searched once and shared by the runs), and with NN-descent (what corpora above
+    umap.exact_neighbours_up_to get): each consensus run searching its own graph, or all runs of a
+    setting sharing one. Each mode in a fresh process.
+    """
+    cache = scratch / "consensus-neighbours"
+    cache.mkdir(parents=True, exist_ok=True)
+    result = {}
+    for mode in modes:
+        run = python_child(CONSENSUS_NEIGHBOURS, str(BENCH), str(IJCAI), str(cache), mode)
+        result[mode] = {
+            **run["result"],
+            "ari": round(run["result"]["ari"], 4),
+            "seconds": {phase: round(value, 1) for phase, value in run["result"]["seconds"].items()},
+            "wall_seconds": run["seconds"],
+            "load_average": round(os.getloadavg()[0], 2),
+        }
+        print(mode, result[mode], flush=True)
+    return result
+
+
 def scale_runs(results: dict) -> dict:
-    """The scale runs by label (one column each); a result of the earlier one-run layout is dropped."""
+    """The scale runs by label (one column each). A result of the earlier one-run layout (before the
+    whole-workflow benchmark: reduce, cluster and topics only) becomes the column "before".
+    """
     runs = results.get("scale", {})
+    if "stages" in runs:
+        return {
+            "before": {
+                "label": "before",
+                "legacy": True,
+                "size": runs["size"],
+                "resampled_from": runs["resampled_from"],
+                "fit_sample_size": runs["fit_sample_size"],
+                "rules": {stage: {"jobs": 1, **figures} for stage, figures in runs["stages"].items()},
+                "peak_rss_mib": runs["peak_rss_mib"],
+                "critical_path_after_embeddings_seconds": runs["seconds"],
+            }
+        }
     return {label: run for label, run in runs.items() if isinstance(run, dict) and "label" in run}
+
+
+SCALE_RULES = (
+    "parse",
+    "corpus",
+    "embed",
+    "neighbours",
+    "reduce",
+    "consensus_run",
+    "map",
+    "cluster",
+    "topics",
+    "changes",
+    "evaluate",
+    "report",
+)
+
+
+def scale_table(runs: list[dict]) -> list[str]:
+    """Markdown lines: the scale runs side by side, per rule and against the targets."""
+    current = [run for run in runs if not run.get("legacy")]
+    lines = ["", f"## {runs[0]['size']:,} abstracts, parse to report", ""]
+    if current:
+        first = current[0]
+        lines += [
+            f"{first['dumps']} dumps of {SCALE_DUMP_SIZE:,}: the shared corpora's {first['real_abstracts']:,} "
+            f"real abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the "
+            f"embedding cache is filled first (the real abstracts embedded with {first['backend']}, each "
+            f"copy its original's vector with Gaussian noise, sd {first['noise_sd']}), so the embed jobs "
+            "only read it. Per rule: summed job seconds (their CPU seconds, which vary less with the "
+            "others' load on a shared machine) / largest peak RSS (MiB), and the number of jobs "
+            "where more than one. *Downstream wall* is the run after the embed jobs, timed whole on the "
+            "machine's 2 cores; the *longest chain* adds the longest job of each step, as if each job had "
+            "a core of its own.",
+        ]
+    if len(current) < len(runs):
+        before = next(run for run in runs if run.get("legacy"))
+        lines += [
+            "",
+            f"*before*: the earlier `bench-scale` ({before['size']:,} resampled copies of "
+            f"{before['resampled_from']:,} abstracts; reduce, cluster and topics only; UMAP fitted on a "
+            f"{before['fit_sample_size']:,}-paper sample, the rest placed by `transform`, and the map job "
+            "repeating that work beside reduce); its chain is reduce + cluster + topics.",
+        ]
+    lines += [
+        "",
+        "| rule | " + " | ".join(run["label"] for run in runs) + " |",
+        "|---|" + "---:|" * len(runs),
+    ]
+    for rule in SCALE_RULES:
+        cells = []
+        for run in runs:
+            entry = run["rules"].get(rule)
+            jobs = f" ({entry['jobs']} jobs)" if entry and entry["jobs"] > 1 else ""
+            cpu = f" ({entry['cpu_seconds']:.0f} CPU)" if entry and "cpu_seconds" in entry else ""
+            cells.append(f"{entry['seconds']:.1f}{cpu} / {entry['peak_rss_mib']:.0f}{jobs}" if entry else "–")
+        if any(cell != "–" for cell in cells):
+            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
+    for label, key, unit in (
+        (
+            "**longest chain after the embeddings** (target ≤ 600 s)",
+            "critical_path_after_embeddings_seconds",
+            "s",
+        ),
+        ("**downstream wall, 2 cores** (target ≤ 600 s)", "downstream_seconds", "s"),
+        ("**largest peak RSS** (target ≤ 8192 MiB)", "peak_rss_mib", "MiB"),
+        ("**no-op rerun** (target ≤ 5 s)", "noop_seconds", "s"),
+        ("dry run", "dry_run_seconds", "s"),
+        ("load average at the end (2 cores)", "load_average_at_end", ""),
+    ):
+        cells = [f"{run[key]:.1f} {unit}".strip() if key in run else "–" for run in runs]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append(
+        "| settings | "
+        + " | ".join(
+            "earlier defaults" if run.get("legacy") else ", ".join(run["overrides"]) or "config.yaml"
+            for run in runs
+        )
+        + " |"
+    )
+    return lines
+
+
+def reduce_paths_table(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    names = list(result["paths"])
+    lines = [
+        "",
+        f"## The cluster space of {result['papers']:,} papers: sampled fit + transform against a full fit",
+        "",
+        "The scale run's embeddings; each path in a fresh process, one after the other (UMAP's "
+        "numba compilation included). *Neighbours kept*: of the 15 nearest papers by cosine of "
+        f"{result['queries']:,} seeded papers, the share that are among their 15 nearest in the 5-d "
+        "space. ARI: HDBSCAN's topics (config.yaml's settings, outliers joined to topics), each path "
+        "against the first full fit.",
+        "",
+        "| path | seconds | CPU seconds | phases (s) | peak RSS (MiB) | neighbours kept | topics "
+        "| ARI to full fit, seed 42 | load average |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    reference = "full fit, NN-descent" if "full fit, NN-descent" in names else names[0]
+    for name in names:
+        run = result["paths"][name]
+        phases = ", ".join(
+            f"{phase} {value:.0f}" for phase, value in run["phases"].items() if phase != "total"
+        )
+        cells = [
+            f"{run['seconds']:.1f}",
+            f"{run['cpu_seconds']:.1f}" if "cpu_seconds" in run else "–",
+            phases or "–",
+            f"{run['peak_rss_mib']:.0f}",
+            f"{run['neighbours_preserved']:.3f}" if "neighbours_preserved" in run else "–",
+            str(run.get("topics", "–")),
+            f"{run['ari'][reference]:.3f}" if reference in run.get("ari", {}) else "–",
+            f"{run['load_average']:.1f}",
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def consensus_neighbours_table(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    first = next(iter(result.values()))
+    lines = [
+        "",
+        "## Consensus runs: one shared neighbour graph or one per run (IJCAI)",
+        "",
+        f"{first['papers']:,} IJCAI abstracts; the consensus topics (hdbscan.consensus_runs) for UMAP seeds "
+        f"{'/'.join(map(str, first['seeds']))}, their seed stability as `make quality` computes it (mean "
+        "pairwise ARI, outliers joined to topics). Each mode in a fresh process; seconds summed over the seeds.",
+        "",
+        "| neighbour graph | seed stability (ARI) | topics per seed | neighbour search (s) | projections (s) "
+        "| load average |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for mode, run in result.items():
+        lines.append(
+            f"| {mode} | {run['ari']:.3f} | {'/'.join(map(str, run['topics']))} | "
+            f"{run['seconds']['neighbours']:.1f} | {run['seconds']['projections']:.1f} | {run['load_average']:.1f} |"
+        )
+    return lines
 
 
 def storage_count(path: Path) -> int:
@@ -713,45 +1117,9 @@ def render_markdown(results: dict) -> str:
             lines.append(f"| {backend} | {r['docs_per_second']:.1f} | {r['speedup_over_torch']:.2f}× |")
     runs = list(scale_runs(results).values())
     if runs:
-        first = runs[0]
-        lines += [
-            "",
-            f"## {first['size']:,} abstracts, parse to report",
-            "",
-            f"{first['dumps']} dumps of {SCALE_DUMP_SIZE:,}: the shared corpora's {first['real_abstracts']:,} real "
-            f"abstracts, then copies with {SCALE_DROPPED_WORDS:.0%} of their words dropped; the embedding cache "
-            f"is filled first (the real abstracts embedded with {first['backend']}, each copy its original's vector "
-            f"with Gaussian noise, sd {first['noise_sd']}), so the embed jobs only read it. Per rule: summed job "
-            "seconds / largest peak RSS (MiB).",
-            "",
-            "| rule | " + " | ".join(run["label"] for run in runs) + " |",
-            "|---|" + "---:|" * len(runs),
-        ]
-        for rule in ["parse", "corpus", "embed", "reduce", "map", "cluster", "topics", "evaluate", "report"]:
-            cells = [
-                f"{run['rules'][rule]['seconds']:.1f} / {run['rules'][rule]['peak_rss_mib']:.0f}"
-                if rule in run["rules"]
-                else "–"
-                for run in runs
-            ]
-            lines.append(f"| {rule} | " + " | ".join(cells) + " |")
-        for label, key, unit in (
-            (
-                "**critical path after the embeddings** (target ≤ 600 s)",
-                "critical_path_after_embeddings_seconds",
-                "s",
-            ),
-            ("**largest peak RSS** (target ≤ 8192 MiB)", "peak_rss_mib", "MiB"),
-            ("**no-op rerun** (target ≤ 5 s)", "noop_seconds", "s"),
-            ("dry run", "dry_run_seconds", "s"),
-            ("load average at the end (2 cores)", "load_average_at_end", ""),
-        ):
-            lines.append(
-                f"| {label} | " + " | ".join(f"{run[key]:.1f} {unit}".strip() for run in runs) + " |"
-            )
-        lines.append(
-            "| settings | " + " | ".join(", ".join(run["overrides"]) or "config.yaml" for run in runs) + " |"
-        )
+        lines += scale_table(runs)
+    lines += reduce_paths_table(results.get("reduce_paths"))
+    lines += consensus_neighbours_table(results.get("consensus_neighbours"))
     neighbours = results.get("neighbours")
     if neighbours:
         lines += [
@@ -812,6 +1180,14 @@ def main() -> None:
     scale.add_argument("--noise", type=float, default=0.02)
     neighbours = commands.add_parser("neighbours")
     neighbours.add_argument("--sizes", type=int, nargs="+", default=[25000, 50000, 100000])
+    consensus_neighbours = commands.add_parser("consensus-neighbours")
+    consensus_neighbours.add_argument(
+        "--modes", nargs="+", default=list(CONSENSUS_MODES), choices=CONSENSUS_MODES
+    )
+    reduce_paths = commands.add_parser("reduce-paths")
+    reduce_paths.add_argument("--size", type=int, default=100000)
+    reduce_paths.add_argument("--queries", type=int, default=2000)
+    reduce_paths.add_argument("--only", nargs="+", help="run only these paths (their names)")
     scale.add_argument("--label", default="config.yaml", help="the run's column in results.md")
     scale.add_argument(
         "--set",
@@ -836,6 +1212,12 @@ def main() -> None:
     elif arguments.command == "neighbours":
         result = bench_neighbours(arguments.sizes, arguments.scratch)
         save(lambda results: results.__setitem__("neighbours", result))
+    elif arguments.command == "consensus-neighbours":
+        result = bench_consensus_neighbours(arguments.scratch, arguments.modes)
+        save(lambda results: results.setdefault("consensus_neighbours", {}).update(result))
+    elif arguments.command == "reduce-paths":
+        result = bench_reduce_paths(arguments.size, arguments.scratch, arguments.queries, arguments.only)
+        save(lambda results: results.__setitem__("reduce_paths", result))
     else:
         result = bench_scale(
             arguments.size, arguments.scratch, arguments.noise, arguments.label, arguments.overrides

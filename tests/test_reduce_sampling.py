@@ -5,8 +5,9 @@ large-corpus path).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from papertopics.cluster import cluster_points
-from papertopics.reduce import exact_neighbours, reduce_embeddings
+from papertopics.reduce import exact_neighbours, neighbour_graph, reduce_embeddings
 from sklearn.metrics import normalized_mutual_info_score
 
 
@@ -116,3 +117,54 @@ def test_umap_kernels_are_kept_in_numbas_disk_cache_one_variant_per_function():
         assert not isinstance(kernel._cache, NullCache), kernel
     # The parallel variant of the same function would share the serial one's cache entries.
     assert isinstance(umap.layouts._nb_optimize_layout_euclidean_single_epoch_parallel._cache, NullCache)
+
+
+def test_a_projection_from_the_shared_neighbour_graph_equals_one_that_searched_its_own():
+    points, _ = blobs(n_per_blob=40)
+    graph = neighbour_graph(
+        points, None, n_neighbors=10, metric="cosine", random_state=42, word_weight=0.0, word_dimensions=100
+    )
+    kept = (graph[0].copy(), graph[1].copy())
+    own, settings = reduce_embeddings(points, **SETTINGS)
+    shared, _ = reduce_embeddings(points, neighbours=graph, **SETTINGS)
+    np.testing.assert_array_equal(shared, own)
+    assert settings["neighbours"] == "exact"
+    # The projections share the graph: none may change it for the next.
+    np.testing.assert_array_equal(graph[0], kept[0])
+    np.testing.assert_array_equal(graph[1], kept[1])
+
+
+def test_a_graph_of_other_settings_is_refused():
+    points, _ = blobs(n_per_blob=40)
+    graph = exact_neighbours(points, n_neighbors=6, metric="cosine")
+    with pytest.raises(ValueError, match="other settings"):
+        reduce_embeddings(points, neighbours=graph, **SETTINGS)
+
+
+def test_no_graph_is_searched_for_a_fit_on_a_sample():
+    points, _ = blobs()
+    graph = neighbour_graph(
+        points, None, 10, "cosine", 42, word_weight=0.0, word_dimensions=100, fit_sample_size=100
+    )
+    assert graph is None
+    _, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    assert settings["neighbours"] is None
+
+
+@pytest.mark.slow  # NN-descent's numba compilation: tens of seconds in a fresh process
+def test_above_the_exact_limit_the_graph_is_nn_descent_close_to_exact_and_the_same_for_every_seed():
+    points, truth = blobs(n_per_blob=200)
+    arguments = dict(n_neighbors=10, metric="cosine", random_state=42, word_weight=0.0, word_dimensions=100)
+    approximate = neighbour_graph(points, None, exact_neighbours_up_to=100, **arguments)
+    exact, _ = exact_neighbours(points, n_neighbors=10, metric="cosine")
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(approximate[0], exact, strict=True)])
+    assert recall > 0.9
+    # Like the exact graph, a function of the papers: not of the UMAP seed.
+    again = neighbour_graph(points, None, exact_neighbours_up_to=100, **{**arguments, "random_state": 7})
+    np.testing.assert_array_equal(again[0], approximate[0])
+    cluster_space, settings = reduce_embeddings(points, exact_neighbours_up_to=100, **SETTINGS)
+    assert settings["neighbours"] == "nn-descent"
+    labels, _ = cluster_points(
+        cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"
+    )
+    assert normalized_mutual_info_score(truth, labels) > 0.9

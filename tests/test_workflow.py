@@ -55,7 +55,9 @@ def test_seed_run_outputs_add_up(seed_run):
         "parse",
         "corpus",
         "embed",
+        "neighbours",
         "reduce",
+        "consensus_run",
         "map",
         "cluster",
         "topics",
@@ -74,6 +76,29 @@ def test_same_input_and_config_give_the_same_topics(seed_run, tmp_path):
         assert (again / "results" / "topics" / name).read_bytes() == (
             seed_run / "results" / "topics" / name
         ).read_bytes()
+
+
+def dag_edges(workdir: Path) -> set[tuple[str, str]]:
+    """(rule, rule that reads its output) for each edge of the planned job graph (--dag)."""
+    dot = run_workflow(workdir, "--dag", "--quiet", "all").stdout
+    rules = dict(re.findall(r'^\s*(\d+)\[label = "([^"\\]+)', dot, flags=re.MULTILINE))
+    return {(rules[a], rules[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, flags=re.MULTILINE)}
+
+
+def test_the_consensus_runs_are_jobs_of_their_own_beside_reduce_and_map(tmp_path):
+    workdir = make_workdir(tmp_path)
+    plan = planned_jobs(workdir)
+    assert plan["neighbours"] == 1 and plan["reduce"] == 1 and plan["map"] == 1
+    assert plan["consensus_run"] == 2  # hdbscan.consensus_runs 3: the reduce stage's run and two more
+    edges = dag_edges(workdir)
+    # All projections start from the one neighbour graph; none waits for another.
+    for projection in ("reduce", "consensus_run", "map"):
+        assert ("neighbours", projection) in edges
+    assert ("reduce", "consensus_run") not in edges and ("consensus_run", "map") not in edges
+    assert {("reduce", "cluster"), ("consensus_run", "cluster")} <= edges
+
+    write_config(workdir, hdbscan={"consensus_runs": 1})
+    assert "consensus_run" not in planned_jobs(workdir)
 
 
 @pytest.fixture()
@@ -97,10 +122,27 @@ def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
     }
 
 
-def test_changed_n_neighbors_reruns_both_projections_onward_without_embedding(finished_run):
+def test_changed_n_neighbors_reruns_the_neighbour_graph_and_every_projection_without_embedding(finished_run):
     write_config(finished_run, umap={"n_neighbors": 7})
     assert planned_jobs(finished_run) == {
+        "neighbours": 1,
         "reduce": 1,
+        "consensus_run": 2,
+        "map": 1,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
+    }
+
+
+def test_changed_layout_setting_reruns_the_projections_but_not_the_neighbour_graph(finished_run):
+    write_config(finished_run, umap={"min_dist": 0.05})
+    assert planned_jobs(finished_run) == {
+        "reduce": 1,
+        "consensus_run": 2,
         "map": 1,
         "cluster": 1,
         "topics": 1,
@@ -115,6 +157,37 @@ def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
     write_config(finished_run, umap={"n_components": 4})
     assert planned_jobs(finished_run) == {
         "reduce": 1,
+        "consensus_run": 2,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
+    }
+
+
+def test_a_further_consensus_run_is_one_more_job_and_the_earlier_runs_are_kept(finished_run):
+    write_config(finished_run, hdbscan={"consensus_runs": 4})
+    assert planned_jobs(finished_run) == {
+        "consensus_run": 1,
+        "cluster": 1,
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "all": 1,
+    }
+    outputs = [
+        line for line in run_workflow(finished_run, "--dry-run").stdout.splitlines() if "output:" in line
+    ]
+    assert any("results/reduced/runs/3.npz" in line for line in outputs)
+    assert not any("results/reduced/runs/1.npz" in line for line in outputs)
+
+
+def test_fewer_consensus_runs_recluster_without_projecting_again(finished_run):
+    write_config(finished_run, hdbscan={"consensus_runs": 2})
+    assert planned_jobs(finished_run) == {
         "cluster": 1,
         "topics": 1,
         "changes": 1,
@@ -149,7 +222,9 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
         "parse": 1,
         "embed": 1,
         "corpus": 1,
+        "neighbours": 1,
         "reduce": 1,
+        "consensus_run": 2,
         "map": 1,
         "cluster": 1,
         "topics": 1,

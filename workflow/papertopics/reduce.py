@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 import warnings
 
 import numpy as np
@@ -14,6 +16,16 @@ _SMALL_CORPUS = 8
 MAP_MIN_DIST = 0.1
 # Rows of the similarity matrix computed at once in exact_neighbours (memory: rows x papers floats).
 _NEIGHBOUR_BLOCK = 1024
+# Metrics for which UMAP's NN-descent builds its random-projection trees by angle, as UMAP does.
+_ANGULAR_METRICS = ("cosine", "correlation")
+
+# NN-descent's own seed, fixed: its graph is then a function of the papers, as the exact graph is.
+# Seeded by umap.random_state instead, the graph's errors moved with the seed, and the consensus
+# topics over seeds 42/7/1/2/3 on IJCAI agreed less (mean pairwise ARI 0.798 with one graph per
+# seed, 0.842 with one per consensus run; bench/results.md, "Consensus runs").
+NEIGHBOUR_SEARCH_SEED = 0
+
+_LOG = logging.getLogger(__name__)
 
 
 def principal_components(points: np.ndarray, n_components: int) -> np.ndarray:
@@ -53,6 +65,43 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
         indices[block] = np.take_along_axis(nearest, order, axis=1)
         distances[block] = np.clip(1.0 - np.take_along_axis(similarity, indices[block], axis=1), 0.0, 2.0)
     return indices, distances
+
+
+def approximate_neighbours(
+    vectors: np.ndarray, n_neighbors: int, metric: str, seed: int = NEIGHBOUR_SEARCH_SEED
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's ``n_neighbors`` nearest points by UMAP's own search (NN-descent, seeded, one
+    thread, as a seeded UMAP fit runs it), as UMAP's ``precomputed_knn``: n log n, where the
+    exact search grows as n^2.
+    """
+    from umap.umap_ import nearest_neighbors
+
+    cache_umap_kernels()
+    indices, distances, _ = nearest_neighbors(
+        vectors,
+        n_neighbors,
+        metric,
+        {},
+        metric in _ANGULAR_METRICS,
+        np.random.RandomState(seed),
+        low_memory=True,
+        use_pynndescent=True,
+        n_jobs=1,
+    )
+    return indices, distances.astype(np.float32)
+
+
+def paper_neighbours(
+    vectors: np.ndarray, n_neighbors: int, metric: str, exact_neighbours_up_to: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbour graph every UMAP projection of the papers starts from: exact up to
+    ``exact_neighbours_up_to`` papers, NN-descent above. Either is a function of the papers
+    alone, not of umap.random_state, so that only the layouts move with the seed (see
+    NEIGHBOUR_SEARCH_SEED).
+    """
+    if len(vectors) <= exact_neighbours_up_to:
+        return exact_neighbours(vectors, n_neighbors, metric)
+    return approximate_neighbours(vectors, n_neighbors, metric)
 
 
 def cache_umap_kernels() -> None:
@@ -113,8 +162,8 @@ def umap_project(
         random_state: the seed of the fit and of the sample.
         fit_sample_size: above this many papers, fit on a seeded sample of this size and place the
             rest with ``transform``, so that memory and time grow with the sample, not the corpus.
-        neighbours: the papers' ``exact_neighbours`` (indices, distances); None for a sampled fit,
-            whose ``transform`` needs UMAP's own search index.
+        neighbours: the papers' neighbour graph (indices, distances; UMAP marks far neighbours in
+            it, in place); None for a sampled fit, whose ``transform`` needs UMAP's own search index.
         n_epochs: UMAP's optimisation epochs; None for UMAP's own choice.
 
     Returns:
@@ -146,8 +195,17 @@ def umap_project(
     fitted = np.zeros(n_papers, dtype=bool)
     fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
     coordinates = np.zeros((n_papers, n_components), dtype=np.float32)
+    start = time.perf_counter()
     coordinates[fitted] = reducer.fit_transform(embeddings[fitted])
+    fit_seconds = time.perf_counter() - start
     coordinates[~fitted] = reducer.transform(embeddings[~fitted])
+    _LOG.info(
+        "UMAP fitted on %d sampled papers in %.1f s, the other %d placed by transform in %.1f s",
+        fit_sample_size,
+        fit_seconds,
+        n_papers - fit_sample_size,
+        time.perf_counter() - start - fit_seconds,
+    )
     return coordinates
 
 
@@ -188,6 +246,42 @@ def hybrid_vectors(
     return np.hstack([np.sqrt(1 - word_weight) * embeddings, np.sqrt(word_weight) * words]).astype(np.float32)
 
 
+# Up to this many papers, projections start from the exact neighbours (see paper_neighbours).
+EXACT_NEIGHBOURS_UP_TO = 25000
+# The fewest dimensions a projection has (the 2-d map): below this + 2 papers, no UMAP runs.
+_FEWEST_COMPONENTS = 2
+
+
+def starts_from_neighbours(n_papers: int, n_components: int, fit_sample_size: int | None) -> bool:
+    """Whether a UMAP projection of ``n_papers`` is fitted on all of them from a neighbour graph:
+    not when fitted on a sample (``transform`` needs UMAP's own search index), nor when the corpus
+    is too small for UMAP (projected linearly).
+    """
+    sampled = fit_sample_size is not None and n_papers > fit_sample_size
+    return not sampled and n_papers >= n_components + 2
+
+
+def neighbour_graph(
+    embeddings: np.ndarray,
+    texts: list[str],
+    n_neighbors: int | str,
+    metric: str,
+    random_state: int,
+    word_weight: float,
+    word_dimensions: int,
+    fit_sample_size: int | None = None,
+    exact_neighbours_up_to: int = EXACT_NEIGHBOURS_UP_TO,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The papers' neighbour graph that every UMAP projection of them (cluster space, map,
+    consensus runs) starts from, so that it is searched once; None where no projection uses one.
+    """
+    if not starts_from_neighbours(len(embeddings), _FEWEST_COMPONENTS, fit_sample_size):
+        return None
+    vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
+    resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
+    return paper_neighbours(vectors, resolved, metric, exact_neighbours_up_to)
+
+
 def reduce_embeddings(
     embeddings: np.ndarray,
     texts: list[str],
@@ -200,6 +294,8 @@ def reduce_embeddings(
     word_dimensions: int,
     fit_sample_size: int | None = None,
     n_epochs: int | str = "auto",
+    exact_neighbours_up_to: int = EXACT_NEIGHBOURS_UP_TO,
+    neighbours: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The papers' UMAP coordinates, and the settings actually used.
 
@@ -220,6 +316,10 @@ def reduce_embeddings(
         fit_sample_size: above this many papers, UMAP is fitted on a seeded sample of this size
             and the rest placed by ``transform``; None: always fitted on all.
         n_epochs: UMAP's optimisation epochs, or ``auto`` (UMAP's own choice).
+        exact_neighbours_up_to: up to this many papers the neighbour graph is exact, above it
+            NN-descent's (see ``neighbour_graph``).
+        neighbours: the ``neighbour_graph`` of the same settings, searched once for all
+            projections; None: searched here (not used by a sampled fit).
 
     Returns:
         The coordinates (one row per paper, float32) and the settings, resolved values included.
@@ -227,8 +327,16 @@ def reduce_embeddings(
     resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
     vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
     sampled = fit_sample_size is not None and len(vectors) > fit_sample_size
-    small = len(vectors) < n_components + 2  # projected linearly, no neighbours needed
-    neighbours = None if sampled or small else exact_neighbours(vectors, resolved, metric)
+    graph = None
+    if starts_from_neighbours(len(vectors), n_components, fit_sample_size):
+        graph = neighbours
+        if graph is None:
+            graph = paper_neighbours(vectors, resolved, metric, exact_neighbours_up_to)
+        if graph[0].shape != (len(vectors), resolved):
+            raise ValueError(
+                f"the neighbour graph is {graph[0].shape[0]} papers x {graph[0].shape[1]} neighbours, "
+                f"not {len(vectors)} x {resolved}: it was searched with other settings."
+            )
     coordinates = umap_project(
         vectors,
         n_components,
@@ -237,7 +345,8 @@ def reduce_embeddings(
         metric=metric,
         random_state=random_state,
         fit_sample_size=fit_sample_size,
-        neighbours=neighbours,
+        # UMAP marks far neighbours in place; the graph may be shared by several projections.
+        neighbours=None if graph is None else (graph[0].copy(), graph[1].copy()),
         n_epochs=None if n_epochs == "auto" else int(n_epochs),
     )
     settings = {
@@ -253,5 +362,9 @@ def reduce_embeddings(
         "word_dimensions": word_dimensions,
         "fit_sample_size": fit_sample_size,
         "fitted_on_sample": sampled,
+        "exact_neighbours_up_to": exact_neighbours_up_to,
+        "neighbours": None
+        if graph is None
+        else ("exact" if len(vectors) <= exact_neighbours_up_to else "nn-descent"),
     }
     return coordinates, settings

@@ -144,67 +144,109 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
 
 
 def _reduce_corpus(
-    papers_path: str, embedding_paths: list[str], **umap
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, **umap
 ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched)."""
     from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
     papers, embeddings = _corpus_embeddings(papers_path, embedding_paths)
-    coordinates, settings = reduce_embeddings(embeddings, [embedding_text(p) for p in papers], **umap)
+    graph = storage.read_arrays(neighbours_path)
+    if graph["ids"].tolist() != [p["id"] for p in papers]:
+        raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
+    neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
+    coordinates, settings = reduce_embeddings(
+        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, **umap
+    )
     return np.array([p["id"] for p in papers]), coordinates, settings
 
 
-def reduce(papers: str, embeddings: list[str], coordinates: str, settings: str, **umap) -> None:
-    """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions."""
-    ids, cluster_space, used = _reduce_corpus(papers, embeddings, **umap)
+def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
+    """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
+    space, map, consensus runs); ``searched`` is false where the projections use none (a
+    fit on a sample, a corpus too small for UMAP).
+    """
+    import time
+
+    from papertopics.embed import embedding_text
+    from papertopics.reduce import neighbour_graph
+
+    records, vectors = _corpus_embeddings(papers, embeddings)
+    start = time.perf_counter()
+    found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
+    empty = np.zeros((0, 0))
+    storage.write_arrays(
+        graph,
+        ids=np.array([p["id"] for p in records]),
+        searched=np.array(found is not None),
+        indices=empty.astype(np.int64) if found is None else found[0],
+        distances=empty.astype(np.float32) if found is None else found[1],
+    )
+    if found is None:
+        _LOG.info(
+            "no neighbour graph: the projections of %d papers fit on a sample or are linear", len(records)
+        )
+    else:
+        _LOG.info(
+            "searched %d nearest neighbours of %d papers in %.1f s",
+            found[0].shape[1],
+            len(records),
+            time.perf_counter() - start,
+        )
+
+
+def reduce(
+    papers: str, embeddings: list[str], neighbours: str, coordinates: str, settings: str, **umap
+) -> None:
+    """A cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions (the
+    reduce stage's with ``umap.random_state``, a consensus run's with a seed drawn from it).
+    """
+    ids, cluster_space, used = _reduce_corpus(papers, embeddings, neighbours, **umap)
     storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space)
     storage.write_json(settings, used)
     _LOG.info("reduced %d papers with %s", len(ids), used)
 
 
-def map_layout(papers: str, embeddings: list[str], layout: str, min_dist: float, **umap) -> None:
+def map_layout(
+    papers: str, embeddings: list[str], neighbours: str, layout: str, min_dist: float, **umap
+) -> None:
     """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``."""
     from papertopics.reduce import MAP_MIN_DIST
 
     ids, map_2d, settings = _reduce_corpus(
-        papers, embeddings, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
+        papers, embeddings, neighbours, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
     )
     storage.write_arrays(layout, ids=ids, map_2d=map_2d)
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
 def cluster(
-    coordinates: str,
+    coordinates: list[str],
     papers: str,
     embeddings: list[str],
     labels: str,
     settings: str,
-    consensus_runs: int,
-    umap: dict,
     **hdbscan,
 ) -> None:
-    """Topics of the reduce stage's cluster space, or (``consensus_runs`` > 1) of it and further
-    UMAP projections seeded from ``umap.random_state``, joined (see ``papertopics.consensus``).
+    """Topics of the reduce stage's cluster space, or of it and the consensus runs' spaces
+    (further seeded UMAP projections, each its own job), joined (see ``papertopics.consensus``).
     """
-    from papertopics.consensus import cluster_runs, consensus_seeds
+    from papertopics.consensus import cluster_runs
     from papertopics.topics import OUTLIER
 
-    reduced = storage.read_arrays(coordinates)
-    spaces, vectors = [reduced["cluster_space"]], None
-    if consensus_runs > 1:
-        from papertopics.embed import embedding_text
-        from papertopics.reduce import reduce_embeddings
-
+    runs = [storage.read_arrays(path) for path in coordinates]
+    ids = runs[0]["ids"]
+    if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
+        raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
+    vectors = None
+    if len(runs) > 1:
         records, vectors = _corpus_embeddings(papers, embeddings)
-        if [p["id"] for p in records] != reduced["ids"].tolist():
+        if [p["id"] for p in records] != ids.tolist():
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
-        texts = [embedding_text(p) for p in records]
-        for seed in consensus_seeds(umap["random_state"], consensus_runs)[1:]:
-            spaces.append(reduce_embeddings(vectors, texts, **{**umap, "random_state": seed})[0])
-    assigned, used = cluster_runs(spaces, vectors, **hdbscan)
+    assigned, used = cluster_runs([run["cluster_space"] for run in runs], vectors, **hdbscan)
     used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
     used["outliers"] = int((assigned == OUTLIER).sum())
-    storage.write_arrays(labels, ids=reduced["ids"], labels=assigned)
+    storage.write_arrays(labels, ids=ids, labels=assigned)
     storage.write_json(settings, used)
     _LOG.info("clustered: %s", used)
 

@@ -9,6 +9,7 @@ from snakemake.utils import validate
 # script it runs (inside a --use-conda environment too), so this makes the package importable.
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
+from papertopics.consensus import consensus_seeds
 from papertopics.embed import device_problem
 from papertopics.models import model_problem
 from papertopics.errors import PipelineInputError
@@ -80,6 +81,7 @@ wildcard_constraints:
     dump="|".join(map(re.escape, DUMPS)),
     shard=r"\d+",
     shards=r"\d+",
+    run=r"[1-9]\d*",
 
 
 def embedding_params():
@@ -112,8 +114,10 @@ def embedding_resources():
     return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
-def umap_params(*, cluster_space):
-    """The umap knobs a projection reads; the 2-d map does not read n_components."""
+def umap_params(*, cluster_space, random_state=None):
+    """The umap knobs a projection reads; the 2-d map does not read n_components. ``random_state``:
+    another seed (a consensus run's, a function of the job's wildcards) than umap.random_state.
+    """
     knobs = [
         "n_neighbors",
         "min_dist",
@@ -123,10 +127,42 @@ def umap_params(*, cluster_space):
         "word_weight",
         "word_dimensions",
         "fit_sample_size",
+        "exact_neighbours_up_to",
     ]
     if cluster_space:
         knobs.append("n_components")
+    params = {knob: config["umap"][knob] for knob in knobs}
+    if random_state is not None:
+        params["random_state"] = random_state
+    return params
+
+
+def neighbour_params():
+    """The umap knobs the neighbour graph reads (not the layout's: min_dist, n_epochs, n_components)."""
+    knobs = [
+        "n_neighbors",
+        "metric",
+        "random_state",
+        "word_weight",
+        "word_dimensions",
+        "fit_sample_size",
+        "exact_neighbours_up_to",
+    ]
     return {knob: config["umap"][knob] for knob in knobs}
+
+
+def consensus_seed(wildcards):
+    """The UMAP seed of consensus run ``wildcards.run`` (1, 2, ...; run 0 is the reduce stage's).
+    A run's seed does not depend on how many runs there are, so adding one reruns none of the others.
+    """
+    run = int(wildcards.run)
+    return consensus_seeds(config["umap"]["random_state"], run + 1)[run]
+
+
+def cluster_spaces():
+    """The reduce stage's cluster space, then the consensus runs' (hdbscan.consensus_runs in all)."""
+    runs = range(1, config["hdbscan"]["consensus_runs"])
+    return ["results/reduced/coordinates.npz"] + [f"results/reduced/runs/{run}.npz" for run in runs]
 
 
 def shard_files(wildcards):

@@ -1,9 +1,30 @@
-# The cluster space and the 2-d map are separate jobs: each UMAP fit is seeded, so runs on one
-# core, and with --cores 2 or more the two run side by side.
+# Every UMAP projection (the cluster space, the 2-d map, the consensus runs) starts from one
+# neighbour graph of the papers, searched once here.
+rule neighbours:
+    input:
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+    output:
+        graph="results/reduced/neighbours.npz",
+    log:
+        "results/logs/neighbours.log",
+    benchmark:
+        "results/benchmarks/neighbours.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        **neighbour_params(),
+    script:
+        "../scripts/neighbours.py"
+
+
+# The cluster space, the 2-d map and each consensus run are separate jobs: each UMAP fit is
+# seeded, so runs on one core, and with --cores 2 or more (or on a cluster) they run side by side.
 rule reduce:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        neighbours="results/reduced/neighbours.npz",
     output:
         coordinates="results/reduced/coordinates.npz",
         settings="results/reduced/umap.json",
@@ -19,10 +40,33 @@ rule reduce:
         "../scripts/reduce.py"
 
 
+# With hdbscan.consensus_runs above 1: the further cluster spaces, each a UMAP projection with
+# the reduce stage's settings and its own seed (drawn from umap.random_state), clustered together.
+rule consensus_run:
+    input:
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        neighbours="results/reduced/neighbours.npz",
+    output:
+        coordinates="results/reduced/runs/{run}.npz",
+        settings="results/reduced/runs/{run}.json",
+    log:
+        "results/logs/consensus_run/{run}.log",
+    benchmark:
+        "results/benchmarks/consensus_run/{run}.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        **umap_params(cluster_space=True, random_state=consensus_seed),
+    script:
+        "../scripts/consensus_run.py"
+
+
 rule map:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        neighbours="results/reduced/neighbours.npz",
     output:
         layout="results/reduced/map.npz",
     log:
@@ -37,11 +81,9 @@ rule map:
         "../scripts/map.py"
 
 
-# With hdbscan.consensus_runs above 1, the cluster stage runs the further seeded UMAP projections
-# itself (from the embeddings, with the reduce stage's settings) and clusters them together.
 rule cluster:
     input:
-        coordinates="results/reduced/coordinates.npz",
+        coordinates=cluster_spaces(),
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
     output:
@@ -58,8 +100,6 @@ rule cluster:
         min_samples=config["hdbscan"]["min_samples"],
         cluster_selection_method=config["hdbscan"]["cluster_selection_method"],
         max_cluster_share=config["hdbscan"]["max_cluster_share"],
-        consensus_runs=config["hdbscan"]["consensus_runs"],
-        umap=umap_params(cluster_space=True),
     script:
         "../scripts/cluster.py"
 

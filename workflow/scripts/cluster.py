@@ -1,4 +1,4 @@
-"""Topics of the cluster space: rule cluster."""
+"""Topics of the cluster spaces: rule cluster."""
 
 from papertopics import stages
 from papertopics.adapter import run_rule
