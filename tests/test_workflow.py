@@ -101,6 +101,11 @@ def test_the_consensus_runs_are_jobs_of_their_own_beside_reduce_and_map(tmp_path
     assert "consensus_run" not in planned_jobs(workdir)
 
 
+# What a changed setting reruns: the cluster stage and all after it; the cluster spaces and the map.
+CLUSTER_ONWARD = {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
+PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map": 1}
+
+
 @pytest.fixture()
 def finished_run(seed_run, tmp_path):
     """A copy of the finished seed run (with Snakemake's metadata), to plan reruns against."""
@@ -112,72 +117,27 @@ def finished_run(seed_run, tmp_path):
 
 def test_changed_min_cluster_size_reruns_cluster_onward(finished_run):
     write_config(finished_run, hdbscan={"min_cluster_size": 5})
-    assert planned_jobs(finished_run) == {
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == CLUSTER_ONWARD
 
 
 def test_changed_n_neighbors_reruns_the_neighbour_graph_and_every_projection_without_embedding(finished_run):
     write_config(finished_run, umap={"n_neighbors": 7})
-    assert planned_jobs(finished_run) == {
-        "neighbours": 1,
-        "reduce": 1,
-        "consensus_run": 2,
-        "map": 1,
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == {"neighbours": 1, **PROJECTIONS, **CLUSTER_ONWARD}
 
 
 def test_changed_layout_setting_reruns_the_projections_but_not_the_neighbour_graph(finished_run):
     write_config(finished_run, umap={"min_dist": 0.05})
-    assert planned_jobs(finished_run) == {
-        "reduce": 1,
-        "consensus_run": 2,
-        "map": 1,
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == {**PROJECTIONS, **CLUSTER_ONWARD}
 
 
 def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
     write_config(finished_run, umap={"n_components": 4})
-    assert planned_jobs(finished_run) == {
-        "reduce": 1,
-        "consensus_run": 2,
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == {"reduce": 1, "consensus_run": 2, **CLUSTER_ONWARD}
 
 
 def test_a_further_consensus_run_is_one_more_job_and_the_earlier_runs_are_kept(finished_run):
     write_config(finished_run, hdbscan={"consensus_runs": 4})
-    assert planned_jobs(finished_run) == {
-        "consensus_run": 1,
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == {"consensus_run": 1, **CLUSTER_ONWARD}
     outputs = [
         line for line in run_workflow(finished_run, "--dry-run").stdout.splitlines() if "output:" in line
     ]
@@ -187,14 +147,7 @@ def test_a_further_consensus_run_is_one_more_job_and_the_earlier_runs_are_kept(f
 
 def test_fewer_consensus_runs_recluster_without_projecting_again(finished_run):
     write_config(finished_run, hdbscan={"consensus_runs": 2})
-    assert planned_jobs(finished_run) == {
-        "cluster": 1,
-        "topics": 1,
-        "changes": 1,
-        "evaluate": 1,
-        "report": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == CLUSTER_ONWARD
 
 
 def test_changed_report_setting_reruns_only_the_report(finished_run):
