@@ -81,21 +81,23 @@ def python_child(code: str, *args: str) -> dict:
     return run
 
 
+def snakemake_command(workdir: Path, *args: str) -> list[str]:
+    """Snakemake on the repository's Snakefile in ``workdir``, on the machine's 2 cores, quiet."""
+    return [
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--quiet",
+        *args,
+    ]
+
+
 def snakemake(workdir: Path, *args: str) -> dict:
-    run = measured(
-        [
-            str(SNAKEMAKE),
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            "--rerun-incomplete",
-            "--quiet",
-            *args,
-        ]
-    )
+    run = measured(snakemake_command(workdir, "--rerun-incomplete", *args))
     run.pop("output")
     return run
 
@@ -502,20 +504,7 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
         )
     del records
 
-    parsed = measured(
-        [
-            str(SNAKEMAKE),
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            "--quiet",
-            "--until",
-            "corpus",
-        ]
-    )
+    parsed = measured(snakemake_command(workdir, "--until", "corpus"))
     embedding = config["embedding"]
     seeded = python_child(
         SEED_EMBEDDINGS,
@@ -533,19 +522,7 @@ def bench_scale(size: int, scratch: Path, noise: float, label: str, overrides: l
     downstream = snakemake(workdir)
     rules = rule_benchmarks(workdir)
     noop = snakemake(workdir)
-    dry_run = measured(
-        [
-            str(SNAKEMAKE),
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            "--dry-run",
-            "--quiet",
-        ]
-    )
+    dry_run = measured(snakemake_command(workdir, "--dry-run"))
     papers = storage_count(workdir / "results" / "corpus" / "papers.jsonl")
     return {
         "label": label,

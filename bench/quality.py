@@ -161,18 +161,9 @@ def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, r
     """
     from bertopic import BERTopic
     from papertopics.quality import evaluate_topics
-    from umap import UMAP
 
     texts = [p["text"] for p in papers]
-    umap_model = UMAP(
-        n_neighbors=15,
-        n_components=5,
-        min_dist=0.0,
-        metric="cosine",
-        low_memory=False,
-        random_state=random_state,
-    )
-    model = BERTopic(embedding_model=encoder, umap_model=umap_model)
+    model = BERTopic(embedding_model=encoder, umap_model=bertopic_default_umap(random_state))
     topics = np.asarray(model.fit_transform(texts, embeddings=embeddings)[0])
     keyphrases = {t: [w for w, _ in model.get_topic(t) or [] if w] for t in set(topics.tolist())}
     return evaluate_topics(
@@ -192,21 +183,27 @@ def cached(cache_dir: Path, name: str, key, compute) -> np.ndarray:
     return values
 
 
-def bertopic_default_partition(embeddings: np.ndarray, random_state: int) -> np.ndarray:
-    """The topics BERTopic's defaults make (its default UMAP and HDBSCAN; outliers stay -1),
-    without the representation steps that do not move a paper.
-    """
-    from hdbscan import HDBSCAN
+def bertopic_default_umap(random_state: int):
+    """BERTopic's default UMAP, with only its seed fixed."""
     from umap import UMAP
 
-    reduced = UMAP(
+    return UMAP(
         n_neighbors=15,
         n_components=5,
         min_dist=0.0,
         metric="cosine",
         low_memory=False,
         random_state=random_state,
-    ).fit_transform(embeddings)
+    )
+
+
+def bertopic_default_partition(embeddings: np.ndarray, random_state: int) -> np.ndarray:
+    """The topics BERTopic's defaults make (its default UMAP and HDBSCAN; outliers stay -1),
+    without the representation steps that do not move a paper.
+    """
+    from hdbscan import HDBSCAN
+
+    reduced = bertopic_default_umap(random_state).fit_transform(embeddings)
     return (
         HDBSCAN(min_cluster_size=10, metric="euclidean", cluster_selection_method="eom", prediction_data=True)
         .fit_predict(reduced)
