@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.guided import expanded_names, guided_topics, load_guide
+from papertopics.guided import expanded_names, guided_topics, load_guide, unmatched_names
 
 
 def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):
@@ -64,6 +64,7 @@ def test_a_name_no_paper_fits_makes_no_topic():
     )
     assert sorted(named.values()) == [0, 1, 2]
     assert topics.tolist() == truth[:120].tolist()
+    assert unmatched_names(["A", "B", "C", "Unrelated"], named) == ["Unrelated"]
 
 
 def test_a_name_is_drawn_towards_the_papers_it_matches_best():
@@ -96,6 +97,12 @@ def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(tmp_pa
     named = [t for t in details["topics"] if t["named"]]
     assert {t["label"] for t in named} <= {"Language models", "Neuroscience and brain imaging"} and named
     assert details["settings"]["guide"] == ["Language models", "Neuroscience and brain imaging"]
+    # Each name either made a topic or is listed, in the report too, as one no paper fits.
+    unmatched = details["settings"]["guide_unmatched"]
+    assert sorted({t["label"] for t in named} | set(unmatched)) == details["settings"]["guide"]
+    page = (workdir / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "<dt>topics.guide</dt><dd>Language models; Neuroscience and brain imaging</dd>" in page
+    assert ("topics.guide: no paper fits" in page) == bool(unmatched)
     assert all(not t["named"] for t in details["topics"] if t not in named)
     topics = pd.read_csv(workdir / "results" / "topics" / "topics.csv")
     assert set(t["label"] for t in named) <= set(topics["label"])

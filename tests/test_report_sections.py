@@ -11,6 +11,7 @@ from papertopics.figures import model_figures
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.document_map import OUTLIER_COLOUR, lighter, map_data, map_label, topic_colour
 from papertopics.report.embedding import data_block, gzip_block, script_json
+from papertopics.report.overview import overview_section
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
@@ -170,6 +171,21 @@ def test_topic_table_marks_named_and_found_topics_when_guided():
     table = topic_table_section(inputs)
     sources = re.findall(r'<tr data-topic="(-?\d+)">.*?<td>(named|found|)</td></tr>', table)
     assert sources == [("0", "named"), ("1", "found"), ("-1", "")]
+
+
+def test_overview_lists_the_guide_and_warns_of_names_no_paper_fits():
+    inputs = _inputs([0, 1, 0, 1, 0, -1])
+    assert "topics.guide" not in overview_section(inputs)
+    inputs.topic_settings.update(
+        guide=["Graphs", HOSTILE], guide_min_similarity=0.4, named_topics=1, guide_unmatched=[HOSTILE]
+    )
+    overview = overview_section(inputs)
+    assert "<dt>topics.guide_min_similarity</dt><dd>0.4 (1 of 2 names made a topic)</dd>" in overview
+    notices = re.findall(r'<p class="notice">(.*?)</p>', overview)
+    assert len(notices) == 1 and notices[0].startswith("topics.guide: no paper fits ")
+    assert "<img" not in overview and "<script>window" not in overview
+    inputs.topic_settings["guide_unmatched"] = []
+    assert '<p class="notice">' not in overview_section(inputs)
 
 
 def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():

@@ -133,3 +133,11 @@ def guided_topics(
     for number, cluster in enumerate(discovered, start=len(named)):
         topics[rest & (clusters == cluster)] = number
     return topics, dict(enumerate(named))
+
+
+def unmatched_names(names: list[str], named: dict[int, int]) -> list[str]:
+    """The guide's names that no paper fits (``named`` as ``guided_topics`` returns it), in the
+    guide's order: they make no topic, and the user should hear of them.
+    """
+    kept = set(named.values())
+    return [name for index, name in enumerate(names) if index not in kept]

@@ -251,6 +251,24 @@ def cluster(
     _LOG.info("clustered: %s", used)
 
 
+def _apply_guide(
+    names: list[str], encoder, vectors: np.ndarray, cluster_labels: np.ndarray, min_similarity: float
+) -> tuple[np.ndarray, dict[int, int], list[str]]:
+    """The clusters with the guide's categories first (``guided_topics``), named topic → index of
+    its name, and the names no paper fits (logged: they make no topic). No names: as they were.
+    """
+    from papertopics.guided import guided_topics, unmatched_names
+
+    if not names:
+        return cluster_labels, {}, []
+    name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
+    cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, min_similarity)
+    unmatched = unmatched_names(names, named)
+    for name in unmatched:
+        _LOG.warning("topics.guide: no paper fits %r, so it makes no topic", name)
+    return cluster_labels, named, unmatched
+
+
 def topics(
     papers: str,
     embeddings: list[str],
@@ -304,7 +322,7 @@ def topics(
     """
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
-    from papertopics.guided import guided_topics, load_guide
+    from papertopics.guided import load_guide
     from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
     from papertopics.models import resolve_model_location
     from papertopics.topics import OUTLIER, fit_topic_model, needs_embedding_model
@@ -319,10 +337,9 @@ def topics(
         if names or needs_embedding_model(representation["representation"])
         else None
     )
-    named = {}
-    if names:
-        name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
-        cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, guide_min_similarity)
+    cluster_labels, named, unmatched = _apply_guide(
+        names, encoder, vectors, cluster_labels, guide_min_similarity
+    )
     texts = [p["text"] for p in records]
     fitted, model_topics, was_outlier = fit_topic_model(
         texts, vectors, cluster_labels, embedding_model=encoder, **representation
@@ -365,6 +382,7 @@ def topics(
         "guide": names,
         "guide_min_similarity": guide_min_similarity if names else None,
         "named_topics": len(name_of_model_topic),
+        "guide_unmatched": unmatched,
         "consensus": storage.read_json(cluster_settings).get("consensus"),
     }
     storage.write_json(

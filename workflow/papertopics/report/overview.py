@@ -78,6 +78,31 @@ def _dump_table(corpus_summary: dict) -> str:
     return f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _guide_settings(settings: dict) -> dict:
+    """The guide as used, where there is one: its names and the similarity a paper needs to join one."""
+    if not settings.get("guide"):
+        return {}
+    return {
+        "topics.guide": "; ".join(settings["guide"]),
+        "topics.guide_min_similarity": (
+            f"{settings['guide_min_similarity']} ({settings['named_topics']} of {len(settings['guide'])} "
+            "names made a topic)"
+        ),
+    }
+
+
+def _unmatched_guide_note(settings: dict) -> str | None:
+    """What a user must hear of a guide: the names that made no topic, because no paper fits them."""
+    unmatched = settings.get("guide_unmatched")
+    if not unmatched:
+        return None
+    return (
+        f"topics.guide: no paper fits {', '.join(repr(name) for name in unmatched)}, so "
+        f"{'it makes' if len(unmatched) == 1 else 'they make'} no topic (papers join a name at a "
+        "similarity of at least topics.guide_min_similarity)."
+    )
+
+
 def overview_section(inputs: ReportInputs) -> str:
     """The overview: corpus figures, the dumps read, settings, quality and provenance."""
     papers = inputs.papers
@@ -121,11 +146,12 @@ def overview_section(inputs: ReportInputs) -> str:
         ),
         "umap.word_weight": umap.get("word_weight"),
         "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
+        **_guide_settings(settings),
     }
     dump_warnings = [
         warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
     ]
-    notes = [note for note in (hdbscan.get("note"), *dump_warnings) if note]
+    notes = [note for note in (hdbscan.get("note"), _unmatched_guide_note(settings), *dump_warnings) if note]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
     return (
         '<section id="overview"><h2>Overview</h2>'
