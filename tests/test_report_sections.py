@@ -173,6 +173,13 @@ def test_topic_table_marks_named_and_found_topics_when_guided():
     assert sources == [("0", "named"), ("1", "found"), ("-1", "")]
 
 
+def test_overview_states_the_largest_topic_allowed_or_that_there_is_no_limit():
+    inputs = _inputs([0, 1, 0, 1, 0, -1])
+    assert "<dd>0 (largest topic allowed: no limit)</dd>" in overview_section(inputs)
+    inputs.hdbscan_settings.update(max_cluster_share=0.1, max_cluster_size=40)
+    assert "<dd>0.1 (largest topic allowed: 40 papers)</dd>" in overview_section(inputs)
+
+
 def test_overview_lists_the_guide_and_warns_of_names_no_paper_fits():
     inputs = _inputs([0, 1, 0, 1, 0, -1])
     assert "topics.guide" not in overview_section(inputs)

@@ -134,7 +134,7 @@ def overview_section(inputs: ReportInputs) -> str:
         ),
         "hdbscan.max_cluster_share": (
             f"{hdbscan.get('max_cluster_share', 0)} (largest topic allowed: "
-            f"{hdbscan.get('max_cluster_size') or 'no limit'} papers)"
+            + (f"{hdbscan['max_cluster_size']} papers)" if hdbscan.get("max_cluster_size") else "no limit)")
         ),
         "topics.ngram_range / stop_words / top_n_words": (
             f"{settings['ngram_range']} / {settings['stop_words']} / {settings['top_n_words']}"
