@@ -26,6 +26,29 @@ def test_a_bad_guide_is_named_in_the_error(tmp_path, guide, message):
         load_guide(guide, tmp_path)
 
 
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "areas.txt: category names must not be empty"),
+        (b"# only a comment\n\n", "areas.txt: category names must not be empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "areas.txt: this is a PNG image"),
+        (b"Search\x00\x00\x01", "areas.txt: this looks like a binary file"),
+    ],
+)
+def test_a_guide_file_that_holds_no_names_is_named_in_the_error(tmp_path, content, message):
+    (tmp_path / "areas.txt").write_bytes(content)
+    with pytest.raises(PipelineInputError, match=message):
+        load_guide("areas.txt", tmp_path)
+
+
+def test_a_guide_file_in_another_encoding_is_read_as_dumps_are(tmp_path, caplog):
+    (tmp_path / "areas.txt").write_bytes("Réseaux de neurones\r\nSearch\r\n".encode("cp1252"))
+    assert load_guide("areas.txt", tmp_path) == ["Réseaux de neurones", "Search"]
+    assert "areas.txt: not valid UTF-8 (first at line 1); read as cp1252" in caplog.text
+    (tmp_path / "utf16.txt").write_bytes("Réseaux\nSearch\n".encode("utf-16"))
+    assert load_guide("utf16.txt", tmp_path) == ["Réseaux", "Search"]
+
+
 def _corpus(seed: int = 0):
     """Papers around three category directions (40 each) and 30 papers of a fourth subject no
     name describes; the names' vectors point roughly (not exactly) at their categories.

@@ -13,12 +13,16 @@ the model; it matches papers to the names once, without the priors or the rounds
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 
 from papertopics.errors import PipelineInputError
+from papertopics.formats import decode
 from papertopics.topics import OUTLIER, topic_centroids
+
+_LOG = logging.getLogger(__name__)
 
 # Softmax temperature of the cosine similarities in the matching (measured on IJCAI's 16 areas:
 # 0.02-0.03 gave the best accuracy; 0.1 sends nearly every paper to the broadest name).
@@ -43,7 +47,12 @@ def load_guide(guide: list[str] | str | None, base_dir: str | Path = ".") -> lis
             raise PipelineInputError(
                 f"topics.guide: {path} is not a file (give a list of names or a text file, one name a line)"
             )
-        names = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        # Decoded as dumps are: a byte-order mark honoured, a binary file refused, cp1252 read with a warning.
+        raw = path.read_bytes()
+        text, _, warnings = decode(raw, path) if raw.strip() else ("", "", [])
+        for warning in warnings:
+            _LOG.warning("%s", warning)
+        names = [line.strip() for line in text.splitlines()]
         names = [name for name in names if name and not name.startswith("#")]
         source = str(path)
     else:
