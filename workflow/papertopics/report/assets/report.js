@@ -403,8 +403,7 @@
         drawing = drawing.then(nextFrame).then(function () { return drawFigure(entry.target); }).then(function () {
           waiting.splice(waiting.indexOf(entry.target), 1);
           markIfAllDrawn();
-          holdEngine(-1);
-        });
+        }).finally(function () { holdEngine(-1); });  // a chart that failed to draw holds the engine no longer
       });
     }, { rootMargin: "400px 0px" });
     waiting.forEach(function (div) { observer.observe(div); });
