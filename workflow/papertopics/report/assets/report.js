@@ -371,7 +371,7 @@
     return lines;
   }
 
-  // The search engine waits while charts are being drawn (see searchEngine's pause).
+  // The search engine slows down while charts are being drawn (see searchEngine's pause).
   var chartsBeingDrawn = 0;
   function holdEngine(change) {
     if (!mapDiv) { return; }  // no papers, no search engine
@@ -474,10 +474,10 @@
     shownPaper = index;
     var panel = document.getElementById("paper-panel");
     panel.replaceChildren();
-    abstractOf(index).then(function (text) { if (shownPaper === index) { showAbstract(panel, index, text); } });
+    abstractOf(index).then(function (text) { if (shownPaper === index) { fillPaperPanel(panel, index, text); } });
   }
 
-  function showAbstract(panel, index, text) {
+  function fillPaperPanel(panel, index, abstractText) {
     var topic = map.topics[map.topic[index]];
     var heading = document.createElement("h3");
     heading.textContent = map.names[index];
@@ -485,7 +485,7 @@
     meta.className = "hint";
     meta.textContent = map.dumps[index] + " · topic " + topic.topic + ": " + topic.label + (map.outlier[index] ? " (outlier)" : "");
     var abstract = document.createElement("p");
-    abstract.textContent = text;
+    abstract.textContent = abstractText;
     panel.append(heading, meta, abstract);
     var url = map.urls[index];
     // The page only ever receives http(s) links (see web_link); checked again before use.
