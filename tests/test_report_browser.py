@@ -468,3 +468,65 @@ def test_search_typed_before_the_index_is_built_answers_in_full_and_highlights_t
     assert report.map_dimmed()
     assert report.console_errors == []
     assert report.remote_requests == []
+
+
+# The text the page receives from the search engine's worker: the longest message's, in characters.
+_RECORD_WORKER_MESSAGES = """
+window.__longestFromWorker = 0;
+const PageWorker = window.Worker;
+window.Worker = function (url) {
+    const worker = new PageWorker(url);
+    const characters = value => typeof value === 'string' ? value.length
+        : Array.isArray(value) ? value.reduce((n, item) => n + characters(item), 0)
+        : value && typeof value === 'object' ? Object.values(value).reduce((n, item) => n + characters(item), 0) : 0;
+    worker.addEventListener('message', event => {
+        window.__longestFromWorker = Math.max(window.__longestFromWorker, characters(event.data));
+    });
+    return worker;
+};
+"""
+
+
+@pytest.mark.slow(reason="builds a report of 10,000 synthetic papers")
+@pytest.mark.parametrize("engine", ["worker", "page"])
+def test_shown_paper_gets_its_whole_abstract_from_the_search_engine(synthetic_10000, browser_context, engine):
+    """The search engine keeps the abstracts: the page receives their first words for the hover
+    labels, and a paper's whole abstract when it is shown (on the map or in a topic card); with the
+    engine in its worker, and on the page where the browser gives no worker.
+    """
+    papers = _report_bench().synthetic_stage_outputs(10_000, 150, 15)["papers"].set_index("id")
+    init_script = _RECORD_WORKER_MESSAGES if engine == "worker" else "delete window.Worker;"
+    report = OpenedReport(browser_context, synthetic_10000, init_script=init_script)
+    page = report.page
+    page.wait_for_function("document.body.dataset.searchReady === 'true'")
+
+    # A paper clicked in the search's list, then another on the map: each shows its abstract in full.
+    report.search("kalo")
+    page.locator("#search-results li").nth(3).click()
+    listed = page.locator("#search-results li").nth(3).get_attribute("data-id")
+    assert page.text_content("#paper-panel h3") == papers.loc[listed, "display_name"]
+    assert page.text_content("#paper-panel p:last-child") == papers.loc[listed, "abstract"]
+    page.wait_for_function("document.getElementById('document-map').dataset.hoverSnippets === 'true'")
+    point = 1234
+    label = "".join(report.hover_point(point, click=True).split())
+    shown = papers.loc[report.point_id(point)]
+    page.wait_for_function(
+        "name => document.querySelector('#paper-panel h3')?.textContent === name", arg=shown["display_name"]
+    )
+    assert page.text_content("#paper-panel p:last-child") == shown["abstract"]
+    assert len(shown["abstract"]) > 200 and "".join(shown["abstract"].split())[:150] in label
+    assert "".join(shown["abstract"].split()) not in label, "the hover label holds the abstract's first words"
+
+    # A representative paper of a topic card, opened.
+    card_paper = page.locator("details.paper").first
+    card_paper.locator("summary").click()
+    page.wait_for_function("p => p.textContent.length > 0", arg=card_paper.locator("p").element_handle())
+    assert (
+        card_paper.locator("p").text_content() == papers.loc[card_paper.get_attribute("data-id"), "abstract"]
+    )
+
+    if engine == "worker":  # the abstracts stayed in the worker: no message held them all
+        longest = page.evaluate("window.__longestFromWorker")
+        assert 0 < longest < papers["abstract"].str.len().sum() / 3
+    assert report.console_errors == []
+    assert report.remote_requests == []

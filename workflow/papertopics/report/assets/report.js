@@ -30,23 +30,39 @@
     return read();
   }
 
+  // A text's first ``chars`` characters, cut at a space.
+  function snippet(text, chars) {
+    if (text.length <= chars) { return text; }
+    var cut = text.slice(0, chars), space = cut.lastIndexOf(" ");
+    return (space > 0 ? cut.slice(0, space) : cut) + "…";
+  }
+
   // The search engine: every word of every name and abstract, indexed once; a query word matches
   // the papers holding a word that starts with it. Names are indexed as soon as they come, then
   // abstracts once the papers' table comes and is unpacked; until then a query is answered from
-  // what is indexed, marked incomplete. ``post`` sends a message to the page.
+  // what is indexed, marked incomplete. The engine keeps the abstracts: the page gets their first
+  // words for the hover labels, and a paper's whole abstract when it asks for it (the page
+  // receiving all 100,000 of them held up its drawing of the charts for seconds).
+  // ``post`` sends a message to the page.
   function searchEngine(post) {
     var WORD = /[\p{L}\p{N}]+/gu;
     var postings = new Map();  // word -> paper indices, ascending within each pass over the papers
     var sortedWords = null;    // postings' words sorted; null after a new word is indexed
     var papers = 0, abstractsIndexed = 0, complete = false;
+    var abstracts = null;
+    var abstractsAsked = [];  // papers whose abstract the page asked for before the table was read
 
     // Long work is done in slices of SLICE_MS, with a pause between them in which a query is
     // answered; a message, unlike setTimeout, is not delayed by the browser between slices.
+    // While the page is drawing a chart it holds the engine, which then rests a slice's length
+    // after each slice: on two busy cores the engine's work slows the drawing down, and stopping it
+    // outright until the charts are drawn would delay a 10,000-paper search by seconds for nothing.
     var SLICE_MS = 20;
+    var held = false;
     function pause() {
       return new Promise(function (resolve) {
         var channel = new MessageChannel();
-        channel.port1.onmessage = function () { resolve(); };
+        channel.port1.onmessage = function () { if (held) { setTimeout(resolve, SLICE_MS); } else { resolve(); } };
         channel.port2.postMessage(null);
       });
     }
@@ -103,15 +119,19 @@
       }
     }
 
-    function indexAbstracts(abstracts, start) {
+    function indexAbstracts(start) {
       var until = performance.now() + SLICE_MS, i = start;
       for (; i < abstracts.length && performance.now() < until; i++) { index(abstracts[i], i); }
       abstractsIndexed = i;
       // Slices, so that a query that comes meanwhile is answered from what is indexed so far.
-      if (i < abstracts.length) { return pause().then(function () { return indexAbstracts(abstracts, i); }); }
+      if (i < abstracts.length) { return pause().then(function () { return indexAbstracts(i); }); }
       complete = true;
       sortedWords = Array.from(postings.keys()).sort();  // now, rather than at the next key typed
       post({ type: "ready" });
+    }
+
+    function sendAbstract(paper) {
+      post({ type: "abstract", paper: paper, text: abstracts[paper] });
     }
 
     function firstAtLeast(words, prefix) {
@@ -145,13 +165,21 @@
         papers = message.names.length;
         message.names.forEach(index);
         post({ type: "names indexed" });
-      } else if (message.type === "table") {  // { csv }: the papers' table, base64 of gzip
+      } else if (message.type === "table") {  // { csv, hoverChars }: the papers' table, base64 of gzip
         gunzipBase64(message.csv).then(parseCsv).then(function (rows) {
           var column = rows[0].indexOf("abstract");
-          var abstracts = rows.slice(1).map(function (row) { return row[column]; });
-          post({ type: "abstracts", abstracts: abstracts });
-          return indexAbstracts(abstracts, 0);
+          abstracts = rows.slice(1).map(function (row) { return row[column]; });
+          abstractsAsked.forEach(sendAbstract);
+          abstractsAsked = [];
+          post({ type: "snippets", snippets: message.hoverChars ? abstracts.map(function (text) {
+            return snippet(text, message.hoverChars);
+          }) : null });
+          return indexAbstracts(0);
         });
+      } else if (message.type === "hold") {  // { held }: whether the page is drawing
+        held = message.held;
+      } else if (message.type === "abstract") {  // { paper }: its whole abstract, once the table is read
+        if (abstracts === null) { abstractsAsked.push(message.paper); } else { sendAbstract(message.paper); }
       } else if (message.type === "search") {  // { words }
         var found = matching(message.words);
         post({ type: "found", papers: found, complete: complete, indexed: abstractsIndexed / Math.max(papers, 1) },
@@ -165,7 +193,7 @@
   // on the page itself where the browser allows no worker. Returns a function to send it a message.
   function startSearchEngine(receive) {
     try {
-      var source = [gunzipBase64, searchEngine].map(String).join("\n") +
+      var source = [gunzipBase64, snippet, searchEngine].map(String).join("\n") +
         "\nvar receive = searchEngine(function (message, transfer) { postMessage(message, transfer || []); });" +
         "\nonmessage = function (event) { receive(event.data); };";
       var worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
@@ -323,20 +351,14 @@
     });
   }
 
-  // A paper's name, dumps and topic; once the abstracts are unpacked, its first words too.
+  // A paper's name, dumps and topic; once the search engine has sent them, its abstract's first words too.
   function hoverTexts() {
     return map.ids.map(function (_id, index) {
       var topic = map.topics[map.topic[index]];
       var head = "<b>" + plotlyText(map.names[index]) + "</b><br>" + plotlyText(map.dumps[index] + " · " + topic.label);
-      if (abstracts === null || !map.hover_chars) { return head; }
-      return [head].concat(wrapped(snippet(abstracts[index], map.hover_chars), 70).map(plotlyText)).join("<br>");
+      if (snippets === null) { return head; }
+      return [head].concat(wrapped(snippets[index], 70).map(plotlyText)).join("<br>");
     });
-  }
-
-  function snippet(text, chars) {
-    if (text.length <= chars) { return text; }
-    var cut = text.slice(0, chars), space = cut.lastIndexOf(" ");
-    return (space > 0 ? cut.slice(0, space) : cut) + "…";
   }
 
   function wrapped(text, width) {
@@ -347,6 +369,17 @@
     });
     if (line) { lines.push(line); }
     return lines;
+  }
+
+  // The search engine slows down while charts are being drawn (see searchEngine's pause).
+  var chartsBeingDrawn = 0;
+  function holdEngine(change) {
+    if (!mapDiv) { return; }  // no papers, no search engine
+    var wasHeld = chartsBeingDrawn > 0;
+    chartsBeingDrawn += change;
+    if (wasHeld !== chartsBeingDrawn > 0) {
+      startSearch().then(function () { sendToEngine({ type: "hold", held: chartsBeingDrawn > 0 }); });
+    }
   }
 
   function drawFigure(div) {
@@ -366,10 +399,11 @@
       entries.forEach(function (entry) {
         if (!entry.isIntersecting || waiting.indexOf(entry.target) === -1) { return; }
         observer.unobserve(entry.target);
+        holdEngine(+1);
         drawing = drawing.then(nextFrame).then(function () { return drawFigure(entry.target); }).then(function () {
           waiting.splice(waiting.indexOf(entry.target), 1);
           markIfAllDrawn();
-        });
+        }).finally(function () { holdEngine(-1); });  // a chart that failed to draw holds the engine no longer
       });
     }, { rootMargin: "400px 0px" });
     waiting.forEach(function (div) { observer.observe(div); });
@@ -377,24 +411,26 @@
   }
 
   // ---- Papers and search: the papers' table (abstracts) is unpacked and indexed by the search
-  // engine while the map is drawn; the page gets the abstracts from it, for reading a paper, the
-  // hover snippets, the topic cards.
-  var abstracts = null;
-  var receiveAbstracts;
-  var abstractsReady = new Promise(function (resolve) { receiveAbstracts = resolve; });
+  // engine while the map is drawn; the page gets from it the hover snippets, and a paper's
+  // abstract when the paper is shown (read on the map or in a topic card).
+  var snippets = null;  // the abstracts' first map.hover_chars characters, once the engine sends them
+  var abstractWanted = new Map();  // paper -> resolves of the promises of its abstract
   var sendToEngine = null;
   var answerFound = null;  // resolves the query in flight with the engine's answer
 
   function onEngineMessage(message) {
-    if (message.type === "abstracts") {
-      abstracts = message.abstracts;
+    if (message.type === "abstract") {
+      var waiting = abstractWanted.get(message.paper);
+      abstractWanted.delete(message.paper);
+      waiting.forEach(function (resolve) { resolve(message.text); });
+    } else if (message.type === "snippets") {
+      snippets = message.snippets;
       // The hover snippets (a second of work at 100,000 papers, and a redraw of the map) wait for
       // a moment the page is idle: the charts being drawn come first.
       whenIdle(function () {
-        var done = map && map.hover_chars ? Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }) : Promise.resolve();
+        var done = snippets ? Plotly.restyle(mapDiv, { hovertext: [hoverTexts()] }) : Promise.resolve();
         done.then(function () { mapDiv.dataset.hoverSnippets = "true"; });  // tests wait on it
       });
-      receiveAbstracts(abstracts);
     } else if (message.type === "names indexed") {
       document.body.dataset.namesSearchable = "true";  // the benchmark and tests wait on it
     } else if (message.type === "found") {
@@ -414,10 +450,23 @@
         sendToEngine({ type: "names", names: data.names });
       });
       Promise.all([engineStarted, parsed]).then(function () {
-        sendToEngine({ type: "table", csv: document.getElementById("papers-csv").textContent });
+        sendToEngine({ type: "table", csv: document.getElementById("papers-csv").textContent, hoverChars: map.hover_chars });
       });
     }
     return engineStarted;
+  }
+
+  // A paper's whole abstract, from the search engine (once it has read the papers' table).
+  function abstractOf(index) {
+    return startSearch().then(function () {
+      return new Promise(function (resolve) {
+        if (!abstractWanted.has(index)) {
+          abstractWanted.set(index, []);
+          sendToEngine({ type: "abstract", paper: index });
+        }
+        abstractWanted.get(index).push(resolve);
+      });
+    });
   }
 
   var shownPaper = null;
@@ -425,10 +474,10 @@
     shownPaper = index;
     var panel = document.getElementById("paper-panel");
     panel.replaceChildren();
-    if (abstracts === null) {
-      abstractsReady.then(function () { if (shownPaper === index) { showPaper(index); } });
-      return;
-    }
+    abstractOf(index).then(function (text) { if (shownPaper === index) { fillPaperPanel(panel, index, text); } });
+  }
+
+  function fillPaperPanel(panel, index, abstractText) {
     var topic = map.topics[map.topic[index]];
     var heading = document.createElement("h3");
     heading.textContent = map.names[index];
@@ -436,7 +485,7 @@
     meta.className = "hint";
     meta.textContent = map.dumps[index] + " · topic " + topic.topic + ": " + topic.label + (map.outlier[index] ? " (outlier)" : "");
     var abstract = document.createElement("p");
-    abstract.textContent = abstracts[index];
+    abstract.textContent = abstractText;
     panel.append(heading, meta, abstract);
     var url = map.urls[index];
     // The page only ever receives http(s) links (see web_link); checked again before use.
@@ -632,7 +681,7 @@
   document.querySelectorAll("details.paper[data-index]").forEach(function (details) {
     details.addEventListener("toggle", function () {
       if (details.open) {
-        abstractsReady.then(function () { details.querySelector("p").textContent = abstracts[+details.dataset.index]; });
+        abstractOf(+details.dataset.index).then(function (text) { details.querySelector("p").textContent = text; });
       }
     });
   });
