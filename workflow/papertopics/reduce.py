@@ -99,9 +99,14 @@ def paper_neighbours(
     alone, not of umap.random_state, so that only the layouts move with the seed (see
     NEIGHBOUR_SEARCH_SEED).
     """
-    if len(vectors) <= exact_neighbours_up_to:
+    if neighbour_search(len(vectors), exact_neighbours_up_to) == "exact":
         return exact_neighbours(vectors, n_neighbors, metric)
     return approximate_neighbours(vectors, n_neighbors, metric)
+
+
+def neighbour_search(n_papers: int, exact_neighbours_up_to: int) -> str:
+    """How ``paper_neighbours`` searches ``n_papers``: ``exact`` or ``nn-descent``."""
+    return "exact" if n_papers <= exact_neighbours_up_to else "nn-descent"
 
 
 def cache_umap_kernels() -> None:
@@ -363,8 +368,6 @@ def reduce_embeddings(
         "fit_sample_size": fit_sample_size,
         "fitted_on_sample": sampled,
         "exact_neighbours_up_to": exact_neighbours_up_to,
-        "neighbours": None
-        if graph is None
-        else ("exact" if len(vectors) <= exact_neighbours_up_to else "nn-descent"),
+        "neighbours": None if graph is None else neighbour_search(len(vectors), exact_neighbours_up_to),
     }
     return coordinates, settings
