@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import default_config
 from papertopics.changes import (
+    CompareSettings,
     benjamini_hochberg,
     compare_periods,
     describe_changes,
@@ -17,6 +19,18 @@ from papertopics.changes import (
 from papertopics.errors import PipelineInputError
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
+
+
+def settings(**overrides) -> CompareSettings:
+    """The shipped config.yaml's compare knobs, with ``overrides``."""
+    return CompareSettings(**{**default_config()["compare"], **overrides})
+
+
+def describe(papers, topics, dump_order, texts=None, **overrides):
+    texts = texts if texts is not None else ["no words here"] * len(papers)
+    return describe_changes(
+        papers, texts, _details(topics), NO_HISTORY, dump_order, settings(**overrides), "english"
+    )
 
 
 def test_wilson_interval_matches_values_computed_by_hand():
@@ -122,20 +136,7 @@ def test_new_and_faded_topics_with_their_papers():
     )
     years = [2023] * 100 + [2024] * 100
     papers = _papers(rows, years=years)
-    _, record = describe_changes(
-        papers,
-        _details([0, 1, 2, 3]),
-        NO_HISTORY,
-        ["x"],
-        by="auto",
-        baseline="auto",
-        target="auto",
-        confidence=0.95,
-        false_discovery_rate=0.05,
-        new_topic_share=0.9,
-        faded_topic_share=0.1,
-        min_papers=5,
-    )
+    _, record = describe(papers, [0, 1, 2, 3], ["x"])
     assert record["by"] == "year" and (record["baseline"], record["target"]) == ("2023", "2024")
     assert [t["topic"] for t in record["new_topics"]] == [3]
     assert [t["topic"] for t in record["faded_topics"]] == [2]
@@ -153,9 +154,7 @@ def test_new_and_faded_topics_with_their_papers():
 def test_three_years_give_a_series_and_the_two_newest_are_compared():
     rows = [("x", t % 2) for t in range(60)]
     papers = _papers(rows, years=[2020] * 20 + [2022] * 20 + [2021] * 20)
-    shares, record = describe_changes(
-        papers, _details([0, 1]), NO_HISTORY, ["x"], "auto", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
-    )
+    shares, record = describe(papers, [0, 1], ["x"])
     assert record["periods"] == ["2020", "2021", "2022"]
     assert (record["baseline"], record["target"]) == ("2021", "2022")
     assert len(record["series"][0]["share"]) == 3
@@ -164,9 +163,7 @@ def test_three_years_give_a_series_and_the_two_newest_are_compared():
 
 def test_one_dump_says_there_is_nothing_to_compare():
     papers = _papers([("only", 0)] * 5 + [("only", 1)] * 5)
-    shares, record = describe_changes(
-        papers, _details([0, 1]), NO_HISTORY, ["only"], "auto", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
-    )
+    shares, record = describe(papers, [0, 1], ["only"])
     assert record["comparable"] is False and "only one dump" in record["reason"]
     assert shares["share"].sum() == pytest.approx(1.0)
 
@@ -174,17 +171,11 @@ def test_one_dump_says_there_is_nothing_to_compare():
 def test_an_unknown_baseline_or_a_year_nobody_has_is_a_clear_error():
     papers = _papers([("a", 0), ("b", 0), ("b", 1)])
     with pytest.raises(PipelineInputError, match=r"compare.baseline is 'c', but the papers' dumps are a, b"):
-        describe_changes(
-            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "c", "auto", 0.95, 0.05, 0.9, 0.1, 5
-        )
+        describe(papers, [0, 1], ["a", "b"], by="dump", baseline="c")
     with pytest.raises(PipelineInputError, match="compare.by is 'year' but no paper carries a year"):
-        describe_changes(
-            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "year", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 5
-        )
+        describe(papers, [0, 1], ["a", "b"], by="year")
     with pytest.raises(PipelineInputError, match="both 'b'"):
-        describe_changes(
-            papers, _details([0, 1]), NO_HISTORY, ["a", "b"], "dump", "b", "b", 0.95, 0.05, 0.9, 0.1, 5
-        )
+        describe(papers, [0, 1], ["a", "b"], by="dump", baseline="b", target="b")
 
 
 def test_papers_without_a_year_are_left_out_and_counted():

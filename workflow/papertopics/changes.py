@@ -15,10 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from papertopics.bursts import detect_bursts, term_counts, without_nested
 from papertopics.errors import PipelineInputError
 from papertopics.topics import OUTLIER
+from papertopics.trends import cochran_armitage, direction, grade, period_scores
 
 BY_CHOICES = ("auto", "dump", "year")
+# Topics listed with a bursting term: those holding most of its papers in the burst.
+_BURST_TOPICS = 3
 
 
 def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -68,12 +72,14 @@ def share_change_pvalues(count_before, total_before, count_after, total_after) -
     )
 
 
-def benjamini_hochberg(pvalues) -> np.ndarray:
-    """Benjamini–Hochberg adjusted p-values (q-values), in the input's order."""
+def benjamini_hochberg(pvalues, axis: int = -1) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (q-values), in the input's order, each slice along
+    ``axis`` corrected on its own (one row per simulated run, say).
+    """
     from scipy.stats import false_discovery_control
 
     pvalues = np.asarray(pvalues, dtype=np.float64)
-    return false_discovery_control(pvalues, method="bh") if len(pvalues) else pvalues
+    return false_discovery_control(pvalues, axis=axis, method="bh") if pvalues.size else pvalues
 
 
 @dataclass
@@ -145,22 +151,33 @@ def dump_shares(
     return table
 
 
-def _pick_periods(names: list[str], by: str, baseline, target) -> tuple[str, str]:
-    """The two periods to compare: the given ones, or the two newest (the last two in order)."""
-    chosen = []
-    for key, value, default in (("baseline", baseline, names[-2]), ("target", target, names[-1])):
-        name = default if value == "auto" else str(value)
-        if name not in names:
+def _pick_periods(names: list[str], tested: list[str], by: str, baseline, target) -> tuple[str, str] | None:
+    """The two periods to compare: the given ones; for ``auto``, the newest period that takes
+    part in the tests (``tested``) as target, and the newest such period before it as baseline.
+    None where ``auto`` finds no such period.
+    """
+
+    def named(key: str, value) -> str:
+        if str(value) not in names:
             raise PipelineInputError(
                 f"compare.{key} is {value!r}, but the papers' {by}s are {', '.join(names)}; "
                 f"set compare.{key} to one of them or to auto."
             )
-        chosen.append(name)
-    if chosen[0] == chosen[1]:
+        return str(value)
+
+    after = named("target", target) if target != "auto" else (tested[-1] if tested else None)
+    if baseline != "auto":
+        before = named("baseline", baseline)
+    else:
+        earlier = [n for n in tested if after is not None and names.index(n) < names.index(after)]
+        before = earlier[-1] if earlier else None
+    if before is None or after is None:
+        return None
+    if before == after:
         raise PipelineInputError(
-            f"compare.baseline and compare.target are both {chosen[0]!r}; pick two different {by}s."
+            f"compare.baseline and compare.target are both {before!r}; pick two different {by}s."
         )
-    return chosen[0], chosen[1]
+    return before, after
 
 
 def compare_periods(
@@ -217,65 +234,88 @@ def _examples(
     return [{"id": i, "name": names[i]} for i in chosen]
 
 
+def _plain(value):
+    """A value as JSON wants it: numpy scalars to Python, floats rounded, NaN to None."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else round(float(value), 6)
+    return value
+
+
 def _records(frame: pd.DataFrame) -> list[dict]:
-    """Rows as JSON-ready dicts: numpy scalars to Python, floats rounded, NaN to None."""
+    """Rows as JSON-ready dicts (see ``_plain``)."""
+    return [{key: _plain(value) for key, value in row.items()} for row in frame.to_dict(orient="records")]
 
-    def plain(value):
-        if isinstance(value, (np.bool_, bool)):
-            return bool(value)
-        if isinstance(value, (np.integer,)):
-            return int(value)
-        if isinstance(value, (float, np.floating)):
-            return None if math.isnan(value) else round(float(value), 6)
-        return value
 
-    return [{key: plain(value) for key, value in row.items()} for row in frame.to_dict(orient="records")]
+@dataclass(frozen=True)
+class CompareSettings:
+    """The ``compare`` knobs (see the config schema for each one's meaning and default)."""
+
+    by: str
+    baseline: str | int
+    target: str | int
+    confidence: float
+    false_discovery_rate: float
+    suggestive_q: float
+    new_topic_share: float
+    faded_topic_share: float
+    min_papers: int
+    min_period_papers: int
+    burst_scaling: float
+    burst_transition_cost: float
+    burst_min_papers: int
 
 
 def describe_changes(
     papers: pd.DataFrame,
+    texts: list[str],
     topic_details: list[dict],
     lineage: dict,
     dump_order: list[str],
-    by: str,
-    baseline,
-    target,
-    confidence: float,
-    false_discovery_rate: float,
-    new_topic_share: float,
-    faded_topic_share: float,
-    min_papers: int,
+    settings: CompareSettings,
+    stop_words: str | None,
 ) -> tuple[pd.DataFrame, dict]:
     """The per-dump share table (``dump_shares.csv``) and the comparison (``changes.json``).
 
     Args:
         papers: the topics stage's paper table (``id``, ``topic``, ``dumps``, ``display_name``,
             and ``year`` where the input had one).
+        texts: each paper's text (title and abstract), in the order of ``papers``, for the terms.
         topic_details: the topics stage's topic records (label, representative papers).
         lineage: the topics stage's events since the previous run (``lineage.json``).
         dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
-        by: ``dump``, ``year`` or ``auto`` (years when every paper has one and there are two or more).
-        baseline: the period compared from, or ``auto`` for the second newest.
-        target: the period compared to, or ``auto`` for the newest.
-        confidence: the level of every interval (0.95).
-        false_discovery_rate: the Benjamini–Hochberg level at which a change is significant.
-        new_topic_share: a topic is new when at least this share of its papers is in the target,
-            both periods weighted to the same size (see ``target_weight``).
-        faded_topic_share: a topic has faded when at most this share of its papers is in the target.
-        min_papers: the fewest papers a new topic needs in the target (a faded one in the baseline).
+        settings: the ``compare`` knobs.
+        stop_words: the stop-word list of the keyphrases that may burst (``topics.stop_words``).
 
     Returns:
-        The share table and the comparison record.
+        The share table and the comparison record: the trends over every period (``trends``),
+        the terms that burst (``bursts``), the newest period against the one before (or the
+        chosen two), new and faded topics, and the series of shares.
     """
     labels = {t["topic"]: t["label"] for t in topic_details}
-    periods = paper_periods(papers, by, dump_order)
-    shares = dump_shares(papers, periods, labels, confidence)
+    periods = paper_periods(papers, settings.by, dump_order)
+    shares = dump_shares(papers, periods, labels, settings.confidence)
+    period_papers = [int((periods.period == name).sum()) for name in periods.names]
+    tested = [
+        n for n, size in zip(periods.names, period_papers, strict=True) if size >= settings.min_period_papers
+    ]
     record = {
         "by": periods.by,
         "periods": periods.names,
+        "period_papers": period_papers,
         "papers_without_period": periods.left_out,
-        "confidence": confidence,
+        "min_period_papers": settings.min_period_papers,
+        "small_periods": [n for n in periods.names if n not in tested],
+        "confidence": settings.confidence,
+        "false_discovery_rate": settings.false_discovery_rate,
+        "suggestive_q": settings.suggestive_q,
         "since_previous_run": lineage,
+        "series": _share_series(shares, labels),
+        "trends": topic_trends(shares, periods.by, tested, settings),
+        "bursts": term_bursts(texts, papers, periods, tested, labels, settings, stop_words),
     }
     if len(periods.names) < 2:
         only = periods.names[0] if periods.names else "none"
@@ -284,8 +324,16 @@ def describe_changes(
             "comparable": False,
             "reason": f"only one {periods.by} ({only}): nothing to compare",
         }
-    before, after = _pick_periods(periods.names, periods.by, baseline, target)
-    comparison = compare_periods(shares, before, after, confidence, false_discovery_rate)
+    picked = _pick_periods(periods.names, tested, periods.by, settings.baseline, settings.target)
+    if picked is None:
+        return shares, {
+            **record,
+            "comparable": False,
+            "reason": f"fewer than two {periods.by}s have {settings.min_period_papers} papers or more",
+        }
+    before, after = picked
+    comparison = compare_periods(shares, before, after, settings.confidence, settings.false_discovery_rate)
+    comparison["grade"] = grade(comparison["q_value"], settings.false_discovery_rate, settings.suggestive_q)
     weight = target_weight(comparison)
     representatives = {t["topic"]: t["representative_ids"] for t in topic_details}
 
@@ -306,21 +354,148 @@ def describe_changes(
         "comparable": True,
         "baseline": before,
         "target": after,
-        "false_discovery_rate": false_discovery_rate,
         "test": "two-sided Fisher exact test per topic, Benjamini-Hochberg across topics",
         "thresholds": {
-            "new_topic_share": new_topic_share,
-            "faded_topic_share": faded_topic_share,
-            "min_papers": min_papers,
+            "new_topic_share": settings.new_topic_share,
+            "faded_topic_share": settings.faded_topic_share,
+            "min_papers": settings.min_papers,
         },
         "comparison": _records(comparison),
         "new_topics": listed(
-            (weight >= new_topic_share) & (comparison["target_papers"] >= min_papers), after
+            (weight >= settings.new_topic_share) & (comparison["target_papers"] >= settings.min_papers), after
         ),
         "faded_topics": listed(
-            (weight <= faded_topic_share) & (comparison["baseline_papers"] >= min_papers), before
+            (weight <= settings.faded_topic_share) & (comparison["baseline_papers"] >= settings.min_papers),
+            before,
         ),
-        "series": _share_series(shares, labels),
+    }
+
+
+TREND_TEST = (
+    "Cochran-Armitage test for trend in proportions per topic (score: the year, or the dump's place), "
+    "Benjamini-Hochberg across topics"
+)
+
+
+def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: CompareSettings) -> dict:
+    """Each topic's trend in share across the ``tested`` periods (3 or more), strongest evidence
+    first, or why there is none.
+    """
+    if len(tested) < 3:
+        return {
+            "available": False,
+            "reason": f"a trend needs 3 or more {by}s with {settings.min_period_papers} papers or more; "
+            f"there {'is' if len(tested) == 1 else 'are'} {len(tested)}",
+        }
+    real = shares[(shares["topic"] != OUTLIER) & shares["period"].isin(tested)]
+    counts = real.pivot(index="topic", columns="period", values="papers")[tested]
+    totals = real.groupby("period")["period_papers"].first()[tested].to_numpy()
+    test = cochran_armitage(counts.to_numpy(), totals, period_scores(tested, by), settings.confidence)
+    q_values = benjamini_hochberg(test.p_value)
+    graded = grade(q_values, settings.false_discovery_rate, settings.suggestive_q)
+    labels = real.groupby("topic")["label"].first()
+    table = pd.DataFrame(
+        {
+            "topic": counts.index.to_numpy(),
+            "label": labels[counts.index].to_numpy(),
+            "direction": direction(test.slope, graded),
+            "grade": graded,
+            "slope_pp": 100 * test.slope,
+            "slope_low_pp": 100 * test.slope_low,
+            "slope_high_pp": 100 * test.slope_high,
+            "p_value": test.p_value,
+            "q_value": q_values,
+        }
+    )
+    table["papers"] = counts.astype(int).to_numpy().tolist()
+    table["share"] = (counts.to_numpy() / totals).round(6).tolist()
+    table = table.assign(evidence=test.p_value, size=-np.abs(test.slope)).sort_values(
+        ["evidence", "size", "topic"], kind="stable"
+    )
+    return {
+        "available": True,
+        "test": TREND_TEST,
+        "periods": tested,
+        "period_papers": totals.astype(int).tolist(),
+        "unit": "year" if by == "year" else by,
+        "topics": _records(table.drop(columns=["evidence", "size"])),
+    }
+
+
+def term_bursts(
+    texts: list[str],
+    papers: pd.DataFrame,
+    periods: Periods,
+    tested: list[str],
+    labels: dict[int, str],
+    settings: CompareSettings,
+    stop_words: str | None,
+) -> dict:
+    """The keyphrases that burst in some of the ``tested`` periods, strongest first, each with
+    the topics that hold most of its papers there; or why there are none.
+    """
+    if len(tested) < 3:
+        return {
+            "available": False,
+            "reason": f"bursts need 3 or more {periods.by}s with {settings.min_period_papers} papers or more; "
+            f"there {'is' if len(tested) == 1 else 'are'} {len(tested)}",
+        }
+    in_tests = np.isin(periods.period, tested)
+    found = term_counts(
+        texts, periods.rows[in_tests], periods.period[in_tests], tested, stop_words, settings.burst_min_papers
+    )
+    kept = without_nested(
+        detect_bursts(
+            found.counts,
+            found.totals,
+            settings.burst_scaling,
+            settings.burst_transition_cost,
+            settings.false_discovery_rate,
+        ),
+        found.terms,
+    )
+    topic_of = papers["topic"].to_numpy()
+    records = []
+    for burst, q in kept:
+        span = tested[burst.start : burst.end + 1]
+        inside = np.isin(periods.period, span) & in_tests
+        rows = np.unique(periods.rows[inside])
+        holders = rows[found.holds[rows, burst.term].toarray().ravel() > 0]
+        span_papers = int(found.totals[burst.start : burst.end + 1].sum())
+        papers_in_span = int(found.counts[burst.term, burst.start : burst.end + 1].sum())
+        elsewhere = int(found.counts[burst.term].sum()) - papers_in_span
+        topics, held = np.unique(topic_of[holders], return_counts=True)
+        order = np.lexsort((topics, -held))
+        records.append(
+            {
+                "term": str(found.terms[burst.term]),
+                "start": span[0],
+                "end": span[-1],
+                "periods": span,
+                "strength": round(burst.strength, 3),
+                "q_value": q,
+                "papers": found.counts[burst.term].astype(int).tolist(),
+                "papers_in_span": papers_in_span,
+                "share_in_span": papers_in_span / span_papers,
+                "share_elsewhere": elsewhere / max(int(found.totals.sum()) - span_papers, 1),
+                "topics": [
+                    {"topic": int(t), "label": labels.get(int(t), ""), "papers": int(n)}
+                    for t, n in zip(topics[order], held[order], strict=True)
+                    if t != OUTLIER
+                ][:_BURST_TOPICS],
+            }
+        )
+    return {
+        "available": True,
+        "model": "Kleinberg's two-state burst model per keyphrase (1-3 words), each burst tested against "
+        "the other periods (Bonferroni over the spans, Benjamini-Hochberg across terms)",
+        "periods": tested,
+        "period_papers": found.totals.astype(int).tolist(),
+        "scaling": settings.burst_scaling,
+        "transition_cost": settings.burst_transition_cost,
+        "min_papers": settings.burst_min_papers,
+        "terms_tested": len(found.terms),
+        "bursts": [{key: _plain(value) for key, value in r.items()} for r in records],
     }
 
 
@@ -338,3 +513,54 @@ def _share_series(shares: pd.DataFrame, labels: dict[int, str]) -> list[dict]:
         }
         for topic, rows in real.groupby("topic", sort=True)
     ]
+
+
+_TREND_COLUMNS = [
+    "topic",
+    "label",
+    "direction",
+    "grade",
+    "slope_pp",
+    "slope_low_pp",
+    "slope_high_pp",
+    "p_value",
+    "q_value",
+]
+
+
+def trend_table(record: dict) -> pd.DataFrame:
+    """``trends.csv``: one row per topic, strongest evidence first, with its papers and share in
+    each tested period (``papers <period>``, ``share <period>``); only the header where no trend
+    could be tested.
+    """
+    trends = record["trends"]
+    if not trends["available"]:
+        return pd.DataFrame(columns=_TREND_COLUMNS)
+    table = pd.DataFrame(trends["topics"])
+    for index, period in enumerate(trends["periods"]):
+        table[f"papers {period}"] = table["papers"].map(lambda counts, i=index: counts[i])
+        table[f"share {period}"] = table["share"].map(lambda shares, i=index: shares[i])
+    return table.drop(columns=["papers", "share"])
+
+
+def recomputed_shares(now: pd.DataFrame, earlier: pd.DataFrame | None, lineage: dict) -> dict:
+    """Where the shares the previous run published moved beyond this run's intervals.
+
+    A rerun refits the topics on every paper, so an earlier period's shares are recomputed with
+    this run's topics; for each topic that kept its id, the (topic, period) pairs whose earlier
+    share lies outside this run's interval are listed with both figures.
+    """
+    if lineage.get("first_run", True):
+        return {"previous_run": None, "moved": []}
+    if earlier is None or earlier.empty or set(earlier["by"]) != set(now["by"]):
+        return {"previous_run": lineage["previous_run"], "compared": False, "moved": []}
+    kept = {topic["id"] for topic in lineage["kept"]}
+    both = now[now["topic"].isin(kept)].merge(
+        earlier[["topic", "period", "papers", "period_papers", "share"]].astype({"period": str}),
+        on=["topic", "period"],
+        suffixes=("", "_before"),
+    )
+    moved = both[(both["share_before"] < both["share_low"]) | (both["share_before"] > both["share_high"])]
+    columns = ["topic", "label", "period", "papers_before", "period_papers_before", "share_before"]
+    columns += ["papers", "period_papers", "share", "share_low", "share_high"]
+    return {"previous_run": lineage["previous_run"], "compared": True, "moved": _records(moved[columns])}

@@ -291,6 +291,8 @@ def topics(
     min_similarity: float,
     guide_names: list[str],
     guide_min_similarity: float,
+    compare_by: str,
+    dump_order: list[str],
     **representation,
 ) -> None:
     """Fit the topic model on the clusters, number its topics stably across runs, and write them.
@@ -318,13 +320,17 @@ def topics(
         min_similarity: the centroid similarity that continues a topic with few shared papers.
         guide_names: ``topics.guide`` when it is a list of category names.
         guide_min_similarity: how similar a paper must be to a name to join its topic.
+        compare_by: the periods of each topic's wording per period (``compare.by``).
+        dump_order: the dumps in the order of ``inputs``.
         **representation: the keyword settings of ``papertopics.topics.fit_topic_model``.
     """
+    from papertopics.changes import paper_periods
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
     from papertopics.guided import load_guide
     from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
     from papertopics.models import resolve_model_location
+    from papertopics.topic_wording import wording_per_period
     from papertopics.topics import OUTLIER, fit_topic_model, needs_embedding_model
 
     records, vectors = _corpus_embeddings(papers, embeddings)
@@ -368,8 +374,14 @@ def topics(
         coarse_topics,
     )
 
+    paper_table = _paper_table(records, assigned, described.label_of, was_outlier, map_2d)
+    wording = wording_per_period(
+        fitted, texts, model_topics, paper_periods(paper_table, compare_by, dump_order)
+    )
+    for record in described.details:
+        record["wording"] = wording.get(record["model_topic"], [])
     storage.write_csv(topics, topic_table(described.details))
-    storage.write_csv(topic_papers, _paper_table(records, assigned, described.label_of, was_outlier, map_2d))
+    storage.write_csv(topic_papers, paper_table)
     n_topics = sum(1 for d in described.details if d["topic"] != OUTLIER)
     settings = {
         "embedding_model": embedding_model,
@@ -593,11 +605,25 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_w
     )
 
 
-def changes(topic_papers: str, details: str, lineage: str, shares: str, changes: str, **comparison) -> None:
-    """Topic shares per dump (or year) with intervals, and what changed between two of them."""
+def changes(
+    papers: str,
+    topic_papers: str,
+    details: str,
+    lineage: str,
+    shares: str,
+    changes: str,
+    trends: str,
+    dump_order: list[str],
+    stop_words: str | None,
+    history_dir: str,
+    **comparison,
+) -> None:
+    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
+    what changed between two of them; ``comparison``: the ``compare`` knobs.
+    """
     import pandas as pd
 
-    from papertopics.changes import describe_changes
+    from papertopics.changes import CompareSettings, describe_changes, recomputed_shares, trend_table
 
     assigned = pd.read_csv(
         topic_papers,
@@ -605,19 +631,41 @@ def changes(topic_papers: str, details: str, lineage: str, shares: str, changes:
         dtype={"id": str, "dumps": str, "year": str},
         usecols=lambda name: name in {"id", "topic", "dumps", "display_name", "year"},
     )
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
+    events = storage.read_json(lineage)
     share_table, record = describe_changes(
-        assigned, storage.read_json(details)["topics"], storage.read_json(lineage), **comparison
+        assigned,
+        [texts[i] for i in assigned["id"]],
+        storage.read_json(details)["topics"],
+        events,
+        dump_order,
+        CompareSettings(**comparison),
+        stop_words,
+    )
+    earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
+    record["recomputed"] = recomputed_shares(
+        share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
     )
     storage.write_csv(shares, share_table)
+    storage.write_csv(trends, trend_table(record))
     storage.write_json(changes, record)
+    # Kept for the next run, which shows where this run's published shares moved.
+    storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
+    trend_rows = record["trends"].get("topics", [])
+    _LOG.info(
+        "%s %s: %d rising, %d falling topics (significant or suggestive); %d bursting terms",
+        record["by"],
+        ", ".join(record["periods"]),
+        sum(row["direction"] == "rising" for row in trend_rows),
+        sum(row["direction"] == "falling" for row in trend_rows),
+        len(record["bursts"].get("bursts", [])),
+    )
     if record["comparable"]:
-        significant = sum(row["significant"] for row in record["comparison"])
         _LOG.info(
-            "%s %s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
-            record["by"],
+            "%s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
             record["baseline"],
             record["target"],
-            significant,
+            sum(row["significant"] for row in record["comparison"]),
             len(record["comparison"]),
             len(record["new_topics"]),
             len(record["faded_topics"]),

@@ -1,6 +1,8 @@
-# What changed between dumps (or years), and since the previous run: read by the report.
+# What changed across the dumps (or years): trends over all of them, terms that burst, the
+# newest against the one before, and since the previous run. Read by the report.
 rule changes:
     input:
+        papers="results/corpus/papers.jsonl",
         topic_papers="results/topics/papers.csv",
         details="results/topics/topic_details.json",
         lineage="results/topics/lineage.json",
@@ -9,6 +11,7 @@ rule changes:
             "results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
         ),
         changes="results/topics/changes.json",
+        trends="results/topics/trends.csv",
     log:
         "results/logs/changes.log",
     benchmark:
@@ -18,5 +21,8 @@ rule changes:
     params:
         **config["compare"],
         dump_order=list(DUMPS),
+        stop_words=config["topics"]["stop_words"],
+        # Each run's share table is kept here, so that the next run shows where published shares moved.
+        history_dir="results/history",
     script:
         "../scripts/changes.py"

@@ -144,5 +144,8 @@ rule topics:
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],
         min_similarity=config["lineage"]["min_similarity"],
+        # Each topic's keywords per period (dump or year), as the changes stage compares them.
+        compare_by=config["compare"]["by"],
+        dump_order=list(DUMPS),
     script:
         "../scripts/topics.py"
