@@ -13,7 +13,9 @@ from papertopics.changes import (
     describe_changes,
     dump_shares,
     paper_periods,
+    recomputed_shares,
     share_difference_interval,
+    trend_table,
     wilson_interval,
 )
 from papertopics.errors import PipelineInputError
@@ -184,3 +186,93 @@ def test_papers_without_a_year_are_left_out_and_counted():
     assert periods.by == "dump"  # not every paper has a year
     periods = paper_periods(papers, "year", ["x"])
     assert periods.names == ["2023", "2024"] and periods.left_out == 2
+
+
+_FILLER = [f"filler{i}" for i in range(30)]
+
+
+def _three_years_with_a_rising_topic(rng) -> tuple[pd.DataFrame, list[str]]:
+    """600 papers a year over 2021-2023 in 10 topics; topic 0 rises 3% → 6% → 9% and its papers
+    say "certified robustness" from 2023 on (a burst); every paper says "learning".
+    """
+    rows, years, texts = [], [], []
+    for year, planted in ((2021, 0.03), (2022, 0.06), (2023, 0.09)):
+        shares = np.r_[planted, np.full(9, (1 - planted) / 9)]
+        for topic in rng.choice(10, size=600, p=shares):
+            rows.append(("x", int(topic)))
+            years.append(year)
+            words = f"learning topic{topic}words"
+            if topic == 0 and year == 2023:  # in varied company, as a real phrase is
+                before, after = rng.choice(_FILLER, size=2)
+                words += f" {before} certified robustness {after}"
+            texts.append(words)
+    return _papers(rows, years=years), texts
+
+
+def test_a_steady_rise_over_three_years_is_a_significant_rising_trend_with_its_counts():
+    papers, texts = _three_years_with_a_rising_topic(np.random.default_rng(5))
+    _, record = describe(papers, list(range(10)), ["x"], texts=texts)
+    trends = record["trends"]
+    assert trends["available"] and trends["periods"] == ["2021", "2022", "2023"]
+    first = trends["topics"][0]  # strongest evidence first
+    assert first["topic"] == 0 and first["direction"] == "rising" and first["grade"] == "significant"
+    assert 1.5 < first["slope_pp"] < 4.5 and first["slope_low_pp"] > 0
+    assert sum(first["papers"]) == int((papers["topic"] == 0).sum())
+    assert trends["period_papers"] == [600, 600, 600]
+    assert first["share"] == pytest.approx([n / 600 for n in first["papers"]], abs=1e-6)
+    # The newest-vs-previous view stays beside it, graded in words.
+    assert {row["grade"] for row in record["comparison"]} <= {"significant", "suggestive", "no evidence"}
+
+
+def test_a_term_that_appears_in_the_newest_year_bursts_there_and_names_its_topic():
+    papers, texts = _three_years_with_a_rising_topic(np.random.default_rng(6))
+    _, record = describe(papers, list(range(10)), ["x"], texts=texts)
+    bursts = record["bursts"]["bursts"]
+    terms = [b["term"] for b in bursts]
+    assert "certified robustness" in terms
+    assert "certified" not in terms and "robustness" not in terms  # nested in the phrase: listed once
+    burst = bursts[terms.index("certified robustness")]
+    assert burst["periods"] == ["2023"] and burst["start"] == burst["end"] == "2023"
+    assert burst["topics"][0]["topic"] == 0 and burst["papers"][:2] == [0, 0]
+    assert "learning" not in terms  # in every paper of every year: no burst
+
+
+def test_two_periods_or_small_ones_give_a_sentence_for_trends_and_bursts_not_an_error():
+    papers = _papers([("a", t % 3) for t in range(60)] + [("b", t % 3) for t in range(60)] + [("c", 0)] * 5)
+    _, record = describe(papers, [0, 1, 2], ["a", "b", "c"])
+    assert record["small_periods"] == ["c"] and record["period_papers"] == [60, 60, 5]
+    assert not record["trends"]["available"] and "3 or more dumps" in record["trends"]["reason"]
+    assert not record["bursts"]["available"]
+    # The automatic comparison leaves the small dump out: a against b.
+    assert (record["baseline"], record["target"]) == ("a", "b")
+    _, named = describe(papers, [0, 1, 2], ["a", "b", "c"], baseline="a", target="c")
+    assert (named["baseline"], named["target"]) == ("a", "c")  # named periods are compared all the same
+
+
+def test_shares_a_previous_run_published_are_shown_where_this_run_moved_them():
+    papers = _papers([("a", 0)] * 10 + [("a", 1)] * 90 + [("b", 0)] * 50 + [("b", 1)] * 50)
+    now = dump_shares(papers, paper_periods(papers, "dump", ["a", "b"]), {0: "zero", 1: "one"}, 0.95)
+    earlier = now.copy()
+    earlier.loc[(earlier["topic"] == 0) & (earlier["period"] == "a"), "share"] = 0.3  # was 30%, now 10%
+    earlier.loc[(earlier["topic"] == 1) & (earlier["period"] == "b"), "share"] = 0.52  # within the interval
+    lineage = {"first_run": False, "run": 2, "previous_run": 1, "kept": [{"id": 0}, {"id": 1}]}
+    moved = recomputed_shares(now, earlier, lineage)
+    assert moved["compared"] and [(m["topic"], m["period"]) for m in moved["moved"]] == [(0, "a")]
+    assert moved["moved"][0]["share_before"] == 0.3 and moved["moved"][0]["share"] == pytest.approx(0.1)
+    assert recomputed_shares(now, earlier, {**lineage, "kept": [{"id": 1}]})["moved"] == []  # 0 not kept
+    assert recomputed_shares(now, None, NO_HISTORY) == {"previous_run": None, "moved": []}
+    assert not recomputed_shares(now, earlier.assign(by="year"), lineage)["compared"]
+
+
+def test_the_trend_table_has_a_row_per_topic_and_papers_and_share_per_period():
+    papers, texts = _three_years_with_a_rising_topic(np.random.default_rng(7))
+    _, record = describe(papers, list(range(10)), ["x"], texts=texts)
+    table = trend_table(record)
+    assert len(table) == 10 and table["topic"].iloc[0] == 0
+    assert [c for c in table.columns if c.startswith("papers ")] == [
+        "papers 2021",
+        "papers 2022",
+        "papers 2023",
+    ]
+    assert table[["papers 2021", "papers 2022", "papers 2023"]].to_numpy().sum() == 1800
+    assert list(trend_table({"trends": {"available": False}}).columns)[:3] == ["topic", "label", "direction"]

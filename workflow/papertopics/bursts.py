@@ -193,19 +193,34 @@ def term_counts(
     return TermCounts(vectorizer.get_feature_names_out().astype(object), counts, totals, holds)
 
 
+# A phrase's burst explains a shorter phrase's inside it when at least this strong relative to it.
+_EXPLAINS = 0.8
+
+
 def without_nested(bursts: list[tuple[Burst, float]], terms: np.ndarray) -> list[tuple[Burst, float]]:
-    """The strongest of each family of nested phrases bursting at overlapping times ("language
-    models" inside "large language models"), so that one event is listed once.
+    """One entry per family of nested phrases bursting at overlapping times: a phrase inside a
+    longer one that bursts nearly as strongly ("certified" in "certified robustness") gives way
+    to it; of what is left, the strongest of a family ("language models" against "large language
+    models" when it is much stronger) is listed. Strongest first.
     """
+
+    def inside(short: Burst, long: Burst) -> bool:
+        return (
+            f" {terms[short.term]} " in f" {terms[long.term]} "
+            and short.term != long.term
+            and short.start <= long.end
+            and long.start <= short.end
+        )
+
+    explained = {
+        id(burst)
+        for burst, _ in bursts
+        if any(inside(burst, other) and other.strength >= _EXPLAINS * burst.strength for other, _ in bursts)
+    }
     kept: list[tuple[Burst, float]] = []
     for burst, q in bursts:
-        words = f" {terms[burst.term]} "
-        nested = any(
-            (words in f" {terms[other.term]} " or f" {terms[other.term]} " in words)
-            and burst.start <= other.end
-            and other.start <= burst.end
-            for other, _ in kept
-        )
-        if not nested:
+        if id(burst) not in explained and not any(
+            inside(burst, other) or inside(other, burst) for other, _ in kept
+        ):
             kept.append((burst, q))
     return kept
