@@ -1,5 +1,6 @@
-"""The report's "What changed" section in headless Chromium, offline: with one dump, two dumps
-and three years, from the shipped dumps' real run (its papers regrouped for each case).
+"""The report's "What changed" and "Topics since the previous run" sections in headless Chromium,
+offline: with one dump, two dumps and three years, from the shipped dumps' real run (its papers
+regrouped for each case).
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import offline_chromium
-from papertopics.changes import describe_changes
+from conftest import default_config, offline_chromium
+from papertopics.changes import CompareSettings, describe_changes
 from papertopics.report import build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -35,6 +36,11 @@ LATER_RUN = {
     ],
     "split": [],
     "relabelled": [{"id": 0, "from": "old words", "to": "new words"}],
+    "flows": {
+        "links": [{"from": 0, "to": 0, "papers": 17}, {"from": 1, "to": 0, "papers": 3}],
+        "new_papers": [{"to": 5, "papers": 6}, {"to": 0, "papers": 2}],
+        "removed_papers": [{"from": 2, "papers": 4}],
+    },
 }
 
 
@@ -51,13 +57,16 @@ def seed_inputs(seed_run):
         figures=results / "topics/figures.json",
         metrics=results / "metrics.json",
         changes=results / "topics/changes.json",
+        shares=results / "topics/dump_shares.csv",
+        trends=results / "topics/trends.csv",
     )
 
 
 def _regrouped(inputs, papers, lineage):
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
+    settings = CompareSettings(**{**default_config()["compare"], "min_papers": 1, "min_period_papers": 5})
     _, changes = describe_changes(
-        papers, inputs.topic_details, lineage, dump_order, "auto", "auto", "auto", 0.95, 0.05, 0.9, 0.1, 1
+        papers, papers["abstract"].tolist(), inputs.topic_details, lineage, dump_order, settings, "english"
     )
     return replace(inputs, papers=papers, changes=changes)
 
@@ -96,8 +105,9 @@ def test_one_dump_says_so_in_a_sentence(seed_inputs, browser_context, tmp_path):
     )
     section = page.locator("#changes")
     assert "Nothing to compare yet: only one dump" in section.inner_text()
-    assert "This is the first run" in section.inner_text()
+    assert "This is the first run" in page.locator("#lineage").inner_text()
     assert section.locator("div.figure").count() == 0, "no empty charts"
+    assert page.locator("#lineage div.figure").count() == 0
     assert not errors and not remote
 
 
@@ -109,12 +119,19 @@ def test_two_dumps_show_shares_with_intervals_and_the_previous_run(seed_inputs, 
     assert page.locator("#share-change .errorbars path.xerror").count() == 2 * topics
     assert page.locator("#change-table tbody tr").count() == topics
     text = page.locator("#changes").inner_text()
-    assert "Comparing" in text and "95% intervals" in text
-    assert "Of the previous run's 3 topics, 1 kept their id" in text
-    assert (
-        "5: brand <b>new</b>" in text and page.locator("#changes b").count() == 0
-    )  # shown literally, never markup
-    assert "absorbed" in text and "old words → new words" in text
+    assert "against" in text and "95% intervals" in text
+    assert "No trend test: a trend needs 3 or more dumps" in text  # two dumps: a sentence, not an error
+    assert "No burst detection" in text
+    lineage = page.locator("#lineage")
+    assert "renumbering after a rerun, not new research" in lineage.inner_text()
+    assert "Of the previous run's 3 topics, 1 kept their id" in lineage.inner_text()
+    assert "5: brand <b>new</b>" in lineage.inner_text() and page.locator("#lineage b").count() == 0
+    assert "absorbed" in lineage.inner_text() and "old words → new words" in lineage.inner_text()
+    # The Sankey: every topic of either run with a flow, and the new and removed papers' nodes.
+    lineage.locator("#lineage-sankey").scroll_into_view_if_needed()
+    page.wait_for_selector("#lineage-sankey .sankey-node")
+    assert page.locator("#lineage-sankey .sankey-node").count() == 3 + 1 + 2 + 1
+    assert page.locator("#lineage-sankey .sankey-link").count() == 5
     assert not errors and not remote
 
 
@@ -125,5 +142,32 @@ def test_three_years_add_a_share_over_time_chart(seed_inputs, browser_context, t
     page, errors, remote = _open(browser_context, tmp_path, inputs)
     assert _drawn_points(page, "share-series") == 3 * len(inputs.changes["series"])
     assert _drawn_points(page, "share-change") == 2 * len(inputs.changes["comparison"])
-    assert "2022" in page.locator("#changes").inner_text()
+    text = page.locator("#changes").inner_text()
+    assert "2022" in text and "Across 2021 to 2023 (3 years" in text
+    trends = inputs.changes["trends"]["topics"]
+    assert page.locator("#trend-table tbody tr").count() == len(trends)
+    # The largest movements are always listed, each with its counts per year and a share line.
+    largest = page.locator("#largest-trends li")
+    assert largest.count() == min(5, len(trends))
+    assert re.search(r"\d+ of \d+ → \d+ of \d+ → \d+ of \d+ papers", largest.first.inner_text())
+    assert page.locator("#largest-trends svg.sparkline").count() == largest.count()
+    # A topic card opens in place on its share line and wording per year.
+    card = page.locator("details.topic-card").first
+    card.locator(":scope > summary").click()
+    assert card.locator("svg.sparkline").count() == 1
+    # Its wording per dump, as the topics stage computed it (the seed run compared its two dumps).
+    wording = card.locator(".wording")
+    assert "Its wording by dump" in wording.inner_text()
+    assert wording.locator("dt").count() == len(inputs.topic_details[0]["wording"]) >= 1
+    assert not errors and not remote
+
+
+def test_the_comparison_files_download_as_they_are_on_disk(seed_run, seed_inputs, browser_context, tmp_path):
+    page, errors, remote = _open(browser_context, tmp_path, seed_inputs)
+    for name in ("changes.json", "dump_shares.csv", "trends.csv"):
+        with page.expect_download() as download:
+            page.click(f'#downloads button[data-filename="{name}"]')
+        saved = tmp_path / name
+        download.value.save_as(saved)
+        assert saved.read_bytes() == (seed_run / "results" / "topics" / name).read_bytes()
     assert not errors and not remote

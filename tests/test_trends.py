@@ -151,3 +151,17 @@ def test_nested_phrases_bursting_together_are_listed_once():
     bursts.append((Burst(3, 3, 4, 5.0, 0.0), 0.0))
     kept = without_nested(bursts, terms)
     assert [terms[b.term] for b, _ in kept] == ["large language models", "language", "robustness"]
+
+
+def test_a_word_spread_as_the_corpus_is_has_no_concentration_and_a_topic_term_has_much():
+    import scipy.sparse as sp
+    from papertopics.bursts import topic_concentration
+
+    rng = np.random.default_rng(3)
+    topics = rng.choice(20, size=2000)
+    style = rng.random(2000) < 0.05  # a word of the period's style: any topic alike
+    field = (topics == 4) & (rng.random(2000) < 0.5)  # a research term: half of topic 4's papers
+    holds = sp.csr_matrix(np.column_stack([style, field]).astype(np.int8))
+    concentration = topic_concentration(holds, topics)
+    assert abs(concentration[0]) < 0.05
+    assert concentration[1] > 0.6  # DP 0.95 (all in a 5% topic), less about 0.26 expected for 50 papers

@@ -193,6 +193,42 @@ def term_counts(
     return TermCounts(vectorizer.get_feature_names_out().astype(object), counts, totals, holds)
 
 
+def topic_concentration(holds, topics: np.ndarray) -> np.ndarray:
+    """How unevenly each term's papers spread over the topics, beyond chance: Gries' deviation of
+    proportions (DP: half the summed differences between the share of the term's papers in each
+    topic and the topic's share of all papers; 0 spread as the corpus is, near 1 in one topic)
+    less its expectation for as many papers drawn at random, which is larger for few papers.
+
+    A word of the period's style ("enhancing", "pivotal") spreads over the topics as the corpus
+    does; a research term ("federated learning", "large language models") gathers in some.
+
+    Args:
+        holds: scipy.sparse papers × terms, nonzero where the paper holds the term.
+        topics: each paper's topic (the outliers are one more group).
+    """
+    import scipy.sparse as sp
+    from scipy.stats import binom
+
+    groups, group_of = np.unique(np.asarray(topics), return_inverse=True)
+    papers = len(group_of)
+    membership = sp.csr_matrix((np.ones(papers), (group_of, np.arange(papers))), shape=(len(groups), papers))
+    per_group = (membership @ (holds > 0).astype(np.float64)).tocoo()
+    group_share = np.bincount(group_of, minlength=len(groups)) / papers
+    term_papers = np.bincount(per_group.col, weights=per_group.data, minlength=holds.shape[1])
+    # Σ over all groups of |v - s| = 1 + Σ over the groups holding the term of (|v - s| - s).
+    held = np.abs(per_group.data / term_papers[per_group.col] - group_share[per_group.row])
+    held -= group_share[per_group.row]
+    deviation = 0.5 * (1 + np.bincount(per_group.col, weights=held, minlength=holds.shape[1]))
+    # Expected DP for n papers: each group's mean absolute deviation of Binomial(n, s), by de Moivre's
+    # formula 2·m·(1−s)·P(X = m) with m = ⌊ns⌋ + 1, over n.
+    sizes, size_of = np.unique(term_papers, return_inverse=True)
+    n = np.maximum(sizes, 1)[:, None]
+    first_above = np.floor(n * group_share) + 1
+    mean_deviation = 2 * first_above * (1 - group_share) * binom.pmf(first_above, n, group_share)
+    expected = 0.5 * (mean_deviation / n).sum(axis=1)
+    return deviation - expected[size_of]
+
+
 # A phrase's burst explains a shorter phrase's inside it when at least this strong relative to it.
 _EXPLAINS = 0.8
 

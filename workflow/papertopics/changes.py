@@ -10,12 +10,12 @@ not called a trend. A paper in two dumps counts in both.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from papertopics.bursts import detect_bursts, term_counts, without_nested
+from papertopics.bursts import detect_bursts, term_counts, topic_concentration, without_nested
 from papertopics.errors import PipelineInputError
 from papertopics.topics import OUTLIER
 from papertopics.trends import cochran_armitage, direction, grade, period_scores
@@ -267,6 +267,7 @@ class CompareSettings:
     burst_scaling: float
     burst_transition_cost: float
     burst_min_papers: int
+    burst_min_concentration: float
 
 
 def describe_changes(
@@ -444,19 +445,27 @@ def term_bursts(
     found = term_counts(
         texts, periods.rows[in_tests], periods.period[in_tests], tested, stop_words, settings.burst_min_papers
     )
+    # Only terms that gather in some topics: the period's style of writing is not a research trend.
+    topical = (
+        topic_concentration(found.holds, papers["topic"].to_numpy()) >= settings.burst_min_concentration
+        if len(found.terms)
+        else np.zeros(0, dtype=bool)
+    )
+    candidates = np.flatnonzero(topical)
     kept = without_nested(
         detect_bursts(
-            found.counts,
+            found.counts[candidates],
             found.totals,
             settings.burst_scaling,
             settings.burst_transition_cost,
             settings.false_discovery_rate,
         ),
-        found.terms,
+        found.terms[candidates],
     )
     topic_of = papers["topic"].to_numpy()
     records = []
-    for burst, q in kept:
+    for found_burst, q in kept:
+        burst = replace(found_burst, term=int(candidates[found_burst.term]))
         span = tested[burst.start : burst.end + 1]
         inside = np.isin(periods.period, span) & in_tests
         rows = np.unique(periods.rows[inside])
@@ -494,7 +503,9 @@ def term_bursts(
         "scaling": settings.burst_scaling,
         "transition_cost": settings.burst_transition_cost,
         "min_papers": settings.burst_min_papers,
-        "terms_tested": len(found.terms),
+        "min_concentration": settings.burst_min_concentration,
+        "terms_counted": len(found.terms),
+        "terms_tested": len(candidates),
         "bursts": [{key: _plain(value) for key, value in r.items()} for r in records],
     }
 

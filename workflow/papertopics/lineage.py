@@ -432,3 +432,40 @@ def lineage_events(
         "split": [{"from": then(old), "into": [now(key) for key in keys]} for old, keys in matching.splits],
         "relabelled": relabelled,
     }
+
+
+# Papers moving between two topics are drawn when they are at least this share of either topic,
+# so that a handful of papers drifting across does not become a thread of its own.
+_FLOW_SHARE = 0.05
+
+
+def paper_flows(baseline: dict | None, current: list[TopicSnapshot], ids: dict[int, int]) -> dict:
+    """How the papers of the previous run's topics spread over this run's (by stable id): the
+    papers each pair shares, the papers new to each topic, and the papers of each earlier topic
+    no longer in the corpus; the content of ``lineage.json``'s ``flows``.
+    """
+    if baseline is None:
+        return {"links": [], "new_papers": [], "removed_papers": []}
+    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]]
+    shared = _overlaps(previous, current)
+    everyone_before = {paper for topic in previous for paper in topic.papers}
+    everyone_now = {paper for topic in current for paper in topic.papers}
+    links = [
+        {"from": before.id, "to": ids[now.id], "papers": int(shared[row, column])}
+        for row, before in enumerate(previous)
+        for column, now in enumerate(current)
+        if shared[row, column] > 0 and shared[row, column] >= _FLOW_SHARE * min(before.size, now.size)
+    ]
+    return {
+        "links": sorted(links, key=lambda link: (link["from"], link["to"])),
+        "new_papers": [
+            {"to": ids[topic.id], "papers": len(topic.papers - everyone_before)}
+            for topic in current
+            if topic.papers - everyone_before
+        ],
+        "removed_papers": [
+            {"from": topic.id, "papers": len(topic.papers - everyone_now)}
+            for topic in previous
+            if topic.papers - everyone_now
+        ],
+    }

@@ -328,7 +328,14 @@ def topics(
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
     from papertopics.guided import load_guide
-    from papertopics.lineage import TopicHistory, follow_topics, lineage_events, record_run, topic_snapshots
+    from papertopics.lineage import (
+        TopicHistory,
+        follow_topics,
+        lineage_events,
+        paper_flows,
+        record_run,
+        topic_snapshots,
+    )
     from papertopics.models import resolve_model_location
     from papertopics.topic_wording import wording_per_period
     from papertopics.topics import OUTLIER, fit_topic_model, needs_embedding_model
@@ -375,9 +382,8 @@ def topics(
     )
 
     paper_table = _paper_table(records, assigned, described.label_of, was_outlier, map_2d)
-    wording = wording_per_period(
-        fitted, texts, model_topics, paper_periods(paper_table, compare_by, dump_order)
-    )
+    periods = paper_periods(paper_table, compare_by, dump_order)
+    wording = wording_per_period(fitted, texts, model_topics, periods)
     for record in described.details:
         record["wording"] = wording.get(record["model_topic"], [])
     storage.write_csv(topics, topic_table(described.details))
@@ -396,6 +402,7 @@ def topics(
         "named_topics": len(name_of_model_topic),
         "guide_unmatched": unmatched,
         "consensus": storage.read_json(cluster_settings).get("consensus"),
+        "wording_by": periods.by,
     }
     storage.write_json(
         details, {"settings": settings, "topics": described.details, "groups": described.groups}
@@ -403,12 +410,10 @@ def topics(
     storage.write_json(figures, model_figures(fitted, n_topics))
     _save_model(fitted, model, resolve_model_location(embedding_model))
     sizes = {d["topic"]: d["size"] for d in described.details}
-    storage.write_json(
-        lineage,
-        lineage_events(
-            matching, stable_id, described.label_of, sizes, baseline, run, described.relabelled, set(ids)
-        ),
+    events = lineage_events(
+        matching, stable_id, described.label_of, sizes, baseline, run, described.relabelled, set(ids)
     )
+    storage.write_json(lineage, {**events, "flows": paper_flows(baseline, snapshots, stable_id)})
     # Last, once every output is written: a failed job leaves history as the last good run left it.
     record_run(history, run, baseline, _stable_snapshots(snapshots, stable_id, described))
     _LOG.info(

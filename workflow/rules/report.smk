@@ -11,6 +11,8 @@ rule report:
         figures="results/topics/figures.json",
         metrics="results/metrics.json",
         changes="results/topics/changes.json",
+        shares="results/topics/dump_shares.csv",
+        trends="results/topics/trends.csv",
     output:
         page=report("results/report/index.html", caption="../report/report.rst", category="Report"),
     log:

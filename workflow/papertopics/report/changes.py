@@ -1,5 +1,5 @@
-"""What changed: topic shares in the two compared dumps (or years), new and faded topics,
-shares over time, and what changed since the previous run.
+"""What changed: trends over every dump (or year), the terms that burst, shares over time, and
+the newest period against the one before with its new and faded topics.
 """
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ import html
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
+from papertopics.report.bursts import bursts_block
 from papertopics.report.document_map import topic_colour
 from papertopics.report.embedding import figure_block, notice
 from papertopics.report.topic_table import sortable_table, table_cell
+from papertopics.report.trends import trends_block
 
 _ROW_PX = 22
 _SERIES_SHOWN = 8  # topics drawn at first in the share-over-time chart; the others are a click away
@@ -72,12 +74,18 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
 
 
 def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
-    """Each topic's share over the periods with intervals; the topics that moved most are drawn,
+    """Each topic's share over the periods with intervals and counts; the topics with the
+    strongest trend evidence (else those that moved most between the compared two) are drawn,
     the others are listed in the legend to switch on.
     """
     periods = [plotly_text(_period_label(p, changes["by"], dump_labels)) for p in changes["periods"]]
-    movement = {r["topic"]: abs(r["change_pp"]) for r in changes["comparison"]}
-    shown = set(sorted(movement, key=lambda t: (-movement[t], t))[:_SERIES_SHOWN])
+    if changes["trends"]["available"]:
+        ranked = [r["topic"] for r in changes["trends"]["topics"]]
+    else:
+        ranked = [
+            r["topic"] for r in sorted(changes.get("comparison", []), key=lambda r: -abs(r["change_pp"]))
+        ]
+    shown = set(ranked[:_SERIES_SHOWN])
     figure = go.Figure()
     for topic in changes["series"]:
         shares = [100 * s for s in topic["share"]]
@@ -97,7 +105,11 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
                     "thickness": 1,
                     "width": 2,
                 },
-                hovertemplate="%{x}: %{y:.1f}%<extra>%{fullData.name}</extra>",
+                customdata=[
+                    [n, total] for n, total in zip(topic["papers"], changes["period_papers"], strict=True)
+                ],
+                hovertemplate="%{x}: %{y:.1f}% (%{customdata[0]} of %{customdata[1]} papers)"
+                "<extra>%{fullData.name}</extra>",
             )
         )
     figure.update_layout(
@@ -111,8 +123,8 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
     return figure
 
 
-def _share_cell_text(share: float, low: float, high: float) -> str:
-    return f"{100 * share:.1f}% ({100 * low:.1f}–{100 * high:.1f})"
+def _share_cell_text(share: float, low: float, high: float, papers: int, total: int) -> str:
+    return f"{100 * share:.1f}% ({100 * low:.1f}–{100 * high:.1f}), {papers} of {total}"
 
 
 def _change_cell_text(change_pp: float, low_pp: float, high_pp: float) -> str:
@@ -127,7 +139,7 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
         f"Share in {after}",
         "Change (pp)",
         "q-value",
-        "Significant",
+        "Evidence",
     ]
     rows = [
         (
@@ -136,18 +148,30 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
                 table_cell(r["topic"], r["topic"]),
                 table_cell(r["label"]),
                 table_cell(
-                    _share_cell_text(r["baseline_share"], r["baseline_share_low"], r["baseline_share_high"]),
+                    _share_cell_text(
+                        r["baseline_share"],
+                        r["baseline_share_low"],
+                        r["baseline_share_high"],
+                        r["baseline_papers"],
+                        r["baseline_period_papers"],
+                    ),
                     r["baseline_share"],
                 ),
                 table_cell(
-                    _share_cell_text(r["target_share"], r["target_share_low"], r["target_share_high"]),
+                    _share_cell_text(
+                        r["target_share"],
+                        r["target_share_low"],
+                        r["target_share_high"],
+                        r["target_papers"],
+                        r["target_period_papers"],
+                    ),
                     r["target_share"],
                 ),
                 table_cell(
                     _change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]
                 ),
                 table_cell(f"{r['q_value']:.3g}", r["q_value"]),
-                table_cell(_SIGNIFICANT if r["significant"] else ""),
+                table_cell(f"{_SIGNIFICANT} significant" if r["significant"] else r["grade"]),
             ],
         )
         for r in changes["comparison"]
@@ -174,94 +198,127 @@ def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> st
     return f'<ul class="topic-list" id="{html.escape(list_id)}">{"".join(items)}</ul>'
 
 
-def _since_previous_run(lineage: dict) -> str:
-    if lineage.get("first_run", True):
-        return "<h3>Since the previous run</h3>" + _sentence(
-            "This is the first run (or topic history was reset): topics are numbered by size. "
-            "From the next run on, a topic that persists keeps its id and label."
-        )
-
-    def named(topic: dict) -> str:
-        return f"{topic['id']}: {topic['label']}"
-
-    def items(entries: list[str]) -> str:
-        return "".join(f"<li>{html.escape(e)}</li>" for e in entries)
-
-    summary = (
-        f"Of the previous run's {lineage['previous_topics']} topics, {len(lineage['kept'])} kept their id; "
-        f"{len(lineage['merged'])} merges, {len(lineage['split'])} splits, {len(lineage['gone'])} gone and "
-        f"{len(lineage['new'])} new topics. Papers: {lineage['papers_in_both_runs']} in both runs, "
-        f"{lineage['papers_new']} new, {lineage['papers_removed']} removed."
+def _moved_text(moved: dict, label, previous_run: int) -> str:
+    """One share that moved: "7: graph neural networks in 2017: 3.3% now (2.1–4.6, 21 of 640); 1.6% in run 2 (9 of 560)"."""
+    now = (
+        f"{100 * moved['share']:.1f}% now ({100 * moved['share_low']:.1f}–{100 * moved['share_high']:.1f}, "
+        f"{moved['papers']} of {moved['period_papers']})"
     )
-    parts = [("New", [named(t) for t in lineage["new"]]), ("Gone", [named(t) for t in lineage["gone"]])]
-    parts.append(
-        (
-            "Merged",
-            [f"{', '.join(named(t) for t in m['from'])} → {named(m['into'])}" for m in lineage["merged"]],
-        )
-    )
-    parts.append(
-        (
-            "Split",
-            [f"{named(s['from'])} → {', '.join(named(t) for t in s['into'])}" for s in lineage["split"]],
-        )
-    )
-    parts.append(("Relabelled", [f"{r['id']}: {r['from']} → {r['to']}" for r in lineage["relabelled"]]))
-    lists = "".join(
-        f"<h4>{html.escape(title)} ({len(entries)})</h4><ul>{items(entries)}</ul>"
-        for title, entries in parts
-        if entries
-    )
-    return f'<h3>Since the previous run</h3><p id="since-previous-run">{html.escape(summary)}</p>{lists}'
+    then = f"{100 * moved['share_before']:.1f}% in run {previous_run} ({moved['papers_before']} of {moved['period_papers_before']})"
+    return f"{moved['topic']}: {moved['label']} in {label(moved['period'])}: {now}; {then}"
 
 
-def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
-    """The "What changed" section, or a sentence saying why there is nothing to compare."""
-    if changes is None:
+def _recomputed_note(changes: dict, label) -> str:
+    """Why shares published by the previous run may differ, and where they moved beyond this run's interval."""
+    recomputed = changes.get("recomputed") or {}
+    if recomputed.get("previous_run") is None:
         return ""
-    since = _since_previous_run(changes["since_previous_run"])
-    if not changes["comparable"]:
-        body = notice(
-            f"Nothing to compare yet: {changes['reason']}. Add a dump to data/raw/ and rerun to see "
-            "which topics grew, shrank, appeared or faded."
+    text = (
+        "Every share here is computed with this run's topics, refitted on all the papers: an earlier "
+        f"{changes['by']}'s share can differ from what run {recomputed['previous_run']} reported."
+    )
+    moved = recomputed.get("moved", [])
+    if not recomputed.get("compared", False):
+        return f'<p class="hint" id="recomputed">{html.escape(text)}</p>'
+    if not moved:
+        text += " No share of a topic that kept its id moved beyond its interval."
+        return f'<p class="hint" id="recomputed">{html.escape(text)}</p>'
+    text += f" {len(moved)} shares of topics that kept their id moved beyond their interval:"
+    items = "".join(
+        f"<li>{html.escape(_moved_text(m, label, recomputed['previous_run']))}</li>" for m in moved
+    )
+    return f'<div id="recomputed"><p class="hint">{html.escape(text)}</p><ul>{items}</ul></div>'
+
+
+def _periods_sentence(changes: dict, label) -> str:
+    listed = ", ".join(
+        f"{label(name)} ({papers} papers)"
+        for name, papers in zip(changes["periods"], changes["period_papers"], strict=True)
+    )
+    text = f"{len(changes['periods'])} {changes['by']}s: {listed}."
+    if changes["small_periods"]:
+        text += (
+            f" {', '.join(label(p) for p in changes['small_periods'])} "
+            f"{'has' if len(changes['small_periods']) == 1 else 'have'} fewer than "
+            f"{changes['min_period_papers']} papers: drawn, but left out of the tests."
         )
-        return f'<section id="changes"><h2>What changed</h2>{body}{since}</section>'
+    if changes["papers_without_period"]:
+        text += f" {changes['papers_without_period']} papers without a {changes['by']} are left out."
+    return f'<p id="periods">{html.escape(text)}</p>'
+
+
+def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
+    """The newest period against the one before (or the chosen two): chart, table, new and faded."""
     by = changes["by"]
+    if not changes["comparable"]:
+        return f"<h3>Two {html.escape(by)}s side by side</h3>" + _sentence(
+            f"No comparison: {changes['reason']}."
+        )
     before = _period_label(changes["baseline"], by, dump_labels)
     after = _period_label(changes["target"], by, dump_labels)
     rows = changes["comparison"]
     significant = sum(r["significant"] for r in rows)
+    suggestive = sum(r["grade"] == "suggestive" for r in rows)
     level = round(100 * changes["confidence"])
     intro = (
-        f"Comparing {before} ({rows[0]['baseline_period_papers'] if rows else 0} papers) with {after} "
-        f"({rows[0]['target_period_papers'] if rows else 0} papers): each topic's share of the papers, with "
-        f"{level}% intervals, largest rise first. {_SIGNIFICANT} marks a significant change (Fisher's exact "
-        f"test, Benjamini–Hochberg false discovery rate {changes['false_discovery_rate']:g} across the "
-        f"{len(rows)} topics): {significant} of {len(rows)}."
+        f"{before} ({rows[0]['baseline_period_papers'] if rows else 0} papers) against {after} "
+        f"({rows[0]['target_period_papers'] if rows else 0} papers): each topic's share with {level}% "
+        f"intervals, largest rise first. {_SIGNIFICANT} marks a significant change (Fisher's exact test, "
+        f"Benjamini–Hochberg false discovery rate {changes['false_discovery_rate']:g} across the {len(rows)} "
+        f"topics): {significant} of {len(rows)}, and {suggestive} more suggestive (q below "
+        f"{changes['suggestive_q']:g}). One step tests less than the whole span: a steady trend can be "
+        "significant above while no single step is."
     )
-    if changes["papers_without_period"]:
-        intro += f" {changes['papers_without_period']} papers without a {by} are left out."
     thresholds = changes["thresholds"]
+    return (
+        f"<h3>{html.escape(after)} against {html.escape(before)}</h3>"
+        f'<p id="pairwise-summary">{html.escape(intro)}</p>'
+        + figure_block("share-change", share_change_chart(changes, dump_labels))
+        + "<details><summary>The comparison as a table</summary>"
+        + _comparison_table(changes, before, after)
+        + "</details>"
+        + f'<h4>New in {html.escape(after)}</h4><p class="hint">Research topics at least '
+        f"{thresholds['new_topic_share']:.0%} of whose papers are from {html.escape(after)}, both {html.escape(by)}s "
+        f"weighted to the same size, and at least {thresholds['min_papers']} of them.</p>"
+        + _topic_list("new-topics", changes["new_topics"], after, f"No topic is new in {after}.")
+        + f'<h4>Faded in {html.escape(after)}</h4><p class="hint">At most {thresholds["faded_topic_share"]:.0%} '
+        f"of the topic's papers are from {html.escape(after)}, weighted the same way, and at least "
+        f"{thresholds['min_papers']} from {html.escape(before)}.</p>"
+        + _topic_list("faded-topics", changes["faded_topics"], after, f"No topic faded in {after}.")
+    )
+
+
+def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
+    """The "What changed" section: trends over every period, bursting terms, shares over time, and
+    the newest period against the one before; or why there is nothing to compare yet.
+    """
+    if changes is None:
+        return ""
+
+    def label(period: str) -> str:
+        return _period_label(period, changes["by"], dump_labels)
+
+    heading = '<section id="changes"><h2>What changed</h2>'
+    if len(changes["periods"]) < 2:
+        body = notice(
+            f"Nothing to compare yet: {changes['reason']}. Add a dump to data/raw/ and rerun to see "
+            "which topics rose, fell, appeared or faded."
+        )
+        return heading + body + "</section>"
     series = ""
     if len(changes["periods"]) >= 3:
         series = (
-            f'<h3>Share over time</h3><p class="hint">The {_SERIES_SHOWN} topics whose share changed most '
-            "between the compared periods; click a legend entry to show another.</p>"
+            '<h3>Share over time</h3><p class="hint">The topics with the strongest trend evidence; click a '
+            "legend entry to show another. Hover for the counts.</p>"
             + figure_block("share-series", share_series_chart(changes, dump_labels))
         )
     return (
-        '<section id="changes"><h2>What changed</h2>'
-        f"<p>{html.escape(intro)}</p>"
-        + figure_block("share-change", share_change_chart(changes, dump_labels))
-        + _comparison_table(changes, before, after)
+        heading
+        + _periods_sentence(changes, label)
+        + _recomputed_note(changes, label)
+        + trends_block(changes, label)
         + series
-        + f'<h3>New topics</h3><p class="hint">At least {thresholds["new_topic_share"]:.0%} of the topic\'s papers '
-        f"are from {html.escape(after)}, both weighted to the same size, and at least {thresholds['min_papers']} of them.</p>"
-        + _topic_list("new-topics", changes["new_topics"], after, f"No topic is new in {after}.")
-        + f'<h3>Faded topics</h3><p class="hint">At most {thresholds["faded_topic_share"]:.0%} of the topic\'s '
-        f"papers are from {html.escape(after)}, weighted the same way, and at least {thresholds['min_papers']} "
-        f"from {html.escape(before)}.</p>"
-        + _topic_list("faded-topics", changes["faded_topics"], after, f"No topic faded in {after}.")
-        + since
+        + bursts_block(changes, label)
+        + _pairwise(changes, dump_labels)
         + "</section>"
     )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -25,6 +26,8 @@ class ReportInputs:
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
+    # The comparison's files as they are on disk (changes.json, dump_shares.csv, trends.csv), by file name.
+    comparison_files: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -60,9 +63,11 @@ def load_report_inputs(
     figures: str,
     metrics: str | None = None,
     changes: str | None = None,
+    shares: str | None = None,
+    trends: str | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
-    (the comparison of dumps) are optional.
+    (the comparison of dumps, with its ``shares`` per dump and ``trends`` tables) are optional.
     """
     topic_details = storage.read_json(details)
     return ReportInputs(
@@ -77,4 +82,9 @@ def load_report_inputs(
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
         changes=storage.read_json(changes) if changes else None,
+        comparison_files={
+            Path(path).name: Path(path).read_text(encoding="utf-8")
+            for path in (changes, shares, trends)
+            if path
+        },
     )

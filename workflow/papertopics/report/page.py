@@ -15,6 +15,7 @@ from papertopics.report.document_map import document_map_block
 from papertopics.report.dump_share import dump_share_chart
 from papertopics.report.embedding import figure_block, gzip_block, notice
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import overview_section
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.topic_cards import topic_cards_section
@@ -38,6 +39,17 @@ def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
     entry = figures[figure_id]
     return (
         notice(entry["notice"]) if "notice" in entry else figure_block(figure_id, go.Figure(entry["figure"]))
+    )
+
+
+def _download_id(filename: str) -> str:
+    return filename.replace(".", "-")
+
+
+def _download_button(filename: str) -> str:
+    name = html.escape(filename)
+    return (
+        f'<button type="button" data-download="{_download_id(name)}" data-filename="{name}">{name}</button>'
     )
 
 
@@ -76,10 +88,23 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
             "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
         )
 
+    # The tables behind the report, each a download: the papers and topics, then the comparison's files.
+    downloads = {
+        "papers.csv": inputs.papers.to_csv(index=False),
+        "topics.csv": inputs.topics.to_csv(index=False),
+        **inputs.comparison_files,
+    }
+    cards_html = topic_cards_section(
+        inputs.topic_details,
+        shown_papers,
+        inputs.changes,
+        inputs.dump_labels,
+        inputs.topic_settings.get("wording_by", "dump"),
+    )
     body = f"""
 <header><h1>{html.escape(heading)}</h1>
 <nav><a href="#overview">Overview</a><a href="#topics">Topics</a><a href="#map">Map</a>
-<a href="#changes">What changed</a><a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#downloads">Downloads</a></nav></header>
+<a href="#changes">What changed</a><a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#lineage">Since the last run</a><a href="#downloads">Downloads</a></nav></header>
 <main>
 {overview_section(inputs)}
 {topic_table_section(inputs)}
@@ -94,18 +119,16 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 </section>
 {changes_section(inputs.changes, inputs.dump_labels)}
 <section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
-{topic_cards_section(inputs.topic_details, shown_papers)}
+{cards_html}
 <section id="structure"><h2>Topic structure</h2>{structure_html}</section>
+{lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None)}
 <section id="downloads"><h2>Downloads</h2>
-<button type="button" data-download="papers-csv" data-filename="papers.csv">papers.csv</button>
-<button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
+{"".join(_download_button(name) for name in downloads)}</section>
 </main>
 """
     # The tables come after the page's script, so that it starts on the map before the browser
     # has read them (the papers' table holds the abstracts: most of the file).
-    tables = gzip_block("papers-csv", inputs.papers.to_csv(index=False)) + gzip_block(
-        "topics-csv", inputs.topics.to_csv(index=False)
-    )
+    tables = "".join(gzip_block(_download_id(name), text) for name, text in downloads.items())
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

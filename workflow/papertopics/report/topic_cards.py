@@ -8,6 +8,7 @@ import pandas as pd
 
 from papertopics.report.document_map import topic_colour
 from papertopics.report.embedding import web_link
+from papertopics.report.sparkline import counts_text, share_sparkline
 
 
 def _keyword_bars(keywords: list[list]) -> str:
@@ -38,20 +39,70 @@ def _paper(paper, index: int) -> str:
     )
 
 
-def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
-    """``papers``: the topics stage's paper table, with ``dumps`` as the text to show."""
+def _wording(topic: dict, by: str, label) -> str:
+    """The topic's keywords within each period, oldest first (BERTopic's topics over time)."""
+    if not topic.get("wording"):
+        return ""
+    rows = "".join(
+        f"<dt>{html.escape(label(w['period']))} ({w['papers']} papers)</dt><dd>{html.escape(', '.join(w['keywords']))}</dd>"
+        for w in topic["wording"]
+    )
+    return f'<div class="wording"><h4>Its wording by {html.escape(by)}</h4><dl>{rows}</dl></div>'
+
+
+def _share_line(series: dict | None, changes: dict, colour: str, label) -> str:
+    """The topic's share per period as a small line, with its counts ("3 → 16 → 38 papers")."""
+    if not series or len(changes["periods"]) < 2:
+        return ""
+    periods = [label(p) for p in changes["periods"]]
+    counts = counts_text(series["papers"], changes["period_papers"])
+    line = share_sparkline(series["share"], periods, counts, colour)
+    return f'{line} <span class="counts">{html.escape(" → ".join(str(n) for n in series["papers"]))}</span>'
+
+
+def topic_cards_section(
+    topic_details: list[dict],
+    papers: pd.DataFrame,
+    changes: dict | None = None,
+    dump_labels: dict | None = None,
+    wording_by: str = "dump",
+) -> str:
+    """One card per topic, collapsed to a line (label, size, share per period with its counts) that
+    opens in place on its keywords, representative papers and wording per period.
+
+    ``papers``: the topics stage's paper table, with ``dumps`` as the text to show; ``changes``:
+    the comparison (``changes.json``), for the shares per period, when there is one;
+    ``wording_by``: the periods of the topics' wording (``dump`` or ``year``).
+    """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
+    series = {s["topic"]: s for s in changes["series"]} if changes else {}
+
+    def labeller(by: str):
+        return lambda period: (dump_labels or {}).get(period, period) if by == "dump" else period
+
     cards = []
     for topic in topic_details:
+        colour = topic_colour(topic["topic"])
         examples = "".join(
             _paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"]
         )
-        cards.append(
-            f'<article class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{topic_colour(topic["topic"])}">'
-            f"<h3>Topic {topic['topic']}: {html.escape(topic['label'])} "
-            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span></h3>'
-            f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
-            f'<div class="examples"><h4>Most representative papers</h4>{examples}</div></div></article>'
+        share_line = (
+            _share_line(series.get(topic["topic"]), changes, colour, labeller(changes["by"]))
+            if changes
+            else ""
         )
-    return '<section id="topic-details"><h2>Topics in detail</h2>' + "".join(cards) + "</section>"
+        cards.append(
+            f'<details class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{colour}">'
+            f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span> '
+            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span> {share_line}</summary>'
+            f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
+            f'<div class="examples"><h4>Most representative papers</h4>{examples}'
+            f"{_wording(topic, wording_by, labeller(wording_by))}</div></div></details>"
+        )
+    return (
+        '<section id="topic-details"><h2>Topics in detail</h2><p class="hint">Each line opens on the topic\'s '
+        "keywords, its most representative papers and its wording in each period.</p>"
+        + "".join(cards)
+        + "</section>"
+    )

@@ -1,0 +1,78 @@
+"""Terms that burst: keyphrases whose share jumped in some periods, with the topics holding them."""
+
+from __future__ import annotations
+
+import html
+
+from papertopics.report.topic_table import sortable_table, table_cell
+from papertopics.topics import OUTLIER
+
+
+def _span(burst: dict, period_label) -> str:
+    first, last = period_label(burst["start"]), period_label(burst["end"])
+    return first if first == last else f"{first} to {last}"
+
+
+def _topics(burst: dict) -> str:
+    return ", ".join(
+        f'<a href="#topic-{int(t["topic"])}">{int(t["topic"])}: {html.escape(t["label"])}</a> ({int(t["papers"])})'
+        for t in burst["topics"]
+    )
+
+
+def _table(table_id: str, bursts: list[dict], by: str, period_label) -> str:
+    header = [
+        "Term",
+        f"Burst ({by}s)",
+        "Strength",
+        "Papers in the burst",
+        "Share there / elsewhere",
+        "Topics",
+    ]
+    rows = [
+        (
+            b["topics"][0]["topic"] if b["topics"] else OUTLIER,
+            [
+                table_cell(b["term"]),
+                table_cell(_span(b, period_label)),
+                table_cell(f"{b['strength']:.1f}", b["strength"]),
+                table_cell(b["papers_in_span"], b["papers_in_span"]),
+                table_cell(
+                    f"{100 * b['share_in_span']:.1f}% / {100 * b['share_elsewhere']:.1f}%", b["share_in_span"]
+                ),
+                f"<td>{_topics(b)}</td>",
+            ],
+        )
+        for b in bursts
+    ]
+    return sortable_table(table_id, header, {2, 3, 4}, rows)
+
+
+def bursts_block(changes: dict, period_label) -> str:
+    """The bursting terms: those bursting in the newest period, then the earlier bursts."""
+    record = changes["bursts"]
+    by = changes["by"]
+    heading = "<h3>Terms that burst</h3>"
+    if not record["available"]:
+        return heading + f'<p id="burst-summary">No burst detection: {html.escape(record["reason"])}.</p>'
+    newest = record["periods"][-1]
+    now = [b for b in record["bursts"] if b["end"] == newest]
+    earlier = [b for b in record["bursts"] if b["end"] != newest]
+    summary = (
+        f"Of the {record['terms_tested']} keyphrases (1 to 3 words) in {record['min_papers']} papers or more, "
+        f"{len(record['bursts'])} burst: their share of the papers jumped in some {by}s (Kleinberg's burst "
+        f"model, as CiteSpace uses it; strength is how much better the burst explains the counts), each "
+        f"burst tested against the other {by}s at false discovery rate {changes['false_discovery_rate']:g}."
+    )
+    parts = [heading, f'<p id="burst-summary">{html.escape(summary)}</p>']
+    parts.append(f"<h4>Bursting in {html.escape(period_label(newest))}</h4>")
+    parts.append(
+        _table("bursts-now", now, by, period_label)
+        if now
+        else f'<p class="hint">No term bursts in {html.escape(period_label(newest))}.</p>'
+    )
+    if earlier:
+        parts.append(
+            "<h4>Earlier bursts, now over</h4>" + _table("bursts-earlier", earlier, by, period_label)
+        )
+    return "".join(parts)

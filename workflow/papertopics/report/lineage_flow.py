@@ -1,0 +1,162 @@
+"""Topics since the previous run: how this run's topics continue the previous run's (ids kept,
+merges, splits, new and gone), drawn as a Sankey of the papers they share. Renumbering after a
+rerun, not new research: that is what the trends and the "new in" lists are for.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from papertopics.figures.text import plotly_text
+from papertopics.report.document_map import topic_colour
+from papertopics.report.embedding import figure_block
+
+_NODE_PX = 18
+_KEPT, _MOVED, _ADDED, _REMOVED = (
+    "rgba(120,120,120,0.35)",
+    "rgba(214,120,0,0.55)",
+    "rgba(40,150,70,0.45)",
+    "rgba(200,40,40,0.45)",
+)
+
+
+def _labels(lineage: dict) -> tuple[dict[int, str], dict[int, str]]:
+    """The previous run's topic labels and this run's, by id, from the lineage's events."""
+    before = {t["id"]: t["label"] for t in lineage["kept"] + lineage["gone"]}
+    now = {t["id"]: t["label"] for t in lineage["kept"] + lineage["new"]}
+    for merge in lineage["merged"]:
+        before.update({t["id"]: t["label"] for t in merge["from"]})
+        now[merge["into"]["id"]] = merge["into"]["label"]
+    for split in lineage["split"]:
+        before[split["from"]["id"]] = split["from"]["label"]
+        now.update({t["id"]: t["label"] for t in split["into"]})
+    before.update({r["id"]: r["from"] for r in lineage["relabelled"]})
+    return before, now
+
+
+def lineage_sankey(lineage: dict) -> go.Figure:
+    """The previous run's topics (left) to this run's (right), each link the papers they share;
+    papers new to the corpus come in from one node, papers no longer in it leave to another.
+    """
+    flows = lineage["flows"]
+    before, now = _labels(lineage)
+    left = sorted({link["from"] for link in flows["links"]} | {r["from"] for r in flows["removed_papers"]})
+    right = sorted({link["to"] for link in flows["links"]} | {n["to"] for n in flows["new_papers"]})
+    names = [f"run {lineage['previous_run']} · {t}: {before.get(t, '')}" for t in left]
+    names += ["papers new to the corpus"]
+    names += [f"{t}: {now.get(t, '')}" for t in right]
+    names += ["papers no longer in the corpus"]
+    index_left = {t: i for i, t in enumerate(left)}
+    added = len(left)
+    index_right = {t: added + 1 + i for i, t in enumerate(right)}
+    removed = added + 1 + len(right)
+    sources, targets, values, colours = [], [], [], []
+    for link in flows["links"]:
+        sources.append(index_left[link["from"]])
+        targets.append(index_right[link["to"]])
+        values.append(link["papers"])
+        colours.append(_KEPT if link["from"] == link["to"] else _MOVED)
+    for entry in flows["new_papers"]:
+        sources.append(added)
+        targets.append(index_right[entry["to"]])
+        values.append(entry["papers"])
+        colours.append(_ADDED)
+    for entry in flows["removed_papers"]:
+        sources.append(index_left[entry["from"]])
+        targets.append(removed)
+        values.append(entry["papers"])
+        colours.append(_REMOVED)
+    node_colours = (
+        [topic_colour(t) for t in left] + ["#289646"] + [topic_colour(t) for t in right] + ["#c82828"]
+    )
+    figure = go.Figure(
+        go.Sankey(
+            arrangement="snap",
+            node={
+                "label": [plotly_text(name) for name in names],
+                "color": node_colours,
+                "pad": 6,
+                "thickness": 12,
+                "hovertemplate": "%{label}: %{value} papers<extra></extra>",
+            },
+            link={
+                "source": sources,
+                "target": targets,
+                "value": values,
+                "color": colours,
+                "hovertemplate": "%{source.label} → %{target.label}: %{value} papers<extra></extra>",
+            },
+        )
+    )
+    figure.update_layout(
+        height=max(360, _NODE_PX * max(len(left), len(right)) + 80),
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        font={"size": 11},
+    )
+    return figure
+
+
+def _sentence(text: str) -> str:
+    return f"<p>{html.escape(text)}</p>"
+
+
+def lineage_section(lineage: dict | None) -> str:
+    """The "Topics since the previous run" section: a first-run sentence, or the Sankey and the
+    lists of new, gone, merged, split and relabelled topic ids.
+    """
+    if lineage is None:
+        return ""
+    intro = (
+        '<section id="lineage"><h2>Topics since the previous run</h2><p class="hint">How this run numbered '
+        "its topics against the previous run's: renumbering after a rerun, not new research. A topic that "
+        "persists keeps its id; an id listed as new here is a topic the refit drew differently. For research "
+        "that rose or faded, see What changed.</p>"
+    )
+    if lineage.get("first_run", True):
+        return (
+            intro
+            + _sentence(
+                "This is the first run (or topic history was reset): topics are numbered by size. "
+                "From the next run on, a topic that persists keeps its id and label."
+            )
+            + "</section>"
+        )
+
+    def named(topic: dict) -> str:
+        return f"{topic['id']}: {topic['label']}"
+
+    summary = (
+        f"Of the previous run's {lineage['previous_topics']} topics, {len(lineage['kept'])} kept their id; "
+        f"{len(lineage['merged'])} merges, {len(lineage['split'])} splits, {len(lineage['gone'])} ids gone and "
+        f"{len(lineage['new'])} new ids. Papers: {lineage['papers_in_both_runs']} in both runs, "
+        f"{lineage['papers_new']} new, {lineage['papers_removed']} removed."
+    )
+    parts = [
+        ("New ids", [named(t) for t in lineage["new"]]),
+        ("Gone ids", [named(t) for t in lineage["gone"]]),
+        (
+            "Merged",
+            [f"{', '.join(named(t) for t in m['from'])} → {named(m['into'])}" for m in lineage["merged"]],
+        ),
+        (
+            "Split",
+            [f"{named(s['from'])} → {', '.join(named(t) for t in s['into'])}" for s in lineage["split"]],
+        ),
+        ("Relabelled", [f"{r['id']}: {r['from']} → {r['to']}" for r in lineage["relabelled"]]),
+    ]
+    lists = "".join(
+        f"<h4>{html.escape(title)} ({len(entries)})</h4><ul>{''.join(f'<li>{html.escape(e)}</li>' for e in entries)}</ul>"
+        for title, entries in parts
+        if entries
+    )
+    flow = (
+        '<p class="hint">Each band is the papers a topic of the previous run (left) shares with a topic of '
+        "this run (right): grey where the id was kept, orange where papers moved to another id, green for "
+        "papers new to the corpus, red for papers no longer in it.</p>"
+        + figure_block("lineage-sankey", lineage_sankey(lineage))
+        if lineage.get("flows", {}).get("links") or lineage.get("flows", {}).get("new_papers")
+        else ""
+    )
+    return intro + f'<p id="since-previous-run">{html.escape(summary)}</p>' + flow + lists + "</section>"

@@ -1,0 +1,40 @@
+"""A small share-per-period line, drawn as inline SVG (no script, no chart library)."""
+
+from __future__ import annotations
+
+import html
+
+_WIDTH, _HEIGHT, _PAD = 84, 22, 2
+
+
+def share_sparkline(
+    shares: list[float], periods: list[str], counts: list[str], colour: str = "#1f5fa8"
+) -> str:
+    """A line through a topic's share in each period, scaled to its own largest share, with the
+    periods and counts (``counts``: "16 of 610") as its accessible text and tooltip.
+    """
+    if not shares:
+        return ""
+    top = max(max(shares), 1e-9)
+    step = (_WIDTH - 2 * _PAD) / max(len(shares) - 1, 1)
+    points = [
+        (_PAD + i * step, _HEIGHT - _PAD - (_HEIGHT - 2 * _PAD) * share / top)
+        for i, share in enumerate(shares)
+    ]
+    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    described = "; ".join(
+        f"{period}: {100 * share:.1f}% ({count})"
+        for period, share, count in zip(periods, shares, counts, strict=True)
+    )
+    last_x, last_y = points[-1]
+    return (
+        f'<svg class="sparkline" width="{_WIDTH}" height="{_HEIGHT}" viewBox="0 0 {_WIDTH} {_HEIGHT}" '
+        f'role="img" aria-label="{html.escape(described)}"><title>{html.escape(described)}</title>'
+        f'<polyline fill="none" stroke="{html.escape(colour)}" stroke-width="1.5" points="{path}"/>'
+        f'<circle cx="{last_x:.1f}" cy="{last_y:.1f}" r="2" fill="{html.escape(colour)}"/></svg>'
+    )
+
+
+def counts_text(papers: list[int], totals: list[int]) -> list[str]:
+    """Each period's count as "n of N"."""
+    return [f"{n} of {total}" for n, total in zip(papers, totals, strict=True)]
