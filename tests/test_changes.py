@@ -183,7 +183,9 @@ def test_an_unknown_baseline_or_a_year_nobody_has_is_a_clear_error():
 def test_papers_without_a_year_are_left_out_and_counted():
     papers = _papers([("x", 0)] * 4 + [("x", 1)] * 4, years=[2023, 2023, 2024, 2024, 2023, 2024, "", "n/a"])
     periods = paper_periods(papers, "auto", ["x"])
-    assert periods.by == "dump"  # not every paper has a year
+    assert periods.by == "dump"  # not every paper has a year, and the overview will say why
+    assert "2 of 8 papers have no usable year (values: 'n/a')" in periods.note
+    assert paper_periods(papers.drop(columns="year"), "auto", ["x"]).note is None  # no year at all: no note
     periods = paper_periods(papers, "year", ["x"])
     assert periods.names == ["2023", "2024"] and periods.left_out == 2
 
@@ -276,3 +278,12 @@ def test_the_trend_table_has_a_row_per_topic_and_papers_and_share_per_period():
     ]
     assert table[["papers 2021", "papers 2022", "papers 2023"]].to_numpy().sum() == 1800
     assert list(trend_table({"trends": {"available": False}}).columns)[:3] == ["topic", "label", "direction"]
+
+
+def test_two_small_dumps_are_compared_for_their_shares_but_not_tested():
+    papers = _papers([("a", t % 2) for t in range(12)] + [("b", 0)] * 11 + [("b", 1)])
+    _, record = describe(papers, [0, 1], ["a", "b"])
+    assert record["comparable"] and not record["tested"] and record["small_periods"] == ["a", "b"]
+    assert {row["grade"] for row in record["comparison"]} == {"not tested"}
+    assert all(row["q_value"] is None and not row["significant"] for row in record["comparison"])
+    assert record["comparison"][0]["target_share"] == pytest.approx(11 / 12)

@@ -18,7 +18,7 @@ import pandas as pd
 from papertopics.bursts import detect_bursts, term_counts, topic_concentration, without_nested
 from papertopics.errors import PipelineInputError
 from papertopics.topics import OUTLIER
-from papertopics.trends import cochran_armitage, direction, grade, period_scores
+from papertopics.trends import NOT_TESTED, cochran_armitage, direction, grade, period_scores
 
 BY_CHOICES = ("auto", "dump", "year")
 # Topics listed with a bursting term: those holding most of its papers in the burst.
@@ -91,6 +91,7 @@ class Periods:
     rows: np.ndarray  # index into the paper table, one entry per (paper, period) pair
     period: np.ndarray  # the period of each pair
     left_out: int  # papers without a period (no year, when comparing years)
+    note: str | None = None  # why years were not compared though some papers carry one
 
 
 def _years(papers: pd.DataFrame) -> pd.Series:
@@ -107,8 +108,18 @@ def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Perio
     every paper carries one and there are two or more, else dumps, in ``dump_order``.
     """
     years = _years(papers)
+    note = None
     if by == "auto":
         by = "year" if (years != "").all() and years.nunique() >= 2 else "dump"
+        without = int((years == "").sum())
+        if by == "dump" and 0 < without < len(papers):
+            unusable = papers.loc[years == "", "year"].astype(str).str.strip() if "year" in papers else []
+            examples = ", ".join(repr(v) for v in dict.fromkeys(v for v in unusable if v)) or "none given"
+            note = (
+                f"{without} of {len(papers)} papers have no usable year (values: {examples[:120]}), so dumps "
+                "are compared, not years; give every paper a whole-number year, or set compare.by: year "
+                "to leave those papers out."
+            )
     if by == "year":
         if (years == "").all():
             raise PipelineInputError(
@@ -125,7 +136,7 @@ def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Perio
     period = np.array([dump for dumps in listed for dump in dumps], dtype=object)
     present = set(period.tolist())
     names = [d for d in dump_order if d in present] + sorted(present - set(dump_order))
-    return Periods("dump", names, rows, period, 0)
+    return Periods("dump", names, rows, period, 0, note)
 
 
 def dump_shares(
@@ -308,6 +319,7 @@ def describe_changes(
         "periods": periods.names,
         "period_papers": period_papers,
         "papers_without_period": periods.left_out,
+        "year_note": periods.note,
         "min_period_papers": settings.min_period_papers,
         "small_periods": [n for n in periods.names if n not in tested],
         "confidence": settings.confidence,
@@ -325,16 +337,15 @@ def describe_changes(
             "comparable": False,
             "reason": f"only one {periods.by} ({only}): nothing to compare",
         }
-    picked = _pick_periods(periods.names, tested, periods.by, settings.baseline, settings.target)
-    if picked is None:
-        return shares, {
-            **record,
-            "comparable": False,
-            "reason": f"fewer than two {periods.by}s have {settings.min_period_papers} papers or more",
-        }
-    before, after = picked
+    # The two newest periods large enough to test, else (all too small) the two newest, shown untested.
+    before, after = _pick_periods(
+        periods.names, tested, periods.by, settings.baseline, settings.target
+    ) or _pick_periods(periods.names, periods.names, periods.by, settings.baseline, settings.target)
     comparison = compare_periods(shares, before, after, settings.confidence, settings.false_discovery_rate)
     comparison["grade"] = grade(comparison["q_value"], settings.false_discovery_rate, settings.suggestive_q)
+    untested = [p for p in (before, after) if p not in tested]
+    if untested:
+        comparison = comparison.assign(p_value=np.nan, q_value=np.nan, significant=False, grade=NOT_TESTED)
     weight = target_weight(comparison)
     representatives = {t["topic"]: t["representative_ids"] for t in topic_details}
 
@@ -355,6 +366,7 @@ def describe_changes(
         "comparable": True,
         "baseline": before,
         "target": after,
+        "tested": not untested,
         "test": "two-sided Fisher exact test per topic, Benjamini-Hochberg across topics",
         "thresholds": {
             "new_topic_share": settings.new_topic_share,

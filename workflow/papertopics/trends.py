@@ -24,6 +24,7 @@ import numpy as np
 SIGNIFICANT = "significant"
 SUGGESTIVE = "suggestive"
 NO_EVIDENCE = "no evidence"
+NOT_TESTED = "not tested"  # a period too small to take part in the tests
 RISING = "rising"
 FALLING = "falling"
 FLAT = "flat"

@@ -170,7 +170,9 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
                 table_cell(
                     _change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]
                 ),
-                table_cell(f"{r['q_value']:.3g}", r["q_value"]),
+                table_cell(f"{r['q_value']:.3g}", r["q_value"])
+                if r["q_value"] is not None
+                else table_cell("", 2),
                 table_cell(f"{_SIGNIFICANT} significant" if r["significant"] else r["grade"]),
             ],
         )
@@ -244,6 +246,8 @@ def _periods_sentence(changes: dict, label) -> str:
         )
     if changes["papers_without_period"]:
         text += f" {changes['papers_without_period']} papers without a {changes['by']} are left out."
+    if changes.get("year_note"):
+        text += f" {changes['year_note']}"
     return f'<p id="periods">{html.escape(text)}</p>'
 
 
@@ -263,12 +267,20 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
     intro = (
         f"{before} ({rows[0]['baseline_period_papers'] if rows else 0} papers) against {after} "
         f"({rows[0]['target_period_papers'] if rows else 0} papers): each topic's share with {level}% "
-        f"intervals, largest rise first. {_SIGNIFICANT} marks a significant change (Fisher's exact test, "
-        f"Benjamini–Hochberg false discovery rate {changes['false_discovery_rate']:g} across the {len(rows)} "
-        f"topics): {significant} of {len(rows)}, and {suggestive} more suggestive (q below "
-        f"{changes['suggestive_q']:g}). One step tests less than the whole span: a steady trend can be "
-        "significant above while no single step is."
+        "intervals, largest rise first. "
     )
+    if changes["tested"]:
+        intro += (
+            f"{_SIGNIFICANT} marks a significant change (Fisher's exact test, Benjamini–Hochberg false "
+            f"discovery rate {changes['false_discovery_rate']:g} across the {len(rows)} topics): {significant} "
+            f"of {len(rows)}, and {suggestive} more suggestive (q below {changes['suggestive_q']:g}). One step "
+            "tests less than the whole span: a steady trend can be significant above while no single step is."
+        )
+    else:
+        intro += (
+            f"Not tested: a {by} needs {changes['min_period_papers']} papers or more to take part in the "
+            "tests, so these shares are shown with their intervals only."
+        )
     thresholds = changes["thresholds"]
     return (
         f"<h3>{html.escape(after)} against {html.escape(before)}</h3>"

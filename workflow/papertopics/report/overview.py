@@ -151,7 +151,12 @@ def overview_section(inputs: ReportInputs) -> str:
     dump_warnings = [
         warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
     ]
-    notes = [note for note in (hdbscan.get("note"), _unmatched_guide_note(settings), *dump_warnings) if note]
+    year_note = (inputs.changes or {}).get("year_note")
+    notes = [
+        note
+        for note in (hdbscan.get("note"), _unmatched_guide_note(settings), year_note, *dump_warnings)
+        if note
+    ]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
     return (
         '<section id="overview"><h2>Overview</h2>'
