@@ -225,11 +225,14 @@ def _recomputed_note(changes: dict, label) -> str:
     if not moved:
         text += " No share of a topic that kept its id moved beyond its interval."
         return f'<p class="hint" id="recomputed">{html.escape(text)}</p>'
-    text += f" {len(moved)} shares of topics that kept their id moved beyond their interval:"
+    text += f" {len(moved)} shares of topics that kept their id moved beyond their interval."
     items = "".join(
         f"<li>{html.escape(_moved_text(m, label, recomputed['previous_run']))}</li>" for m in moved
     )
-    return f'<div id="recomputed"><p class="hint">{html.escape(text)}</p><ul>{items}</ul></div>'
+    return (
+        f'<div id="recomputed"><p class="hint">{html.escape(text)}</p>'
+        f"<details><summary>The {len(moved)} shares, now and then</summary><ul>{items}</ul></details></div>"
+    )
 
 
 def _periods_sentence(changes: dict, label) -> str:

@@ -76,8 +76,12 @@ def _summary(trends: dict, changes: dict, period_label) -> str:
     return f'<p id="trend-summary">{html.escape(text)}</p>'
 
 
-def _trend_table(trends: dict, period_label) -> str:
+def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
+    """Every topic's trend, with its papers and share per period; where the previous run
+    published a share this run's interval leaves out, that share beside it.
+    """
     periods = [period_label(p) for p in trends["periods"]]
+    earlier = {(m["topic"], m["period"]): m["share_before"] for m in recomputed.get("moved", [])}
     header = ["Topic", "Label", "Trend", f"Slope (points {per_unit(trends['unit'])})", "q-value"]
     header += [f"Papers in {p}" for p in periods]
     rows = []
@@ -92,10 +96,10 @@ def _trend_table(trends: dict, period_label) -> str:
             ),
             table_cell(f"{r['q_value']:.3g}", r["q_value"]),
         ]
-        cells += [
-            table_cell(f"{text} ({100 * share:.1f}%)", share)
-            for text, share in zip(counts, r["share"], strict=True)
-        ]
+        for period, text, share in zip(trends["periods"], counts, r["share"], strict=True):
+            before = earlier.get((r["topic"], period))
+            was = f"; run {recomputed['previous_run']}: {100 * before:.1f}%" if before is not None else ""
+            cells.append(table_cell(f"{text} ({100 * share:.1f}%{was})", share))
         rows.append((r["topic"], cells))
     numeric = {0, 3, 4} | {5 + i for i in range(len(periods))}
     return sortable_table("trend-table", header, numeric, rows)
@@ -135,6 +139,6 @@ def trends_block(changes: dict, period_label) -> str:
         + "<h4>Largest movements, whatever the evidence</h4>"
         + _listed("largest-trends", largest, trends, period_label, "")
         + "<details><summary>Every topic's trend</summary>"
-        + _trend_table(trends, period_label)
+        + _trend_table(trends, period_label, changes.get("recomputed") or {})
         + "</details>"
     )

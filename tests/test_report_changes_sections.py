@@ -1,0 +1,101 @@
+"""The What changed and Topics since the previous run sections as HTML: what they say, escaped."""
+
+from __future__ import annotations
+
+import pandas as pd
+from conftest import default_config
+from papertopics.changes import CompareSettings, describe_changes
+from papertopics.report.changes import changes_section
+from papertopics.report.lineage_flow import lineage_sankey, lineage_section
+
+HOSTILE = "<script>alert(1)</script>"
+LATER_RUN = {
+    "first_run": False,
+    "run": 2,
+    "previous_run": 1,
+    "topics": 3,
+    "previous_topics": 3,
+    "papers_in_both_runs": 1200,
+    "papers_new": 600,
+    "papers_removed": 0,
+    "kept": [
+        {"id": t, "label": f"t{t}", "size": 600, "previous_size": 400, "matched_by": "papers"} for t in (0, 1)
+    ],
+    "new": [{"id": 2, "label": HOSTILE, "size": 600}],
+    "gone": [{"id": 9, "label": "gone", "size": 400}],
+    "merged": [],
+    "split": [],
+    "relabelled": [],
+    "flows": {
+        "links": [
+            {"from": 0, "to": 0, "papers": 380},
+            {"from": 1, "to": 1, "papers": 390},
+            {"from": 9, "to": 2, "papers": 400},
+        ],
+        "new_papers": [{"to": 0, "papers": 220}, {"to": 1, "papers": 210}, {"to": 2, "papers": 170}],
+        "removed_papers": [],
+    },
+}
+
+
+def _record(years: list[int], rising: bool = True, earlier: dict | None = None):
+    """Three topics over ``years`` (600 papers each); topic 2 (a hostile label) rises 3% a year."""
+    rows, year_of = [], []
+    for index, year in enumerate(years):
+        planted = round(600 * (0.1 + (0.03 * index if rising else 0)))
+        rows += [0] * ((600 - planted) // 2) + [1] * (600 - planted - (600 - planted) // 2) + [2] * planted
+        year_of += [year] * 600
+    papers = pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(len(rows))],
+            "dumps": "x",
+            "topic": rows,
+            "display_name": "a paper",
+            "year": year_of,
+        }
+    )
+    details = [
+        {"topic": t, "label": HOSTILE if t == 2 else f"t{t}", "representative_ids": []} for t in range(3)
+    ]
+    settings = CompareSettings(**default_config()["compare"])
+    shares, record = describe_changes(
+        papers, ["words"] * len(rows), details, LATER_RUN, ["x"], settings, "english"
+    )
+    return shares, record
+
+
+def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed_shares_beside_them():
+    from papertopics.changes import recomputed_shares
+
+    shares, record = _record([2021, 2022, 2023])
+    earlier = shares.copy()
+    moved_row = (earlier["topic"] == 2) & (earlier["period"] == "2021")
+    earlier.loc[moved_row, "share"] = 0.30
+    record["recomputed"] = recomputed_shares(shares, earlier, {**LATER_RUN, "kept": [{"id": 2}]})
+    page = changes_section(record, {})
+    assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert page.index('id="trend-summary"') < page.index('id="pairwise-summary"')  # trends lead
+    rising = page[page.index('id="rising-topics"') : page.index("<h4>Falling")]
+    assert 'href="#topic-2"' in rising and "significant" in rising and "of 600 →" in rising
+    assert "1 shares of topics that kept their id moved beyond their interval" in page
+    assert "; run 1: 30.0%" in page  # the earlier run's figure beside this run's in the trend table
+
+
+def test_nothing_significant_still_lists_the_largest_movements_and_says_what_it_means():
+    _, record = _record([2021, 2022, 2023], rising=False)
+    page = changes_section(record, {})
+    assert "No trend is significant, which says the tests cannot tell" in page
+    assert page.count('<li data-topic="') >= 3  # the largest movements, whatever the evidence
+
+
+def test_the_lineage_section_is_renumbering_with_a_sankey_of_every_flow_and_escaped_labels():
+    page = lineage_section(LATER_RUN)
+    assert "renumbering after a rerun, not new research" in page and HOSTILE not in page
+    assert 'id="lineage-sankey"' in page
+    figure = lineage_sankey(LATER_RUN)
+    sankey = figure.data[0]
+    assert len(sankey.node.label) == 3 + 1 + 3 + 1  # earlier topics, new papers, topics now, removed
+    assert sum(sankey.link.value) == 380 + 390 + 400 + 600
+    assert any("&lt;script&gt;" in label for label in sankey.node.label)
+    first = lineage_section({"first_run": True, "run": 1})
+    assert "This is the first run" in first and "lineage-sankey" not in first
