@@ -175,7 +175,19 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
         encoder = SentenceTransformer(location, local_files_only=True, device=device)
     except Exception as error:  # the library raises several types for "not found offline"
         raise PipelineInputError(model_not_here(model, f"({error})")) from None
-    encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)
+    try:
+        encoder.max_seq_length = min(max_seq_length, encoder.max_seq_length or max_seq_length)
+    except AttributeError:
+        # A model with no token window to set (a static-embedding model, model2vec's format)
+        # embeds every token of a text: there is nothing to cut.
+        _LOG.info("%s has no token limit to set: every token of an abstract is embedded", model)
+    if device == "cpu":
+        import torch
+
+        if any(parameter.dtype in (torch.float16, torch.bfloat16) for parameter in encoder.parameters()):
+            # Half-precision weights (as static-embedding models ship) on a CPU: computed in float32,
+            # which every CPU kernel and torch's bfloat16 autocast accept.
+            encoder.float()
     return encoder
 
 
