@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, SEEDS
+from conftest import REPO, SEEDS, default_config
 
 HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "hdbscan", "onnxruntime"]
 
@@ -96,13 +96,16 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
 
 @pytest.mark.slow
 def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
-    topics = seed_run / "results" / "topics"
+    results = seed_run / "results"
+    topics = results / "topics"
+    compare = ", ".join(f"{key}={value!r}" for key, value in default_config()["compare"].items())
     code = (
         "from papertopics import stages\n"
-        f"stages.changes({str(topics / 'papers.csv')!r}, {str(topics / 'topic_details.json')!r}, "
-        f"{str(topics / 'lineage.json')!r}, {str(tmp_path / 'shares.csv')!r}, {str(tmp_path / 'changes.json')!r}, "
-        "dump_order=[], by='auto', baseline='auto', target='auto', confidence=0.95, false_discovery_rate=0.05, "
-        "new_topic_share=0.9, faded_topic_share=0.1, min_papers=5)\n"
+        f"stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
+        f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
+        f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
+        f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
+        f"dump_order=[], stop_words='english', history_dir={str(tmp_path / 'history')!r}, {compare})\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

@@ -240,7 +240,8 @@ def test_seed_report_renders_searches_and_hovers_offline(seed_run, browser_conte
     assert page.text_content("#paper-panel h3") == paper["display_name"]
     assert page.text_content("#paper-panel p:last-child") == paper["abstract"]
 
-    # A representative paper's abstract is there when its card is opened.
+    # A representative paper's abstract is there when its topic's card and the paper are opened.
+    page.locator("details.topic-card > summary").first.click()
     card_paper = page.locator("details.paper").first
     card_paper.locator("summary").click()
     shown = papers.set_index("id").loc[card_paper.get_attribute("data-id"), "abstract"]
@@ -310,6 +311,7 @@ def test_hostile_abstracts_run_no_code_and_show_literally(hostile_run, browser_c
         label = "".join(report.hover_label_of(paper.id).split())
         assert "".join(paper.abstract.split())[:60] in label
         assert HOSTILE_TITLE.replace(" ", "") in label
+    page.evaluate("document.querySelectorAll('details.topic-card').forEach(card => { card.open = true; })")
     for details in page.locator("details.paper").all():
         details.locator("summary").click()
 
@@ -518,6 +520,7 @@ def test_shown_paper_gets_its_whole_abstract_from_the_search_engine(synthetic_10
     assert "".join(shown["abstract"].split()) not in label, "the hover label holds the abstract's first words"
 
     # A representative paper of a topic card, opened.
+    page.locator("details.topic-card > summary").first.click()
     card_paper = page.locator("details.paper").first
     card_paper.locator("summary").click()
     page.wait_for_function("p => p.textContent.length > 0", arg=card_paper.locator("p").element_handle())
