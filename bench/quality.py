@@ -155,6 +155,93 @@ def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, 
     return metrics
 
 
+KEYWORDS_OF = {"ijcai_2020_2024_areas.jsonl.gz": "ijcai_2020_2024_keywords.jsonl.gz"}
+# A label names its topic when one of its phrases is one of the topic's reference names, or this
+# close to one (cosine of the packaged model's embeddings).
+NAME_SIMILARITY = 0.8
+REFERENCE_NAMES = 5
+REFERENCE_MIN_PAPERS = 3
+REFERENCE_MIN_LIFT = 2.0
+
+
+def load_paper_keywords(corpus: Path) -> dict[str, list[str]] | None:
+    """Each paper's author keywords (IJCAI's sub-areas), where the corpus has a keyword file."""
+    path = corpus.with_name(KEYWORDS_OF[corpus.name]) if corpus.name in KEYWORDS_OF else None
+    if path is None or not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return {record["id"]: record["keywords"] for record in map(json.loads, lines)}
+
+
+def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
+    """Each paper's title phrases (1-4 words, no stop word or number at either end): the held-out
+    stand-in for free author keywords. The labeller reads abstracts only, never titles.
+    """
+    from papertopics.labels import MAX_PHRASE_WORDS, _paper_phrases
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    stop = frozenset(ENGLISH_STOP_WORDS)
+    return {
+        p["id"]: sorted(_paper_phrases(p["title"] or "", stop, MAX_PHRASE_WORDS).forms.values())
+        for p in papers
+    }
+
+
+def normalised_name(phrase: str) -> str:
+    """A name compared as the issue says: case, hyphens and plural endings set aside."""
+    from papertopics.topics import singular
+
+    return " ".join(singular(word) for word in phrase.lower().replace("-", " ").split())
+
+
+def reference_names(paper_ids: list[str], topics: np.ndarray, keywords: dict[str, list[str]]) -> dict:
+    """Each topic's reference names: the keywords at least ``REFERENCE_MIN_PAPERS`` of its papers
+    use, at least ``REFERENCE_MIN_LIFT`` times as often there as in the corpus, the
+    ``REFERENCE_NAMES`` most used.
+    """
+    from collections import Counter
+
+    in_corpus = Counter(k for i in paper_ids for k in set(keywords.get(i, [])))
+    total = len(paper_ids)
+    names = {}
+    for topic in sorted(set(topics.tolist()) - {-1}):
+        members = [paper_ids[i] for i in np.flatnonzero(topics == topic)]
+        used = Counter(k for i in members for k in set(keywords.get(i, [])))
+        kept = [
+            k
+            for k, n in used.items()
+            if n >= REFERENCE_MIN_PAPERS and n / len(members) >= REFERENCE_MIN_LIFT * in_corpus[k] / total
+        ]
+        names[topic] = sorted(kept, key=lambda k: (-used[k], k))[:REFERENCE_NAMES]
+    return names
+
+
+def label_hits(labels: dict[int, list[str]], names: dict[int, list[str]], encoder) -> dict[int, bool]:
+    """Whether each topic's label (its phrases) names it: a phrase equal to a reference name after
+    ``normalised_name``, or at least ``NAME_SIMILARITY`` cosine-similar to one.
+    """
+    phrases = sorted({p for ps in labels.values() for p in ps} | {n for ns in names.values() for n in ns})
+    vectors = np.asarray(encoder.encode(phrases, normalize_embeddings=True), dtype=np.float64)
+    index = {p: i for i, p in enumerate(phrases)}
+    hits = {}
+    for topic, label in labels.items():
+        references = names.get(topic, [])
+        equal = {normalised_name(n) for n in references} & {normalised_name(p) for p in label}
+        similar = (
+            references
+            and label
+            and (vectors[[index[p] for p in label]] @ vectors[[index[n] for n in references]].T).max()
+            >= NAME_SIMILARITY
+        )
+        hits[topic] = bool(equal or similar)
+    return hits
+
+
+def hit_rate(hits: dict[int, bool], sizes: dict[int, int]) -> float:
+    """Share of the papers whose topic's label names it (topics weighted by size)."""
+    return sum(sizes[t] for t, hit in hits.items() if hit) / sum(sizes[t] for t in hits)
+
+
 def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
     """BERTopic as it comes (UMAP 15/5, HDBSCAN 10, CountVectorizer, c-TF-IDF) on the same
     embeddings and cleaned texts; only UMAP's seed is fixed, for a repeatable figure.

@@ -103,6 +103,12 @@ def guide_file():
     return [guide] if isinstance(guide, str) else []
 
 
+def curation_file():
+    """topics.curation: an input of the topics rule, so that editing it reruns topics and what follows."""
+    curation = config["topics"]["curation"]
+    return [curation] if curation else []
+
+
 def guide_names():
     """topics.guide given inline, as a list of category names."""
     guide = config["topics"]["guide"]
