@@ -112,46 +112,75 @@ def ours_clusters(
     return clusters, umap_used, hdbscan_used
 
 
-def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
-    """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus."""
+def topic_settings(config: dict):
+    """The topics stage's knobs from a config, as the topics rule passes them."""
+    from papertopics.topic_run import TopicSettings
+
+    topics = config["topics"]
+    keywords = ("ngram_range", "stop_words", "top_n_words", "reduce_frequent_words", "representation")
+    return TopicSettings(
+        n_representative_docs=1,
+        coarse_topics=config["report"]["coarse_topics"],
+        reduce_outliers=topics["reduce_outliers"],
+        keywords={k: topics[k] for k in (*keywords, "mmr_diversity", "min_keyword_share")},
+    )
+
+
+def run_ours(
+    papers: list[dict],
+    embeddings: np.ndarray,
+    config: dict,
+    encoder,
+    cache_dir: Path,
+    corpus: Path | None = None,
+) -> dict:
+    """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus (a first run, no
+    history); with ``corpus``, also how well the labels name the topics (``label_naming``).
+    """
+    from papertopics.lineage import TopicHistory
     from papertopics.quality import evaluate_topics
-    from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import describe_topics, fit_topic_model, topic_groups, topic_keywords
+    from papertopics.topic_run import run_topics
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
-    representation = {
-        k: v
-        for k, v in config["topics"].items()
-        if k != "n_representative_docs" and not k.startswith("guide")
-    }
-    model, assigned, was_outlier = fit_topic_model(
-        texts, embeddings, clusters, embedding_model=encoder, **representation
-    )
-    details = describe_topics(
-        topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts
-    )
-    labels = {d["topic"]: d["label"] for d in details}
-    group_of, groups = topic_groups(
-        embeddings,
-        assigned,
-        labels,
-        resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels)),
-    )
+    with tempfile.TemporaryDirectory() as history:
+        found = run_topics(
+            texts,
+            [p["id"] for p in papers],
+            embeddings,
+            clusters,
+            TopicHistory(history),
+            topic_settings(config),
+            encoder,
+        )
+    details = found.details
     metrics = evaluate_topics(
         texts,
-        assigned,
-        was_outlier,
+        found.topics,
+        found.was_outlier,
         {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
         top_n_words=config["evaluate"]["top_n_words"],
         labels=[p["label"] for p in papers],
-        group_of=group_of,
+        group_of={d["topic"]: d["group"] for d in details if d["group"] is not None},
     )
     metrics["settings"] = {
         "n_neighbors": umap_used["n_neighbors"],
         "min_cluster_size": hdbscan_used["min_cluster_size"],
     }
     metrics["example_labels"] = [d["label"] for d in details[:8]]
+    metrics["topic_labels"] = [
+        {
+            "topic": d["topic"],
+            "size": d["size"],
+            "label": d["label"],
+            "top_words": [w for w, _ in d["keywords"][:3]],
+        }
+        for d in details
+        if d["topic"] != -1
+    ]
+    metrics["group_labels"] = [g["label"] for g in found.groups]
+    if corpus is not None:
+        metrics["label_naming"] = label_naming(papers, corpus, found.topics, details, encoder)
     return metrics
 
 
@@ -177,14 +206,11 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
     """Each paper's title phrases (1-4 words, no stop word or number at either end): the held-out
     stand-in for free author keywords. The labeller reads abstracts only, never titles.
     """
-    from papertopics.labels import MAX_PHRASE_WORDS, _paper_phrases
+    from papertopics.labels import paper_phrases
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     stop = frozenset(ENGLISH_STOP_WORDS)
-    return {
-        p["id"]: sorted(_paper_phrases(p["title"] or "", stop, MAX_PHRASE_WORDS).forms.values())
-        for p in papers
-    }
+    return {p["id"]: sorted(paper_phrases(p["title"] or "", stop).forms.values()) for p in papers}
 
 
 def normalised_name(phrase: str) -> str:
@@ -240,6 +266,37 @@ def label_hits(labels: dict[int, list[str]], names: dict[int, list[str]], encode
 def hit_rate(hits: dict[int, bool], sizes: dict[int, int]) -> float:
     """Share of the papers whose topic's label names it (topics weighted by size)."""
     return sum(sizes[t] for t, hit in hits.items() if hit) / sum(sizes[t] for t in hits)
+
+
+def label_naming(
+    papers: list[dict], corpus: Path, topics: np.ndarray, details: list[dict], encoder
+) -> list[dict]:
+    """The size-weighted share of topics whose label names them (``label_hits``), ours and the
+    top 3 c-TF-IDF keywords (BERTopic's default label), against each reference the corpus has:
+    its authors' keywords (IJCAI's sub-areas) and, held out for every corpus, its title phrases.
+    """
+    from papertopics.labels import label_phrases
+
+    ids = [p["id"] for p in papers]
+    real = [d for d in details if d["topic"] != -1]
+    sizes = {d["topic"]: d["size"] for d in real}
+    ours = {d["topic"]: label_phrases(d["label"]) for d in real}
+    top3 = {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real}
+    references = [("title phrases (held out: labels read abstracts only)", title_phrases(papers))]
+    keywords = load_paper_keywords(corpus)
+    if keywords:
+        references.insert(0, ("authors' sub-area keywords", keywords))
+    rows = []
+    for name, keywords_of in references:
+        names = reference_names(ids, topics, keywords_of)
+        rows.append(
+            {
+                "reference": name,
+                "ours": hit_rate(label_hits(ours, names, encoder), sizes),
+                "top3_words": hit_rate(label_hits(top3, names, encoder), sizes),
+            }
+        )
+    return rows
 
 
 def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
@@ -713,7 +770,7 @@ def benchmark(
         papers, embeddings = papers[:limit], embeddings[:limit]
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     rows = []
-    ours = run_ours(papers, embeddings, config, encoder, cache_dir)
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir, corpus)
     rows.append(row("(a) papertopics defaults", ours))
     if ours["coarse"]:
         coarse = {**ours, "labels": ours["coarse"]["labels"], "topics": ours["coarse"]["groups"]}

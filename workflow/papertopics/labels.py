@@ -11,15 +11,15 @@ names a topic must also be:
 
 - not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus
   ("data", "model", "tasks" are not);
-- whole: a phrase that one phrase a word longer completes in at least ``COMPLETION_SHARE`` of the
+- whole: a phrase that one phrase a word longer completes in more than ``COMPLETION_SHARE`` of the
   papers using it ("graph neural" → "graph neural networks", "series forecasting" → "time series
   forecasting") gives way to it; an acronym gives way to its words ("asp" → "answer set
   programming");
 - a noun phrase: used at least once, in ``NOMINAL_SHARE`` of its papers, where a stop word or a
   punctuation mark follows and no verb's subject or "to" comes before ("adversarial", "3d" and
   "detect anomalies" are not);
-- not a data set or a finding: no "dataset"/"benchmark"/"corpus" word, not followed by one in a
-  third of its papers ("stanford question answering dataset"), and not first used in the last part
+- not a data set or a finding: no "dataset"/"benchmark"/"corpus" word, not always followed by one
+  in a third of its papers ("stanford question answering dataset"), and not first used in the last part
   of the abstract by most of its papers ("imagenet", "kitti");
 - the topic's more than its neighbours': a phrase that a sibling topic (same group) or one of the
   ``NEIGHBOURS`` topics nearest by centroid uses in a larger share of its papers is theirs.
@@ -110,7 +110,7 @@ def label_key(label: str) -> frozenset:
 @dataclass
 class PaperPhrases:
     """A paper's candidate phrases: key → the form it uses, those it uses as a noun phrase at
-    least once, those a data-set word follows, and those it first uses late.
+    least once, those a data-set word always follows, and those it first uses late.
     """
 
     forms: dict[Key, str] = field(default_factory=dict)
@@ -128,6 +128,7 @@ def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRA
     total = sum(len(words) for words in stretches)
     position = 0
     early: set[Key] = set()
+    named_otherwise: set[Key] = set()
     for words in stretches:
         stems = [singular(word) for word in words]
         stop = [word in stop_words for word in words]
@@ -150,10 +151,13 @@ def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRA
                 following = words[end] if end < len(words) else None
                 if following in DATASET_WORDS:
                     found.before_dataset.add(key)
+                else:
+                    named_otherwise.add(key)
                 if (following is None or stop[end]) and (start == 0 or words[start - 1] not in VERB_CONTEXT):
                     found.nominal.add(key)
         position += len(words)
     found.late = found.forms.keys() - early
+    found.before_dataset -= named_otherwise
     return found
 
 
@@ -296,12 +300,14 @@ class PhraseTable:
         return sorted(whole, key=lambda key: (-round(self.score(unit, key), 9), -len(key), key))
 
     def _completed(self, unit: Unit, key: Key, keys: list[Key]) -> bool:
-        """Whether a phrase one word longer is used by ``COMPLETION_SHARE`` of the papers using it."""
+        """Whether a phrase one word longer is used by more than ``COMPLETION_SHARE`` of the papers
+        using it.
+        """
         least = COMPLETION_SHARE * unit.counts[key]
         return any(
             len(longer) == len(key) + 1
             and (longer[1:] == key or longer[:-1] == key)
-            and unit.counts[longer] >= least
+            and unit.counts[longer] > least
             for longer in keys
         )
 

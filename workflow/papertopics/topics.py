@@ -258,7 +258,7 @@ def describe_topics(
         records.append(
             {
                 "topic": int(topic),
-                "label": "Outliers" if topic == OUTLIER else labels[topic],
+                "label": labels.get(OUTLIER, "Outliers") if topic == OUTLIER else labels[topic],
                 "keywords": keywords[topic],
                 "size": size,
                 "share": size / len(topics),
