@@ -88,7 +88,11 @@ def load_curation(path: str | Path | None) -> Curation:
     )
     if errors:
         error = errors[0]
-        line = _line_of(root, list(error.absolute_path)) if root is not None else 1
+        where = list(error.absolute_path)
+        if error.validator == "additionalProperties":  # the line of the first key not allowed
+            allowed = error.schema.get("properties", {})
+            where += [next(key for key in error.instance if key not in allowed)]
+        line = _line_of(root, where) if root is not None else 1
         entry = "/".join(str(step) for step in error.absolute_path) or "the file"
         raise PipelineInputError(f"{path} line {line}: {entry}: {error.message}")
     merge = tuple(tuple(int(t) for t in group) for group in document.get("merge", []))
@@ -134,6 +138,7 @@ class Curated:
     """Each paper's topic once curation is applied, and what was done."""
 
     topics: np.ndarray
+    merged: np.ndarray  # each paper's topic with merges applied, hidden topics still there
     merged_into: dict[int, int]  # merged-away id → the id shown
     hidden: dict[int, int]  # hidden id → its papers
     missing: list[dict]  # ids the file names that this run does not have: id, action, why
@@ -156,11 +161,12 @@ def apply_curation(curation: Curation, topics: np.ndarray, why_missing: dict[int
         for topic in here[1:]:
             topics[topics == topic] = here[0]
             merged_into[topic] = here[0]
+    merged = topics.copy()
     hidden = {}
     for topic in sorted(curation.hide & present):
         hidden[topic] = int((topics == topic).sum())
         topics[topics == topic] = OUTLIER
-    return Curated(topics, merged_into, hidden, missing)
+    return Curated(topics, merged, merged_into, hidden, missing)
 
 
 def missing_notice(curation: Curation, missing: list[dict]) -> list[str]:

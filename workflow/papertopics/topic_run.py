@@ -120,14 +120,15 @@ class _Labels:
 def label_topics(
     texts: list[str],
     vectors: np.ndarray,
-    shown: np.ndarray,
+    curated: Curated,
     earlier: dict[int, str],
     names: dict[int, str],
     curation: Curation,
     coarse_topics: int | str,
 ) -> _Labels:
-    """Labels and groups of the shown topics: a name of the guide, else a curated label, else the
-    earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.labels``).
+    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
+    of the guide, else a curated label, else the earlier label while it still fits
+    (``carry_labels``), else a fresh one (``papertopics.labels``).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -135,22 +136,25 @@ def label_topics(
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import topic_groups
 
-    real = sorted(set(shown.tolist()) - {OUTLIER})
+    shown = curated.topics
+    real = sorted(set(curated.merged.tolist()) - {OUTLIER})
     earlier = {t: label for t, label in earlier.items() if t in real and label}
     table = PhraseTable(
         texts,
-        shown,
+        curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in earlier.values() for p in label_phrases(label)],
     )
-    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, len(real)))
-    neighbours = nearest_topics(vectors, shown)
+    n_shown = len(set(shown.tolist()) - {OUTLIER})
+    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
+    neighbours = nearest_topics(vectors, curated.merged)
     for topic in real:
         siblings = [t for t in real if t != topic and group_of.get(t, -1) == group_of.get(topic)]
         neighbours[topic] = sorted(set(neighbours[topic]) | (set(siblings) if topic in group_of else set()))
     found, relabelled = carry_labels(topic_labels(table, neighbours), table.fits, earlier)
     label_of = {**found, **names, **{t: label for t, label in curation.rename.items() if t in found}}
-    relabelled = [r for r in relabelled if label_of[r["id"]] == found[r["id"]]]
+    label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
+    relabelled = [r for r in relabelled if label_of.get(r["id"]) == found[r["id"]]]
     for group, label in zip(
         groups, group_labels(table, [g["topics"] for g in groups], label_of), strict=True
     ):
@@ -216,7 +220,7 @@ def run_topics(
     }
     names = {t: name for t, name in names.items() if t in keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels = label_topics(texts, vectors, shown, earlier, names, curation, settings.coarse_topics)
+    labels = label_topics(texts, vectors, curated, earlier, names, curation, settings.coarse_topics)
     outliers = int(((shown == OUTLIER) & (stable == OUTLIER)).sum())
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.hidden.values()))}
     model.set_topic_labels({model_topic[t]: label for t, label in label_of.items() if t in model_topic})
@@ -269,7 +273,7 @@ def run_topics(
         "named_topics": len(names),
         "guide_unmatched": unmatched,
         "coarse_topics": len(labels.groups),
-        "curation": _curation_summary(curation, curated, earlier),
+        "curation": _curation_summary(curation, curated, labels.found),
     }
     return TopicRun(
         model,
@@ -284,7 +288,7 @@ def run_topics(
     )
 
 
-def _curation_summary(curation: Curation, curated: Curated, earlier: dict[int, str]) -> dict | None:
+def _curation_summary(curation: Curation, curated: Curated, found: dict[int, str]) -> dict | None:
     """What the curation file did this run, for ``topic_details.json`` and the report."""
     if curation.source is None:
         return None
@@ -295,9 +299,7 @@ def _curation_summary(curation: Curation, curated: Curated, earlier: dict[int, s
             {"into": into, "from": sorted(t for t, target in curated.merged_into.items() if target == into)}
             for into in sorted(set(curated.merged_into.values()))
         ],
-        "hidden": [
-            {"id": t, "papers": papers, "label": earlier.get(t, "")} for t, papers in curated.hidden.items()
-        ],
+        "hidden": [{"id": t, "papers": papers, "label": found[t]} for t, papers in curated.hidden.items()],
         "missing": curated.missing,
         "notices": missing_notice(curation, curated.missing),
     }
