@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from conftest import SEEDS
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
@@ -19,6 +18,7 @@ from papertopics.topics import (
     topic_centroids,
     topic_keywords,
 )
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
