@@ -35,6 +35,7 @@ def load_corpus(path: Path) -> list[dict]:
                     "abstract": record["abstract"],
                     "text": clean_for_keywords(record["abstract"]),
                     "label": record["label"],
+                    "year": record.get("year"),
                 }
             )
     return papers
@@ -297,6 +298,51 @@ def label_naming(
             }
         )
     return rows
+
+
+def label_kept_share(
+    papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path
+) -> dict | None:
+    """Labels kept across a rerun on real data: the topics of the corpus's first two years, then
+    of its first three (a third dump added), matched by history; the share of the topics that keep
+    their id that keep their label too (no curation).
+    """
+    from papertopics.lineage import TopicHistory
+    from papertopics.topic_run import run_topics
+
+    years = sorted({p["year"] for p in papers if p.get("year") is not None})
+    if len(years) < 3:
+        return None
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        history = TopicHistory(folder)
+        for last in years[1:3]:
+            rows = [i for i, p in enumerate(papers) if p["year"] <= last]
+            chosen = [papers[i] for i in rows]
+            clusters = ours_clusters(chosen, embeddings[rows], config, cache_dir)[0]
+            found = run_topics(
+                [p["text"] for p in chosen],
+                [p["id"] for p in chosen],
+                embeddings[rows],
+                clusters,
+                history,
+                topic_settings(config),
+                encoder,
+            )
+            found.record()
+            runs.append(found)
+    before = {d["topic"]: d["label"] for d in runs[0].details}
+    after = {d["topic"]: d["label"] for d in runs[1].details}
+    kept = [t["id"] for t in runs[1].lineage["kept"]]
+    same = [t for t in kept if before[t] == after[t]]
+    return {
+        "years": [years[:2], years[:3]],
+        "topics_before": runs[0].n_topics,
+        "kept_id": len(kept),
+        "kept_label": len(same),
+        "share": len(same) / len(kept) if kept else None,
+        "relabelled": runs[1].lineage["relabelled"],
+    }
 
 
 def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
@@ -810,6 +856,80 @@ def benchmark(
     }
 
 
+def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
+    """How well the labels name their topics (``label_naming``), the largest topics' labels beside
+    their top 3 keywords, the group labels, and the labels kept across a rerun with a third year.
+    """
+    from papertopics.embed import load_model, resolve_backend
+
+    config = default_config()
+    papers = load_corpus(corpus)
+    embeddings = cached_embeddings(papers, corpus, config["embedding"], cache_dir)
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir, corpus)
+    return {
+        "corpus": corpus.name,
+        "papers": len(papers),
+        "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
+        "nmi": ours["labels"]["nmi"],
+        "naming": ours["label_naming"],
+        "largest": ours["topic_labels"][:20],
+        "groups": ours["group_labels"],
+        "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
+    }
+
+
+def labels_markdown(results: list[dict]) -> str:
+    lines = [
+        "# Topic labels benchmark",
+        "",
+        "Written by `make quality` (`bench/quality.py --labels`). A label *names* its topic when one of its",
+        "phrases equals one of the topic's reference names (case, hyphens and plural endings set aside) or",
+        f"is at least {NAME_SIMILARITY} cosine-similar to one (the packaged model). A topic's reference names",
+        f"are the names at least {REFERENCE_MIN_PAPERS} of its papers carry, at least {REFERENCE_MIN_LIFT:g} times as",
+        f"often there as in the corpus, the {REFERENCE_NAMES} most used. Figures are shares of the papers whose",
+        "topic's label names it (topics weighted by size); *top 3 words* is the label BERTopic prints,",
+        "the first three c-TF-IDF keywords of the same topics. Title phrases stand in for free author",
+        "keywords (no corpus here has them): phrases of 1-4 words of the papers' titles, which the",
+        "labeller never reads (it reads abstracts). They favour single words, so the top 3 words do well.",
+        "",
+    ]
+    for result in results:
+        lines += [
+            f"## {result['corpus']} ({result['papers']} papers)",
+            "",
+            f"Embeddings: {result['embedding']}. NMI to the labels: {result['nmi']:.3f} (the labels move no paper).",
+            "",
+            "| reference | ours | top 3 words |",
+            "|---|---:|---:|",
+            *(f"| {r['reference']} | {r['ours']:.2f} | {r['top3_words']:.2f} |" for r in result["naming"]),
+            "",
+            "The largest topics:",
+            "",
+            "| topic | papers | label | top 3 words |",
+            "|---:|---:|---|---|",
+            *(
+                f"| {t['topic']} | {t['size']} | {t['label']} | {', '.join(t['top_words'])} |"
+                for t in result["largest"]
+            ),
+            "",
+            f"Group labels: {'; '.join(result['groups'])}.",
+            "",
+        ]
+        kept = result["kept"]
+        if kept:
+            lines += [
+                f"Labels kept across a rerun: the topics of {'-'.join(map(str, kept['years'][0]))} "
+                f"({kept['topics_before']} topics), then of {'-'.join(map(str, kept['years'][1]))} with the "
+                f"history of the first run: {kept['kept_id']} topics kept their id, {kept['kept_label']} of them "
+                f"their label too ({kept['share']:.0%}). Relabelled: "
+                + ("; ".join(f"{r['id']}: {r['from']} → {r['to']}" for r in kept["relabelled"]) or "none")
+                + ".",
+                "",
+            ]
+    return "\n".join(lines)
+
+
 def markdown(results: list[dict]) -> str:
     lines = [
         "# Topic quality benchmark",
@@ -929,6 +1049,11 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)"
     )
+    parser.add_argument(
+        "--labels",
+        action="store_true",
+        help="only score the topic labels (naming, labels kept across a rerun); writes OUTPUT.md/json",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -937,6 +1062,12 @@ def main() -> None:
         raise SystemExit(
             f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)"
         )
+    if args.labels:
+        found = [labels_benchmark(corpus, args.cache_dir) for corpus in args.corpora]
+        storage.write_json(args.output.with_suffix(".json"), found)
+        storage.write_text(args.output.with_suffix(".md"), labels_markdown(found))
+        print(labels_markdown(found))
+        return
     results = [
         benchmark(
             corpus,

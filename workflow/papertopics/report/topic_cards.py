@@ -47,10 +47,13 @@ def topic_cards_section(topic_details: list[dict], papers: pd.DataFrame) -> str:
         examples = "".join(
             _paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"]
         )
+        # A label set in the curation file says so; a curator's note is shown under the heading.
+        curated = ' <span class="size">(curated label)</span>' if topic.get("curated") else ""
+        note = f'<p class="hint">Note: {html.escape(topic["note"])}</p>' if topic.get("note") else ""
         cards.append(
             f'<article class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{topic_colour(topic["topic"])}">'
-            f"<h3>Topic {topic['topic']}: {html.escape(topic['label'])} "
-            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span></h3>'
+            f"<h3>Topic {topic['topic']}: {html.escape(topic['label'])}{curated} "
+            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span></h3>{note}'
             f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}</div></div></article>'
         )
