@@ -58,7 +58,7 @@ def time_lineage(history_dir: Path, ids, vectors, topics, previous_run: bool) ->
     stable, matching, baseline, run = follow_topics(history, snapshots, 0.3, 0.85)
     labels = {stable[s.id]: f"label {stable[s.id]}" for s in snapshots}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels, relabelled = carry_labels(labels, lambda topic, phrase: phrase in labels[topic], earlier)
+    labels, relabelled = carry_labels(labels, lambda topic, phrase, main: phrase in labels[topic], earlier)
     sizes = {stable[s.id]: s.size for s in snapshots}
     events = lineage_events(matching, stable, labels, sizes, baseline, run, relabelled, set(ids))
     record_run(

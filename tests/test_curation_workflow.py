@@ -23,7 +23,7 @@ def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(seed_run,
     results = workdir / "results"
     first = json.loads((results / "topics" / "topic_details.json").read_text(encoding="utf-8"))
     ids = [t["topic"] for t in first["topics"] if t["topic"] != -1]
-    assert len(ids) >= 4, "the shipped dumps make at least four topics"
+    assert len(ids) >= 4, "300 IJCAI papers make at least four topics"
     renamed, (keeper, merged), hidden = ids[0], ids[1:3], ids[-1]
     curation = {
         "rename": {renamed: "Model compression", 999: "A topic that never was"},
@@ -36,7 +36,7 @@ def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(seed_run,
     # A new curation file reruns the topics stage and what follows it, nothing before.
     assert set(planned_jobs(workdir)) == {"topics", "changes", "evaluate", "report", "all"}
 
-    (workdir / "data" / "raw" / "ijcai2024.jsonl").write_text(_third_dump(40), encoding="utf-8")
+    (workdir / "data" / "raw" / "ijcai2024.jsonl").write_text(_dump(2024, 60), encoding="utf-8")
     run_workflow(workdir)
 
     details = json.loads((results / "topics" / "topic_details.json").read_text(encoding="utf-8"))

@@ -189,7 +189,7 @@ def test_an_earlier_label_is_kept_while_each_of_its_phrases_still_names_the_topi
     texts, topics, names = _corpus()
     table = PhraseTable(texts, topics, STOP, extra_phrases=label_phrases(earlier))
     marl = names.index("marl")
-    assert label_still_fits(earlier, lambda phrase: table.fits(marl, phrase)) is kept
+    assert label_still_fits(earlier, lambda phrase, main: table.fits(marl, phrase, main)) is kept
     fresh = {marl: "fresh label"}
     labels, relabelled = carry_labels(fresh, table.fits, {marl: earlier})
     assert (labels[marl] == earlier) is kept and bool(relabelled) is not kept

@@ -165,15 +165,19 @@ def test_partition_digest_ignores_ids_and_order():
 
 def _fits_phrases(phrases_of: dict[int, set[str]]):
     """A labeller's judgement that names a topic by the phrases given for it."""
-    return lambda topic, phrase: phrase in phrases_of.get(topic, set())
+    return lambda topic, phrase, main=True: phrase in phrases_of.get(topic, set())
 
 
 def test_a_label_is_kept_while_each_of_its_phrases_fits_whatever_its_length():
     fits = _fits_phrases({0: {"convolutional neural networks", "markov chain monte carlo", "node"}})
-    assert label_still_fits("convolutional neural networks, node (topic 4)", lambda p: fits(0, p))
-    assert label_still_fits("markov chain monte carlo", lambda p: fits(0, p))
-    assert not label_still_fits("convolutional neural networks, molecules", lambda p: fits(0, p))
-    assert not label_still_fits("", lambda p: True)
+    assert label_still_fits("convolutional neural networks, node (topic 4)", lambda p, main: fits(0, p))
+    assert label_still_fits("markov chain monte carlo", lambda p, main: fits(0, p))
+    assert not label_still_fits("convolutional neural networks, molecules", lambda p, main: fits(0, p))
+    assert not label_still_fits("", lambda p, main: True)
+    # The first phrase is judged as the label's main phrase, the second as a phrase of it.
+    judged = []
+    label_still_fits("convolutional neural networks, node", lambda p, main: judged.append((p, main)) or True)
+    assert judged == [("convolutional neural networks", True), ("node", False)]
 
 
 def test_carry_labels_keeps_fitting_labels_and_keeps_labels_distinct():

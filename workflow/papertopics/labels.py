@@ -61,9 +61,9 @@ NOMINAL_SHARE = 1 / 3
 MIN_CO_LIFT = 0.5
 SECOND_PHRASE_SCORE = 0.5
 NEIGHBOURS = 3
-# A carried label is kept while each of its phrases still names the topic and scores at least
-# this share of its best phrase now (below SECOND_PHRASE_SCORE, so a label made now is kept
-# until its phrases really weaken).
+# A carried label is kept while each of its phrases still names the topic and its first phrase
+# scores at least this share of the topic's best phrase now (below SECOND_PHRASE_SCORE, so a
+# label made now is kept until its phrases really weaken).
 KEEP_SCORE = 0.4
 # The map shows a group label in at most two lines of this many characters (report.document_map).
 GROUP_LABEL_LINE_CHARS = 26
@@ -326,17 +326,16 @@ class PhraseTable:
             with_first / len(unit.papers)
         )
 
-    def fits(self, topic: int, phrase: str) -> bool:
-        """Whether a phrase of an earlier label still names the topic: it can name it and scores at
-        least ``KEEP_SCORE`` of the topic's best phrase now (counted among ``extra_phrases``).
+    def fits(self, topic: int, phrase: str, main: bool = True) -> bool:
+        """Whether a phrase of an earlier label still names the topic (counted among
+        ``extra_phrases``, whatever its length): it can name it and, for the label's ``main``
+        (first) phrase, scores at least ``KEEP_SCORE`` of the topic's best phrase now.
         """
         unit, key = self.units[topic], phrase_key(phrase)
+        if not key or not self.names(unit, key):
+            return False
         best = self.ranked(unit)
-        return (
-            bool(key and best)
-            and self.names(unit, key)
-            and self.score(unit, key) >= KEEP_SCORE * self.score(unit, best[0])
-        )
+        return not main or (bool(best) and self.score(unit, key) >= KEEP_SCORE * self.score(unit, best[0]))
 
 
 def _same_word(one: str, other: str) -> bool:

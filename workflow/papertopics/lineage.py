@@ -279,27 +279,30 @@ def stable_ids(
     return ids, next_id
 
 
-def label_still_fits(label: str, phrase_fits: Callable[[str], bool]) -> bool:
+def label_still_fits(label: str, phrase_fits: Callable[[str, bool], bool]) -> bool:
     """Whether every phrase of a topic's earlier label still names it now (``phrase_fits``: the
-    labeller's judgement of one phrase against the topic's current papers, whatever its length).
+    labeller's judgement of one phrase against the topic's current papers, whatever its length,
+    and whether it is the label's first phrase).
     """
     phrases = label_phrases(label)
-    return bool(phrases) and all(phrase_fits(phrase) for phrase in phrases)
+    return bool(phrases) and all(phrase_fits(phrase, index == 0) for index, phrase in enumerate(phrases))
 
 
 def carry_labels(
-    fresh: dict[int, str], fits: Callable[[int, str], bool], earlier: dict[int, str]
+    fresh: dict[int, str], fits: Callable[[int, str, bool], bool], earlier: dict[int, str]
 ) -> tuple[dict[int, str], list[dict]]:
     """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
-    topic, phrase → whether the phrase still names the topic); the others take their fresh label,
-    made distinct from the kept ones.
+    topic, phrase, whether it is the label's first phrase → whether the phrase still names the
+    topic); the others take their fresh label, made distinct from the kept ones.
 
     Returns the labels and the relabelled topics (id, earlier label, new label).
     """
     labels, relabelled = {}, []
     for topic, label in fresh.items():
         before = earlier.get(topic)
-        if before is not None and label_still_fits(before, lambda phrase, topic=topic: fits(topic, phrase)):
+        if before is not None and label_still_fits(
+            before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
+        ):
             labels[topic] = before
         else:
             labels[topic] = label
