@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import planned_jobs, run_workflow, write_config
-from test_topic_history_workflow import IJCAI, _third_dump
+from test_topic_history_workflow import IJCAI
 
 pytestmark = pytest.mark.slow
 
