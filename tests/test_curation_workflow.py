@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import gzip
 import json
-import shutil
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import planned_jobs, run_workflow, write_config
+from conftest import make_workdir, planned_jobs, run_workflow, write_config
 from test_topic_history_workflow import IJCAI
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.skipif(
-    not IJCAI.exists(), reason="needs ../shared/corpora (the third dump is a slice of IJCAI 2024)"
-)
-def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(seed_run, tmp_path):
-    workdir = tmp_path / "run"
-    shutil.copytree(seed_run, workdir, symlinks=True)
+def _dump(year: int, count: int) -> str:
+    """The first ``count`` IJCAI papers of ``year`` as a JSON Lines dump (title, abstract, year)."""
+    with gzip.open(IJCAI, "rt", encoding="utf-8") as lines:
+        papers = [json.loads(line) for line in lines]
+    chosen = [p for p in papers if p["year"] == year][:count]
+    return "".join(json.dumps({k: p[k] for k in ("title", "abstract", "year")}) + "\n" for p in chosen)
+
+
+@pytest.mark.skipif(not IJCAI.exists(), reason="needs ../shared/corpora (the dumps are slices of IJCAI)")
+def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(tmp_path):
+    dumps = {"ijcai2022.jsonl": _dump(2022, 150), "ijcai2023.jsonl": _dump(2023, 150)}
+    workdir = make_workdir(tmp_path / "run", dumps)
+    run_workflow(workdir)
     results = workdir / "results"
     first = json.loads((results / "topics" / "topic_details.json").read_text(encoding="utf-8"))
     ids = [t["topic"] for t in first["topics"] if t["topic"] != -1]
