@@ -845,6 +845,7 @@ def benchmark(
         "resolved": ours["settings"],
         "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
         "example_labels": ours["example_labels"],
+        "label_naming": ours["label_naming"],
         "rows": rows,
         "achievable": {
             **reference,
@@ -952,7 +953,16 @@ def markdown(results: list[dict]) -> str:
                 f"| {r['variant']} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['homogeneity']:.3f} | {r['topics']} "
                 f"| {r['outliers']:.1%} | {r['unassigned']:.1%} | {r['npmi']:.3f} | {r['diversity']:.3f} |"
             )
-        lines += ["", *achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
+        naming = "; ".join(
+            f"against {r['reference']}, ours {r['ours']:.2f}, top 3 words {r['top3_words']:.2f}"
+            for r in result.get("label_naming", [])
+        )
+        lines += [
+            "",
+            f"Labels that name their topics ([quality-labels.md](quality-labels.md)): {naming}.",
+            "",
+        ]
+        lines += [*achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
     lines.append(
         "Outliers: share of papers HDBSCAN left unclustered; left unassigned: share still without a topic "
         "(our defaults assign outliers to their nearest topic; BERTopic's defaults keep them as one cluster, -1, "

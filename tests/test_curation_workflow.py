@@ -75,9 +75,10 @@ def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(tmp_path)
     assert "(curated label)" in report and "Pruning &amp; &lt;b&gt;quantisation&lt;/b&gt;" in report
     assert "<b>quantisation" not in report
 
-    # A malformed entry stops the run with the file and line; the last good report stays.
+    # A malformed entry stops the run, before any job, with the file and line; results stay.
     (workdir / "curation.yaml").write_text("hide: [31]\nrename: {2: 5}\n", encoding="utf-8")
     failed = run_workflow(workdir, check=False)
     assert failed.returncode != 0
     assert "curation.yaml line 2: rename/2: 5 is not of type 'string'" in failed.stdout + failed.stderr
     assert (results / "report" / "index.html").read_text(encoding="utf-8") == report
+    assert (results / "topics" / "topics.csv").exists()
