@@ -254,17 +254,14 @@ def run_topics(
         labels.relabelled,
         set(ids),
     )
+    # History keeps the topics as found, each with the label and keywords of the topic it is shown in.
+    shown_as = {t: curated.merged_into.get(t, t) for t in stable_id.values()}
     kept = [
         replace(
             topic,
             id=stable_id[topic.id],
-            label=labels.found.get(curated.merged_into.get(stable_id[topic.id], stable_id[topic.id]), ""),
-            keywords=tuple(
-                w
-                for w, _ in keywords.get(
-                    curated.merged_into.get(stable_id[topic.id], stable_id[topic.id]), []
-                )
-            ),
+            label=labels.found.get(shown_as[stable_id[topic.id]], ""),
+            keywords=tuple(word for word, _ in keywords.get(shown_as[stable_id[topic.id]], [])),
         )
         for topic in snapshots
     ]
