@@ -46,13 +46,15 @@ test-fast: $(INSTALLED)
 
 # Topic quality on the labelled corpora (../shared/corpora): ours vs BERTopic's defaults vs TF-IDF + k-means,
 # against a supervised classifier and k-means on the embeddings, with seed stability (five UMAP seeds).
-# Writes bench/quality.md/json (both corpora) and bench/quality-ablations.md/json (IJCAI, each default
-# taken back in turn); embeddings are cached in the system's temporary folder.
+# Writes bench/quality.md/json (both corpora), bench/quality-ablations.md/json (IJCAI, each default
+# taken back in turn) and bench/quality-labels.md/json (how well the labels name their topics, and
+# the labels kept across a rerun); embeddings are cached in the system's temporary folder.
 IJCAI := ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz
 CORPORA ?= $(IJCAI) ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
 quality: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-ablations $(CORPORA)
 	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-stability --guided --output bench/quality-ablations $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python bench/quality.py --labels --output bench/quality-labels $(CORPORA)
 
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.

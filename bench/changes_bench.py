@@ -83,9 +83,8 @@ def time_lineage(history_dir: Path, ids, vectors, topics) -> tuple[float, dict]:
     history = TopicHistory(history_dir)
     stable, matching, baseline, run = follow_topics(history, snapshots, 0.3, 0.85)
     labels = {stable[s.id]: f"label {stable[s.id]}" for s in snapshots}
-    keywords = {t: label.split(", ") for t, label in labels.items()}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels, relabelled = carry_labels(labels, keywords, earlier)
+    labels, relabelled = carry_labels(labels, lambda topic, phrase, main: phrase in labels[topic], earlier)
     sizes = {stable[s.id]: s.size for s in snapshots}
     events = lineage_events(matching, stable, labels, sizes, baseline, run, relabelled, set(ids))
     events["flows"] = paper_flows(baseline, snapshots, stable)

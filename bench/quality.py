@@ -35,6 +35,7 @@ def load_corpus(path: Path) -> list[dict]:
                     "abstract": record["abstract"],
                     "text": clean_for_keywords(record["abstract"]),
                     "label": record["label"],
+                    "year": record.get("year"),
                 }
             )
     return papers
@@ -112,47 +113,236 @@ def ours_clusters(
     return clusters, umap_used, hdbscan_used
 
 
-def run_ours(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path) -> dict:
-    """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus."""
+def topic_settings(config: dict):
+    """The topics stage's knobs from a config, as the topics rule passes them."""
+    from papertopics.topic_run import TopicSettings
+
+    topics = config["topics"]
+    keywords = ("ngram_range", "stop_words", "top_n_words", "reduce_frequent_words", "representation")
+    return TopicSettings(
+        n_representative_docs=1,
+        coarse_topics=config["report"]["coarse_topics"],
+        reduce_outliers=topics["reduce_outliers"],
+        keywords={k: topics[k] for k in (*keywords, "mmr_diversity", "min_keyword_share")},
+    )
+
+
+def run_ours(
+    papers: list[dict],
+    embeddings: np.ndarray,
+    config: dict,
+    encoder,
+    cache_dir: Path,
+    corpus: Path | None = None,
+) -> dict:
+    """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus (a first run, no
+    history); with ``corpus``, also how well the labels name the topics (``label_naming``).
+    """
+    from papertopics.lineage import TopicHistory
     from papertopics.quality import evaluate_topics
-    from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import describe_topics, fit_topic_model, topic_groups, topic_keywords
+    from papertopics.topic_run import run_topics
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
-    representation = {
-        k: v
-        for k, v in config["topics"].items()
-        if k != "n_representative_docs" and not k.startswith("guide")
-    }
-    model, assigned, was_outlier = fit_topic_model(
-        texts, embeddings, clusters, embedding_model=encoder, **representation
-    )
-    details = describe_topics(
-        topic_keywords(model, assigned), [p["id"] for p in papers], embeddings, assigned, 1, texts
-    )
-    labels = {d["topic"]: d["label"] for d in details}
-    group_of, groups = topic_groups(
-        embeddings,
-        assigned,
-        labels,
-        resolve_coarse_topics(config["report"]["coarse_topics"], len(labels) - (-1 in labels)),
-    )
+    with tempfile.TemporaryDirectory() as history:
+        found = run_topics(
+            texts,
+            [p["id"] for p in papers],
+            embeddings,
+            clusters,
+            TopicHistory(history),
+            topic_settings(config),
+            encoder,
+        )
+    details = found.details
     metrics = evaluate_topics(
         texts,
-        assigned,
-        was_outlier,
+        found.topics,
+        found.was_outlier,
         {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
         top_n_words=config["evaluate"]["top_n_words"],
         labels=[p["label"] for p in papers],
-        group_of=group_of,
+        group_of={d["topic"]: d["group"] for d in details if d["group"] is not None},
     )
     metrics["settings"] = {
         "n_neighbors": umap_used["n_neighbors"],
         "min_cluster_size": hdbscan_used["min_cluster_size"],
     }
     metrics["example_labels"] = [d["label"] for d in details[:8]]
+    metrics["topic_labels"] = [
+        {
+            "topic": d["topic"],
+            "size": d["size"],
+            "label": d["label"],
+            "top_words": [w for w, _ in d["keywords"][:3]],
+        }
+        for d in details
+        if d["topic"] != -1
+    ]
+    metrics["group_labels"] = [g["label"] for g in found.groups]
+    if corpus is not None:
+        metrics["label_naming"] = label_naming(papers, corpus, found.topics, details, encoder)
     return metrics
+
+
+KEYWORDS_OF = {"ijcai_2020_2024_areas.jsonl.gz": "ijcai_2020_2024_keywords.jsonl.gz"}
+# A label names its topic when one of its phrases is one of the topic's reference names, or this
+# close to one (cosine of the packaged model's embeddings).
+NAME_SIMILARITY = 0.8
+REFERENCE_NAMES = 5
+REFERENCE_MIN_PAPERS = 3
+REFERENCE_MIN_LIFT = 2.0
+
+
+def load_paper_keywords(corpus: Path) -> dict[str, list[str]] | None:
+    """Each paper's author keywords (IJCAI's sub-areas), where the corpus has a keyword file."""
+    path = corpus.with_name(KEYWORDS_OF[corpus.name]) if corpus.name in KEYWORDS_OF else None
+    if path is None or not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return {record["id"]: record["keywords"] for record in map(json.loads, lines)}
+
+
+def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
+    """Each paper's title phrases (1-4 words, no stop word or number at either end): the held-out
+    stand-in for free author keywords. The labeller reads abstracts only, never titles.
+    """
+    from papertopics.labels import paper_phrases
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    stop = frozenset(ENGLISH_STOP_WORDS)
+    return {p["id"]: sorted(paper_phrases(p["title"] or "", stop).forms.values()) for p in papers}
+
+
+def normalised_name(phrase: str) -> str:
+    """A name compared as the issue says: case, hyphens and plural endings set aside."""
+    from papertopics.topics import singular
+
+    return " ".join(singular(word) for word in phrase.lower().replace("-", " ").split())
+
+
+def reference_names(paper_ids: list[str], topics: np.ndarray, keywords: dict[str, list[str]]) -> dict:
+    """Each topic's reference names: the keywords at least ``REFERENCE_MIN_PAPERS`` of its papers
+    use, at least ``REFERENCE_MIN_LIFT`` times as often there as in the corpus, the
+    ``REFERENCE_NAMES`` most used.
+    """
+    from collections import Counter
+
+    in_corpus = Counter(k for i in paper_ids for k in set(keywords.get(i, [])))
+    total = len(paper_ids)
+    names = {}
+    for topic in sorted(set(topics.tolist()) - {-1}):
+        members = [paper_ids[i] for i in np.flatnonzero(topics == topic)]
+        used = Counter(k for i in members for k in set(keywords.get(i, [])))
+        kept = [
+            k
+            for k, n in used.items()
+            if n >= REFERENCE_MIN_PAPERS and n / len(members) >= REFERENCE_MIN_LIFT * in_corpus[k] / total
+        ]
+        names[topic] = sorted(kept, key=lambda k: (-used[k], k))[:REFERENCE_NAMES]
+    return names
+
+
+def label_hits(labels: dict[int, list[str]], names: dict[int, list[str]], encoder) -> dict[int, bool]:
+    """Whether each topic's label (its phrases) names it: a phrase equal to a reference name after
+    ``normalised_name``, or at least ``NAME_SIMILARITY`` cosine-similar to one.
+    """
+    phrases = sorted({p for ps in labels.values() for p in ps} | {n for ns in names.values() for n in ns})
+    vectors = np.asarray(encoder.encode(phrases, normalize_embeddings=True), dtype=np.float64)
+    index = {p: i for i, p in enumerate(phrases)}
+    hits = {}
+    for topic, label in labels.items():
+        references = names.get(topic, [])
+        equal = {normalised_name(n) for n in references} & {normalised_name(p) for p in label}
+        similar = (
+            references
+            and label
+            and (vectors[[index[p] for p in label]] @ vectors[[index[n] for n in references]].T).max()
+            >= NAME_SIMILARITY
+        )
+        hits[topic] = bool(equal or similar)
+    return hits
+
+
+def hit_rate(hits: dict[int, bool], sizes: dict[int, int]) -> float:
+    """Share of the papers whose topic's label names it (topics weighted by size)."""
+    return sum(sizes[t] for t, hit in hits.items() if hit) / sum(sizes[t] for t in hits)
+
+
+def label_naming(
+    papers: list[dict], corpus: Path, topics: np.ndarray, details: list[dict], encoder
+) -> list[dict]:
+    """The size-weighted share of topics whose label names them (``label_hits``), ours and the
+    top 3 c-TF-IDF keywords (BERTopic's default label), against each reference the corpus has:
+    its authors' keywords (IJCAI's sub-areas) and, held out for every corpus, its title phrases.
+    """
+    from papertopics.labels import label_phrases
+
+    ids = [p["id"] for p in papers]
+    real = [d for d in details if d["topic"] != -1]
+    sizes = {d["topic"]: d["size"] for d in real}
+    ours = {d["topic"]: label_phrases(d["label"]) for d in real}
+    top3 = {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real}
+    references = [("title phrases (held out: labels read abstracts only)", title_phrases(papers))]
+    keywords = load_paper_keywords(corpus)
+    if keywords:
+        references.insert(0, ("authors' sub-area keywords", keywords))
+    rows = []
+    for name, keywords_of in references:
+        names = reference_names(ids, topics, keywords_of)
+        rows.append(
+            {
+                "reference": name,
+                "ours": hit_rate(label_hits(ours, names, encoder), sizes),
+                "top3_words": hit_rate(label_hits(top3, names, encoder), sizes),
+            }
+        )
+    return rows
+
+
+def label_kept_share(
+    papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path
+) -> dict | None:
+    """Labels kept across a rerun on real data: the topics of the corpus's first two years, then
+    of its first three (a third dump added), matched by history; the share of the topics that keep
+    their id that keep their label too (no curation).
+    """
+    from papertopics.lineage import TopicHistory
+    from papertopics.topic_run import run_topics
+
+    years = sorted({p["year"] for p in papers if p.get("year") is not None})
+    if len(years) < 3:
+        return None
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        history = TopicHistory(folder)
+        for last in years[1:3]:
+            rows = [i for i, p in enumerate(papers) if p["year"] <= last]
+            chosen = [papers[i] for i in rows]
+            clusters = ours_clusters(chosen, embeddings[rows], config, cache_dir)[0]
+            found = run_topics(
+                [p["text"] for p in chosen],
+                [p["id"] for p in chosen],
+                embeddings[rows],
+                clusters,
+                history,
+                topic_settings(config),
+                encoder,
+            )
+            found.record()
+            runs.append(found)
+    before = {d["topic"]: d["label"] for d in runs[0].details}
+    after = {d["topic"]: d["label"] for d in runs[1].details}
+    kept = [t["id"] for t in runs[1].lineage["kept"]]
+    same = [t for t in kept if before[t] == after[t]]
+    return {
+        "years": [years[:2], years[:3]],
+        "topics_before": runs[0].n_topics,
+        "kept_id": len(kept),
+        "kept_label": len(same),
+        "share": len(same) / len(kept) if kept else None,
+        "relabelled": runs[1].lineage["relabelled"],
+    }
 
 
 def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, random_state: int) -> dict:
@@ -626,7 +816,7 @@ def benchmark(
         papers, embeddings = papers[:limit], embeddings[:limit]
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     rows = []
-    ours = run_ours(papers, embeddings, config, encoder, cache_dir)
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir, corpus)
     rows.append(row("(a) papertopics defaults", ours))
     if ours["coarse"]:
         coarse = {**ours, "labels": ours["coarse"]["labels"], "topics": ours["coarse"]["groups"]}
@@ -655,6 +845,7 @@ def benchmark(
         "resolved": ours["settings"],
         "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
         "example_labels": ours["example_labels"],
+        "label_naming": ours["label_naming"],
         "rows": rows,
         "achievable": {
             **reference,
@@ -664,6 +855,80 @@ def benchmark(
         "stability": seeds,
         "guided": guided(papers, embeddings, config, encoder, cache_dir) if guide else None,
     }
+
+
+def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
+    """How well the labels name their topics (``label_naming``), the largest topics' labels beside
+    their top 3 keywords, the group labels, and the labels kept across a rerun with a third year.
+    """
+    from papertopics.embed import load_model, resolve_backend
+
+    config = default_config()
+    papers = load_corpus(corpus)
+    embeddings = cached_embeddings(papers, corpus, config["embedding"], cache_dir)
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir, corpus)
+    return {
+        "corpus": corpus.name,
+        "papers": len(papers),
+        "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
+        "nmi": ours["labels"]["nmi"],
+        "naming": ours["label_naming"],
+        "largest": ours["topic_labels"][:20],
+        "groups": ours["group_labels"],
+        "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
+    }
+
+
+def labels_markdown(results: list[dict]) -> str:
+    lines = [
+        "# Topic labels benchmark",
+        "",
+        "Written by `make quality` (`bench/quality.py --labels`). A label *names* its topic when one of its",
+        "phrases equals one of the topic's reference names (case, hyphens and plural endings set aside) or",
+        f"is at least {NAME_SIMILARITY} cosine-similar to one (the packaged model). A topic's reference names",
+        f"are the names at least {REFERENCE_MIN_PAPERS} of its papers carry, at least {REFERENCE_MIN_LIFT:g} times as",
+        f"often there as in the corpus, the {REFERENCE_NAMES} most used. Figures are shares of the papers whose",
+        "topic's label names it (topics weighted by size); *top 3 words* is the label BERTopic prints,",
+        "the first three c-TF-IDF keywords of the same topics. Title phrases stand in for free author",
+        "keywords (no corpus here has them): phrases of 1-4 words of the papers' titles, which the",
+        "labeller never reads (it reads abstracts). They favour single words, so the top 3 words do well.",
+        "",
+    ]
+    for result in results:
+        lines += [
+            f"## {result['corpus']} ({result['papers']} papers)",
+            "",
+            f"Embeddings: {result['embedding']}. NMI to the labels: {result['nmi']:.3f} (the labels move no paper).",
+            "",
+            "| reference | ours | top 3 words |",
+            "|---|---:|---:|",
+            *(f"| {r['reference']} | {r['ours']:.2f} | {r['top3_words']:.2f} |" for r in result["naming"]),
+            "",
+            "The largest topics:",
+            "",
+            "| topic | papers | label | top 3 words |",
+            "|---:|---:|---|---|",
+            *(
+                f"| {t['topic']} | {t['size']} | {t['label']} | {', '.join(t['top_words'])} |"
+                for t in result["largest"]
+            ),
+            "",
+            f"Group labels: {'; '.join(result['groups'])}.",
+            "",
+        ]
+        kept = result["kept"]
+        if kept:
+            lines += [
+                f"Labels kept across a rerun: the topics of {'-'.join(map(str, kept['years'][0]))} "
+                f"({kept['topics_before']} topics), then of {'-'.join(map(str, kept['years'][1]))} with the "
+                f"history of the first run: {kept['kept_id']} topics kept their id, {kept['kept_label']} of them "
+                f"their label too ({kept['share']:.0%}). Relabelled: "
+                + ("; ".join(f"{r['id']}: {r['from']} → {r['to']}" for r in kept["relabelled"]) or "none")
+                + ".",
+                "",
+            ]
+    return "\n".join(lines)
 
 
 def markdown(results: list[dict]) -> str:
@@ -688,7 +953,16 @@ def markdown(results: list[dict]) -> str:
                 f"| {r['variant']} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['homogeneity']:.3f} | {r['topics']} "
                 f"| {r['outliers']:.1%} | {r['unassigned']:.1%} | {r['npmi']:.3f} | {r['diversity']:.3f} |"
             )
-        lines += ["", *achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
+        naming = "; ".join(
+            f"against {r['reference']}, ours {r['ours']:.2f}, top 3 words {r['top3_words']:.2f}"
+            for r in result.get("label_naming", [])
+        )
+        lines += [
+            "",
+            f"Labels that name their topics ([quality-labels.md](quality-labels.md)): {naming}.",
+            "",
+        ]
+        lines += [*achievable_table(result), *stability_table(result["stability"]), *guided_table(result)]
     lines.append(
         "Outliers: share of papers HDBSCAN left unclustered; left unassigned: share still without a topic "
         "(our defaults assign outliers to their nearest topic; BERTopic's defaults keep them as one cluster, -1, "
@@ -785,6 +1059,11 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, help="score only the first LIMIT papers of each corpus (a quick check)"
     )
+    parser.add_argument(
+        "--labels",
+        action="store_true",
+        help="only score the topic labels (naming, labels kept across a rerun); writes OUTPUT.md/json",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -793,6 +1072,12 @@ def main() -> None:
         raise SystemExit(
             f"corpus not found: {', '.join(missing)} (the labelled corpora live in ../shared/corpora)"
         )
+    if args.labels:
+        found = [labels_benchmark(corpus, args.cache_dir) for corpus in args.corpora]
+        storage.write_json(args.output.with_suffix(".json"), found)
+        storage.write_text(args.output.with_suffix(".md"), labels_markdown(found))
+        print(labels_markdown(found))
+        return
     results = [
         benchmark(
             corpus,

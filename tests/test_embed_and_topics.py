@@ -6,6 +6,7 @@ from conftest import SEEDS
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
+from papertopics.labels import PhraseTable, nearest_topics, topic_labels
 from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
 from papertopics.topics import (
@@ -17,6 +18,7 @@ from papertopics.topics import (
     topic_centroids,
     topic_keywords,
 )
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 
 # The reduce stage can mix word vectors into the embeddings; these tests use the embeddings alone.
@@ -36,21 +38,24 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
 
 
 def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: bool):
-    """The topic model with the default c-TF-IDF keywords (unigrams and bigrams)."""
-    return fit_topic_model(
+    """The topic model with the default c-TF-IDF keywords (unigrams and bigrams), outliers first
+    assigned to their nearest topic as the topics stage does with ``reduce_outliers``; also
+    whether each paper was an outlier.
+    """
+    model, topics = fit_topic_model(
         texts,
         embeddings,
-        labels,
+        assign_outliers(embeddings, labels) if reduce_outliers else labels,
         embedding_model,
         ngram_range=(1, 2),
         stop_words="english",
         top_n_words=10,
-        reduce_outliers=reduce_outliers,
         reduce_frequent_words=True,
         representation="ctfidf",
         mmr_diversity=0.3,
         min_keyword_share=0.1,
     )
+    return model, topics, labels == OUTLIER
 
 
 @pytest.fixture(scope="module")
@@ -119,13 +124,15 @@ def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_emb
     )
     assert (was_outlier == (labels == OUTLIER)).all()
     ids = [p["id"] for p in seed_papers]
+    table = PhraseTable(texts, topics, frozenset(ENGLISH_STOP_WORDS))
+    labels = topic_labels(table, nearest_topics(seed_embeddings, topics))
     details = describe_topics(
-        topic_keywords(model, topics), ids, seed_embeddings, topics, n_representative_docs=3
+        topic_keywords(model, topics), labels, ids, seed_embeddings, topics, n_representative_docs=3
     )
     assert sum(d["size"] for d in details) == 38
     for detail in details:
         assert len(detail["representative_ids"]) == min(3, detail["size"])
-        assert detail["keywords"] and detail["label"] != "(no keywords)"
+        assert detail["keywords"] and detail["label"]
 
 
 @pytest.fixture(scope="module")

@@ -163,32 +163,35 @@ def test_partition_digest_ignores_ids_and_order():
     assert partition_digest(one) != partition_digest([_topic(0, ["a"], d[0]), _topic(1, ["b", "c"], d[1])])
 
 
-def test_label_is_kept_while_its_phrases_are_still_keywords():
-    assert label_still_fits(
-        "graph neural networks, node classification", ["node classification", "graph neural network", "gnn"]
-    )
-    assert label_still_fits("graph neural, node (topic 4)", ["graph neural networks", "node"])
-    assert not label_still_fits(
-        "graph neural networks, node classification", ["graph neural networks", "molecules"]
-    )
+def _fits_phrases(phrases_of: dict[int, set[str]]):
+    """A labeller's judgement that names a topic by the phrases given for it."""
+    return lambda topic, phrase, main=True: phrase in phrases_of.get(topic, set())
+
+
+def test_a_label_is_kept_while_each_of_its_phrases_fits_whatever_its_length():
+    fits = _fits_phrases({0: {"convolutional neural networks", "markov chain monte carlo", "node"}})
+    assert label_still_fits("convolutional neural networks, node (topic 4)", lambda p, main: fits(0, p))
+    assert label_still_fits("markov chain monte carlo", lambda p, main: fits(0, p))
+    assert not label_still_fits("convolutional neural networks, molecules", lambda p, main: fits(0, p))
+    assert not label_still_fits("", lambda p, main: True)
+    # The first phrase is judged as the label's main phrase, the second as a phrase of it.
+    judged = []
+    label_still_fits("convolutional neural networks, node", lambda p, main: judged.append((p, main)) or True)
+    assert judged == [("convolutional neural networks", True), ("node", False)]
 
 
 def test_carry_labels_keeps_fitting_labels_and_keeps_labels_distinct():
     fresh = {0: "gnn, graphs", 1: "policy, reward", 7: "auctions, bidders"}
-    keywords = {
-        0: ["gnn", "graph neural networks", "node"],
-        1: ["policy", "reward"],
-        7: ["auctions", "bidders", "graph neural networks"],
-    }
+    fits = _fits_phrases({0: {"graph neural networks", "gnn"}, 1: {"policy", "reward"}, 7: {"auctions"}})
     earlier = {0: "graph neural networks", 1: "reinforcement learning", 3: "auctions, bidders"}
-    labels, relabelled = carry_labels(fresh, keywords, earlier)
-    assert labels[0] == "graph neural networks"  # kept: still among its keywords
-    assert labels[1] == "policy, reward"  # its old phrases are gone from its keywords
+    labels, relabelled = carry_labels(fresh, fits, earlier)
+    assert labels[0] == "graph neural networks"  # kept: it still fits
+    assert labels[1] == "policy, reward"  # its old phrase no longer fits
     assert relabelled == [{"id": 1, "from": "reinforcement learning", "to": "policy, reward"}]
     assert labels[7] == "auctions, bidders"  # topic 3's label, but topic 3 is not kept: no clash
     labels, _ = carry_labels(
         {0: "graph neural networks", 2: "graph neural networks"},
-        {0: ["graph neural networks"], 2: ["graph neural networks"]},
+        _fits_phrases({0: {"graph neural networks"}}),
         {0: "graph neural networks"},
     )
     assert labels == {0: "graph neural networks", 2: "graph neural networks (topic 2)"}

@@ -4,23 +4,24 @@ Every run of the topics stage keeps a record of its topics (id, label, keywords,
 in the embedding space, papers) under ``results/history/``. The next run matches its topics to
 that record: by the papers two topics share, where papers are in both runs, and by the cosine
 similarity of their centroids only where a topic's papers are mostly new (or mostly gone). A
-matched topic keeps its id, and its label while that label's keyphrases are still among its
-keywords; every other topic gets an id never used before. Only the numbering follows history:
-the partition itself is the same whatever came before.
+matched topic keeps its id, and its label while each of that label's phrases still names it
+(``papertopics.labels.PhraseTable.fits``); every other topic gets an id never used before. Only
+the numbering follows history: the partition itself is the same whatever came before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from papertopics import storage
-from papertopics.topics import OUTLIER, topic_centroids, word_stems
+from papertopics.labels import label_key, label_phrases
+from papertopics.topics import OUTLIER, topic_centroids
 
 HISTORY_FORMAT = 1
 # A topic is followed by its papers when at least this share of them is in both runs.
@@ -29,7 +30,6 @@ _TRACKED_BY_PAPERS = 0.5
 # of the other side (0.2), so that a handful of papers drifting across is not called a split.
 _MOST = 0.5
 _PART = 0.2
-_ID_SUFFIX = re.compile(r" \(topic \d+\)$")
 
 
 @dataclass(frozen=True)
@@ -279,39 +279,40 @@ def stable_ids(
     return ids, next_id
 
 
-def label_still_fits(label: str, keywords: list[str]) -> bool:
-    """Whether every keyphrase of a topic's earlier label is still among (or inside) its keywords."""
-    phrases = [p for p in _ID_SUFFIX.sub("", label).split(", ") if p]
-    current = [word_stems(keyword) for keyword in keywords]
-    return bool(phrases) and all(any(word_stems(p) <= stems for stems in current) for p in phrases)
+def label_still_fits(label: str, phrase_fits: Callable[[str, bool], bool]) -> bool:
+    """Whether every phrase of a topic's earlier label still names it now (``phrase_fits``: the
+    labeller's judgement of one phrase against the topic's current papers, whatever its length,
+    and whether it is the label's first phrase).
+    """
+    phrases = label_phrases(label)
+    return bool(phrases) and all(phrase_fits(phrase, index == 0) for index, phrase in enumerate(phrases))
 
 
 def carry_labels(
-    fresh: dict[int, str], keywords: dict[int, list[str]], earlier: dict[int, str]
+    fresh: dict[int, str], fits: Callable[[int, str, bool], bool], earlier: dict[int, str]
 ) -> tuple[dict[int, str], list[dict]]:
-    """Labels by stable id: a continued topic keeps its earlier label while it still fits its
-    keywords; the others take their fresh label, made distinct from the kept ones.
+    """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
+    topic, phrase, whether it is the label's first phrase → whether the phrase still names the
+    topic); the others take their fresh label, made distinct from the kept ones.
 
     Returns the labels and the relabelled topics (id, earlier label, new label).
     """
     labels, relabelled = {}, []
     for topic, label in fresh.items():
         before = earlier.get(topic)
-        if before is not None and label_still_fits(before, keywords[topic]):
+        if before is not None and label_still_fits(
+            before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
+        ):
             labels[topic] = before
         else:
             labels[topic] = label
             if before is not None and before != label:
                 relabelled.append({"id": topic, "from": before, "to": label})
-    kept = {_label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
+    kept = {label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
     for topic in labels:
-        if earlier.get(topic) != labels[topic] and _label_key(labels[topic]) in kept:
-            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
+        if earlier.get(topic) != labels[topic] and label_key(labels[topic]) in kept:
+            labels[topic] = f"{', '.join(label_phrases(labels[topic]))} (topic {topic})"
     return labels, relabelled
-
-
-def _label_key(label: str) -> frozenset:
-    return frozenset(word_stems(p) for p in _ID_SUFFIX.sub("", label).split(", "))
 
 
 class TopicHistory:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -251,24 +250,6 @@ def cluster(
     _LOG.info("clustered: %s", used)
 
 
-def _apply_guide(
-    names: list[str], encoder, vectors: np.ndarray, cluster_labels: np.ndarray, min_similarity: float
-) -> tuple[np.ndarray, dict[int, int], list[str]]:
-    """The clusters with the guide's categories first (``guided_topics``), named topic → index of
-    its name, and the names no paper fits (logged: they make no topic). No names: as they were.
-    """
-    from papertopics.guided import guided_topics, unmatched_names
-
-    if not names:
-        return cluster_labels, {}, []
-    name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
-    cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, min_similarity)
-    unmatched = unmatched_names(names, named)
-    for name in unmatched:
-        _LOG.warning("topics.guide: no paper fits %r, so it makes no topic", name)
-    return cluster_labels, named, unmatched
-
-
 def topics(
     papers: str,
     embeddings: list[str],
@@ -276,6 +257,7 @@ def topics(
     labels: str,
     cluster_settings: str,
     guide_file: list[str],
+    curation_file: list[str],
     topics: str,
     topic_papers: str,
     details: str,
@@ -285,17 +267,12 @@ def topics(
     history_dir: str,
     embedding_model: str,
     max_seq_length: int,
-    n_representative_docs: int,
-    coarse_topics: int | str,
-    min_overlap: float,
-    min_similarity: float,
     guide_names: list[str],
-    guide_min_similarity: float,
     compare_by: str,
     dump_order: list[str],
-    **representation,
+    **knobs,
 ) -> None:
-    """Fit the topic model on the clusters, number its topics stably across runs, and write them.
+    """Find the topics of the clusters (``papertopics.topic_run``) and write them.
 
     Args:
         papers: the corpus (JSON Lines).
@@ -305,6 +282,7 @@ def topics(
         cluster_settings: the cluster stage's settings, whose consensus figures are kept.
         guide_file: ``topics.guide`` when it is a file (zero or one path); an input, so that
             editing the file reruns the stage.
+        curation_file: ``topics.curation`` (zero or one path); an input, likewise.
         topics: output, ``topics.csv`` (see ``topic_table``).
         topic_papers: output, ``papers.csv``: every paper with its topic and map position.
         details: output, ``topic_details.json``: settings, topics and topic groups.
@@ -314,124 +292,82 @@ def topics(
         history_dir: where each run's topics are kept for the next run to match against.
         embedding_model: the embedding model's name or path (for guide names and representations).
         max_seq_length: the embedding model's token limit.
-        n_representative_docs: example papers kept per topic.
-        coarse_topics: how many topic groups (a number or ``auto``).
-        min_overlap: the shared-paper overlap that continues a topic (``papertopics.lineage``).
-        min_similarity: the centroid similarity that continues a topic with few shared papers.
         guide_names: ``topics.guide`` when it is a list of category names.
-        guide_min_similarity: how similar a paper must be to a name to join its topic.
         compare_by: the periods of each topic's wording per period (``compare.by``).
         dump_order: the dumps in the order of ``inputs``.
-        **representation: the keyword settings of ``papertopics.topics.fit_topic_model``.
+        **knobs: the fields of ``papertopics.topic_run.TopicSettings``, and the keyword settings
+            of ``papertopics.topics.fit_topic_model``.
     """
+    from dataclasses import fields
+
     from papertopics.changes import paper_periods
+    from papertopics.curation import load_curation
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
     from papertopics.guided import load_guide
-    from papertopics.lineage import (
-        TopicHistory,
-        follow_topics,
-        lineage_events,
-        paper_flows,
-        record_run,
-        topic_snapshots,
-    )
+    from papertopics.lineage import TopicHistory
     from papertopics.models import resolve_model_location
+    from papertopics.topic_run import TopicSettings, run_topics
     from papertopics.topic_wording import wording_per_period
-    from papertopics.topics import OUTLIER, fit_topic_model, needs_embedding_model
+    from papertopics.topics import needs_embedding_model
 
     records, vectors = _corpus_embeddings(papers, embeddings)
     ids = [p["id"] for p in records]
     map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
-
     names = load_guide(guide_file[0] if guide_file else guide_names)
-    encoder = (
-        load_model(embedding_model, max_seq_length)
-        if names or needs_embedding_model(representation["representation"])
-        else None
+    curation = load_curation(curation_file[0] if curation_file else None)
+    stage_knobs = {f.name for f in fields(TopicSettings)} - {"keywords"}
+    settings = TopicSettings(
+        **{k: v for k, v in knobs.items() if k in stage_knobs},
+        keywords={k: v for k, v in knobs.items() if k not in stage_knobs},
     )
-    cluster_labels, named, unmatched = _apply_guide(
-        names, encoder, vectors, cluster_labels, guide_min_similarity
-    )
+    needs_model = names or needs_embedding_model(settings.keywords["representation"])
     texts = [p["text"] for p in records]
-    fitted, model_topics, was_outlier = fit_topic_model(
-        texts, vectors, cluster_labels, embedding_model=encoder, **representation
-    )
-    # BERTopic numbers topics by size; a named topic is the one its named papers ended in.
-    name_of_model_topic = {
-        int(model_topics[np.flatnonzero(cluster_labels == topic)[0]]): names[name]
-        for topic, name in named.items()
-    }
-    history = TopicHistory(history_dir)
-    snapshots = topic_snapshots(ids, vectors, model_topics)
-    stable_id, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
-    stable_id[OUTLIER] = OUTLIER
-    assigned = np.array([stable_id[t] for t in model_topics.tolist()], dtype=np.int64)
-    described = _describe_stable_topics(
-        fitted,
-        model_topics,
-        stable_id,
-        baseline,
-        name_of_model_topic,
+    found = run_topics(
+        texts,
         ids,
         vectors,
-        assigned,
-        texts,
-        n_representative_docs,
-        coarse_topics,
+        cluster_labels,
+        TopicHistory(history_dir),
+        settings,
+        encoder=load_model(embedding_model, max_seq_length) if needs_model else None,
+        guide_names=names,
+        curation=curation,
     )
-
-    paper_table = _paper_table(records, assigned, described.label_of, was_outlier, map_2d)
+    # Each topic's wording per period, from the fitted model (in its own topic numbers).
+    paper_table = _paper_table(records, found, map_2d)
     periods = paper_periods(paper_table, compare_by, dump_order)
-    wording = wording_per_period(fitted, texts, model_topics, periods)
-    for record in described.details:
+    model_topic = {d["topic"]: d["model_topic"] for d in found.details}
+    wording = wording_per_period(
+        found.model, texts, np.array([model_topic[t] for t in found.topics.tolist()]), periods
+    )
+    for record in found.details:
         record["wording"] = wording.get(record["model_topic"], [])
-    storage.write_csv(topics, topic_table(described.details))
+    storage.write_csv(topics, topic_table(found.details))
     storage.write_csv(topic_papers, paper_table)
-    n_topics = sum(1 for d in described.details if d["topic"] != OUTLIER)
-    settings = {
+    recorded = {
         "embedding_model": embedding_model,
-        "n_representative_docs": n_representative_docs,
-        **representation,
-        "outliers_before_reduction": int(was_outlier.sum()),
-        "topics": n_topics,
-        "coarse_topics_setting": coarse_topics,
-        "coarse_topics": len(described.groups),
+        **knobs,
+        "topics": found.n_topics,
+        "coarse_topics_setting": settings.coarse_topics,
         "guide": names,
-        "guide_min_similarity": guide_min_similarity if names else None,
-        "named_topics": len(name_of_model_topic),
-        "guide_unmatched": unmatched,
+        "guide_min_similarity": settings.guide_min_similarity if names else None,
+        **found.summary,
         "consensus": storage.read_json(cluster_settings).get("consensus"),
         "wording_by": periods.by,
     }
-    storage.write_json(
-        details, {"settings": settings, "topics": described.details, "groups": described.groups}
-    )
-    storage.write_json(figures, model_figures(fitted, n_topics))
-    _save_model(fitted, model, resolve_model_location(embedding_model))
-    sizes = {d["topic"]: d["size"] for d in described.details}
-    events = lineage_events(
-        matching, stable_id, described.label_of, sizes, baseline, run, described.relabelled, set(ids)
-    )
-    storage.write_json(lineage, {**events, "flows": paper_flows(baseline, snapshots, stable_id)})
+    storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
+    storage.write_json(figures, model_figures(found.model, found.n_topics))
+    _save_model(found.model, model, resolve_model_location(embedding_model))
+    storage.write_json(lineage, found.lineage)
     # Last, once every output is written: a failed job leaves history as the last good run left it.
-    record_run(history, run, baseline, _stable_snapshots(snapshots, stable_id, described))
+    found.record()
     _LOG.info(
-        "%d topics (run %d of this history): %s", n_topics, run, [d["label"] for d in described.details]
+        "%d topics (run %d of this history): %s",
+        found.n_topics,
+        found.lineage["run"],
+        [d["label"] for d in found.details],
     )
-
-
-def _stable_snapshots(snapshots: list, stable_id: dict[int, int], described: _StableTopics) -> list:
-    """This run's topic snapshots under their stable ids, with their labels and keywords."""
-    return [
-        replace(
-            topic,
-            id=stable_id[topic.id],
-            label=described.label_of[stable_id[topic.id]],
-            keywords=tuple(word for word, _ in described.keywords[stable_id[topic.id]]),
-        )
-        for topic in snapshots
-    ]
 
 
 def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -445,69 +381,7 @@ def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndar
     return coordinates["map_2d"], clusters["labels"]
 
 
-@dataclass(frozen=True)
-class _StableTopics:
-    details: list[dict]
-    groups: list[dict]
-    keywords: dict[int, list[tuple[str, float]]]
-    label_of: dict[int, str]
-    relabelled: list[dict]
-
-
-def _describe_stable_topics(
-    fitted,
-    model_topics: np.ndarray,
-    stable_id: dict[int, int],
-    baseline: dict | None,
-    name_of_model_topic: dict[int, str],
-    ids: list[str],
-    vectors: np.ndarray,
-    assigned: np.ndarray,
-    texts: list[str],
-    n_representative_docs: int,
-    coarse_topics: int | str,
-) -> _StableTopics:
-    """Each topic's record under its stable id: keywords, examples, its label (carried over from the
-    previous run while it still fits, or a guide name), and its group; sets the model's labels too.
-    """
-    from papertopics.lineage import carry_labels
-    from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import OUTLIER, describe_topics, topic_groups, topic_keywords
-
-    keywords = {stable_id[t]: words for t, words in topic_keywords(fitted, model_topics).items()}
-    details = describe_topics(keywords, ids, vectors, assigned, n_representative_docs, texts)
-    earlier_labels = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    label_of, relabelled = carry_labels(
-        {d["topic"]: d["label"] for d in details},
-        {t: [w for w, _ in k] for t, k in keywords.items()},
-        earlier_labels,
-    )
-    label_of.update({stable_id[own]: name for own, name in name_of_model_topic.items()})
-    model_topic = {stable: own for own, stable in stable_id.items()}
-    named_topics = {stable_id[own] for own in name_of_model_topic}
-    for record in details:
-        record["label"] = label_of[record["topic"]]
-        record["model_topic"] = model_topic[record["topic"]]
-        record["named"] = record["topic"] in named_topics
-    fitted.set_topic_labels(
-        {own: label_of[stable] for own, stable in stable_id.items() if stable in label_of}
-    )
-    n_topics = sum(1 for d in details if d["topic"] != OUTLIER)
-    group_of, groups = topic_groups(
-        vectors, assigned, label_of, resolve_coarse_topics(coarse_topics, n_topics)
-    )
-    for record in details:
-        record["group"] = group_of.get(record["topic"])
-    return _StableTopics(details, groups, keywords, label_of, relabelled)
-
-
-def _paper_table(
-    records: list[dict],
-    assigned: np.ndarray,
-    label_of: dict[int, str],
-    was_outlier: np.ndarray,
-    map_2d: np.ndarray,
-):
+def _paper_table(records: list[dict], found, map_2d: np.ndarray):
     """``papers.csv``: each paper with its topic and map position, and the input's own fields."""
     import pandas as pd
 
@@ -519,9 +393,9 @@ def _paper_table(
         "dumps": [";".join(p["dumps"]) for p in records],
         "display_name": [p["display_name"] for p in records],
         "abstract": [p["abstract"] for p in records],
-        "topic": assigned,
-        "topic_label": [label_of[t] for t in assigned.tolist()],
-        "outlier": was_outlier,
+        "topic": found.topics,
+        "topic_label": found.paper_labels,
+        "outlier": found.was_outlier,
         "x": np.round(map_2d[:, 0], 5),
         "y": np.round(map_2d[:, 1], 5),
     }
@@ -530,13 +404,16 @@ def _paper_table(
 
 
 def topic_table(details: list[dict]):
-    """``topics.csv``: one row per topic record (id, label, keywords, size, share)."""
+    """``topics.csv``: one row per topic record (id, label, whether the label is curated, keywords,
+    size, share).
+    """
     import pandas as pd
 
     return pd.DataFrame(
         {
             "id": [d["topic"] for d in details],
             "label": [d["label"] for d in details],
+            "curated": [bool(d.get("curated")) for d in details],
             "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
             "size": [d["size"] for d in details],
             "share": [round(d["share"], 6) for d in details],

@@ -18,9 +18,6 @@ def outlier_flags(column) -> np.ndarray:
     return np.char.lower(np.asarray(column, dtype=str)) == "true"
 
 
-_NUMBER = re.compile(r"^[\d.,%]+$")
-
-
 REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
 
 
@@ -123,38 +120,36 @@ def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
 def fit_topic_model(
     texts: list[str],
     embeddings: np.ndarray,
-    cluster_labels: np.ndarray,
+    topics: np.ndarray,
     embedding_model,
     ngram_range: tuple[int, int],
     stop_words: str | None,
     top_n_words: int,
-    reduce_outliers: bool,
     reduce_frequent_words: bool,
     representation: str,
     mmr_diversity: float,
     min_keyword_share: float,
 ):
-    """Fit BERTopic on given clusters, without refitting UMAP or HDBSCAN.
+    """Fit BERTopic on given topics, without refitting UMAP or HDBSCAN.
 
-    Topics are numbered by size, largest first (BERTopic's order), after outliers are assigned.
+    BERTopic numbers the topics by size, largest first; ``topics`` keeps its own numbering.
 
     Args:
-        texts: the papers' texts (title and abstract), the documents c-TF-IDF reads.
+        texts: the papers' texts (abstracts), the documents c-TF-IDF reads.
         embeddings: the papers' embeddings, one row per text.
-        cluster_labels: the cluster stage's label per paper (``OUTLIER`` for HDBSCAN's outliers).
+        topics: each paper's topic (``OUTLIER`` for a paper without one).
         embedding_model: the sentence-transformers model, or None; BERTopic gets it only for the
             ``keybert`` and ``mmr`` representations.
         ngram_range: the shortest and longest keyphrases, in words.
         stop_words: the vectorizer's stop-word list (``english``) or None.
         top_n_words: keywords kept per topic.
-        reduce_outliers: move each outlier to its nearest topic (by centroid) before the fit.
         reduce_frequent_words: damp words frequent across topics (BERTopic's option).
         representation: ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``).
         mmr_diversity: the diversity of the ``mmr`` representation.
         min_keyword_share: keywords used by at least this share of a topic's papers rank first.
 
     Returns:
-        The fitted model, each paper's topic, and whether each paper was an outlier before the fit.
+        The fitted model and each paper's topic in the model's numbering.
     """
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
@@ -162,8 +157,6 @@ def fit_topic_model(
     from bertopic.vectorizers import ClassTfidfTransformer
     from sklearn.feature_extraction.text import CountVectorizer
 
-    was_outlier = np.asarray(cluster_labels) == OUTLIER
-    labels = assign_outliers(embeddings, cluster_labels) if reduce_outliers else np.asarray(cluster_labels)
     model = _bertopic_with_centroid_representatives(BERTopic, embeddings)(
         # Only the representations that embed keywords get the model: given one, BERTopic stops
         # deleting punctuation before c-TF-IDF ("multi-label" stays two words), so passing it
@@ -178,8 +171,8 @@ def fit_topic_model(
         ),
         top_n_words=top_n_words,
     )
-    topics, _ = model.fit_transform(texts, embeddings=embeddings, y=labels)
-    return model, np.asarray(topics), was_outlier
+    model_topics, _ = model.fit_transform(texts, embeddings=embeddings, y=np.asarray(topics))
+    return model, np.asarray(model_topics)
 
 
 def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarray):
@@ -218,35 +211,9 @@ def singular(word: str) -> str:
     return word
 
 
-def word_stems(phrase: str) -> frozenset[str]:
-    """Singular forms of a phrase's words, so that 'model' and 'models' match."""
-    return frozenset(singular(word) for word in phrase.lower().split())
-
-
-def _is_clean_keyphrase(phrase: str, stop_words: frozenset[str]) -> bool:
-    """Not empty, not a bare number, and neither starting nor ending with a stop word."""
-    words = phrase.lower().split()
-    return (
-        bool(words)
-        and not _NUMBER.match(phrase)
-        and words[0] not in stop_words
-        and words[-1] not in stop_words
-    )
-
-
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
 _PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
-# A label phrase is completed by the word that follows (or precedes) at least this share of its
-# occurrences in the topic's papers: "graph neural" is followed by "network(s)" in nearly all of
-# them, "series forecasting" preceded by "time"; "graph" is followed by "neural" in fewer than half
-# even in a graph-neural-network topic.
-COMPLETION_SHARE = 0.5
-# ... and at least this many of them: a word beside a phrase's only occurrence is chance.
-MIN_COMPLETIONS = 3
-MAX_PHRASE_WORDS = 4
-# How far on from a phrase its neighbouring word is read (longer words are not completions).
-_WORD_REACH = 64
 
 
 def keyword_text(texts: list[str]) -> str:
@@ -255,137 +222,6 @@ def keyword_text(texts: list[str]) -> str:
     """
     stretches = (_TOKEN.findall(stretch) for text in texts for stretch in _PHRASE_BREAK.split(text.lower()))
     return "\n".join(" ".join(words) for words in stretches if words)
-
-
-def _neighbours(phrase: str, text: str, after: bool) -> tuple[int, list[str]]:
-    """Occurrences of ``phrase`` as whole words in a ``keyword_text``, and the words right after
-    them (``after``) or right before them, within their stretch.
-    """
-    count, neighbours = 0, []
-    start = text.find(phrase)
-    while start != -1:
-        end = start + len(phrase)
-        if (start == 0 or text[start - 1] in " \n") and (end == len(text) or text[end] in " \n"):
-            count += 1
-            if after and end < len(text) and text[end] == " ":
-                neighbours.append(text[end + 1 : end + 1 + _WORD_REACH].split(" ", 1)[0].split("\n", 1)[0])
-            elif not after and start > 0 and text[start - 1] == " ":
-                before = text[max(0, start - 1 - _WORD_REACH) : start - 1]
-                neighbours.append(before.rsplit(" ", 1)[-1].rsplit("\n", 1)[-1])
-        start = text.find(phrase, start + 1)
-    return count, neighbours
-
-
-def _completion(occurrences: int, neighbours: list[str], stop_words: frozenset[str]) -> str | None:
-    """The word beside at least ``COMPLETION_SHARE`` (and ``MIN_COMPLETIONS``) of a phrase's
-    occurrences, plural forms counted together and the most used one returned; None if there is
-    none, or it is a stop word or a number.
-    """
-    forms: dict[str, list[str]] = {}
-    for word in neighbours:
-        forms.setdefault(singular(word), []).append(word)
-    if not forms:
-        return None
-    stem, used = max(forms.items(), key=lambda item: (len(item[1]), item[0]))
-    if (
-        len(used) < max(MIN_COMPLETIONS, COMPLETION_SHARE * occurrences)
-        or stem in stop_words
-        or _NUMBER.match(stem)
-    ):
-        return None
-    return max(sorted(set(used)), key=used.count)
-
-
-def complete_phrase(phrase: str, text: str, stop_words: frozenset[str] = frozenset()) -> str | None:
-    """``phrase`` grown by the words that nearly always follow it in the topic's ``keyword_text``
-    ('graph neural' → 'graph neural networks'), then by those that nearly always precede it
-    ('series forecasting' → 'time series forecasting'), up to ``MAX_PHRASE_WORDS`` words, never by
-    a stop word or a number (``_completion``). None when the phrase does not occur within a
-    stretch between punctuation marks.
-    """
-    words = phrase.split()
-    if not _neighbours(phrase, text, after=True)[0]:
-        return None
-    for after in (True, False):
-        while len(words) < MAX_PHRASE_WORDS:
-            word = _completion(*_neighbours(" ".join(words), text, after), stop_words)
-            if word is None:
-                break
-            words = [*words, word] if after else [word, *words]
-    return " ".join(words)
-
-
-def label_phrases(
-    keywords: list[str], stop_words: frozenset[str] = frozenset(), text: str | None = None
-) -> list[str]:
-    """A topic's keyphrases, clean and without twins: a phrase another one covers is dropped,
-    and a longer phrase replaces the shorter ones it covers ('graph' → 'graph neural network').
-    With the topic's ``keyword_text``, the phrases left are then completed (``complete_phrase``),
-    a phrase found only across punctuation ('learning rl', from 'reinforcement learning (RL)')
-    dropped, and twins removed again.
-    """
-    chosen = _without_twins(k for k in keywords if _is_clean_keyphrase(k, stop_words))
-    if text is None:
-        return chosen
-    return _without_twins(p for p in (complete_phrase(phrase, text, stop_words) for phrase in chosen) if p)
-
-
-def _without_twins(phrases) -> list[str]:
-    chosen: list[str] = []
-    for phrase in phrases:
-        stems = word_stems(phrase)
-        if any(stems <= word_stems(kept) for kept in chosen):
-            continue
-        covered = [i for i, kept in enumerate(chosen) if word_stems(kept) < stems]
-        if covered:
-            chosen[covered[0]] = phrase
-            chosen = [kept for i, kept in enumerate(chosen) if i not in covered[1:]]
-            continue
-        chosen.append(phrase)
-    return chosen
-
-
-def distinct_labels(
-    keywords_of: dict[int, list[str]],
-    stop_words: frozenset[str] = frozenset(),
-    min_phrases: int = 2,
-    max_phrases: int = 4,
-    texts_of: dict[int, str] | None = None,
-) -> dict[int, str]:
-    """Labels of ``min_phrases``..``max_phrases`` keyphrases, no two alike.
-
-    Topics that would share a label get one more of their own keyphrases until the labels
-    differ; if their keyphrases run out, the topic number tells them apart. ``texts_of``: each
-    topic's ``keyword_text``, to complete its keyphrases (``complete_phrase``).
-    """
-    phrases = {
-        topic: label_phrases(words, stop_words, (texts_of or {}).get(topic))
-        for topic, words in keywords_of.items()
-    }
-    length = {topic: min(min_phrases, len(p)) for topic, p in phrases.items()}
-
-    def label(topic: int) -> str:
-        return ", ".join(phrases[topic][: length[topic]]) or "(no keywords)"
-
-    def twin_key(topic: int) -> frozenset:
-        """Labels alike up to plurals and phrase order ('graphs' and 'graph') count as the same."""
-        return frozenset(word_stems(phrase) for phrase in phrases[topic][: length[topic]])
-
-    while True:
-        by_label: dict[frozenset, list[int]] = {}
-        for topic in sorted(phrases):
-            by_label.setdefault(twin_key(topic), []).append(topic)
-        clashes = [topics for topics in by_label.values() if len(topics) > 1]
-        growable = [t for topics in clashes for t in topics if length[t] < min(max_phrases, len(phrases[t]))]
-        if not growable:
-            break
-        for topic in growable:
-            length[topic] += 1
-    labels = {topic: label(topic) for topic in phrases}
-    for topics in clashes:
-        for topic in topics[1:]:
-            labels[topic] = f"{labels[topic]} (topic {topic})"
-    return labels
 
 
 def representative_ids(
@@ -408,32 +244,21 @@ def topic_keywords(model, topics) -> dict[int, list[tuple[str, float]]]:
 
 def describe_topics(
     keywords: dict[int, list[tuple[str, float]]],
+    labels: dict[int, str],
     ids: list[str],
     embeddings: np.ndarray,
     topics: np.ndarray,
     n_representative_docs: int,
-    texts: list[str] | None = None,
 ) -> list[dict]:
-    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples.
-    With the papers' ``texts``, labels are made of completed keyphrases (``complete_phrase``).
-    """
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
+    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
     present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
-    real = [t for t in present if t != OUTLIER]
-    texts_of = None
-    if texts is not None:
-        texts_of = {t: keyword_text([texts[i] for i in np.flatnonzero(topics == t)]) for t in real}
-    labels = distinct_labels(
-        {t: [word for word, _ in keywords[t]] for t in real}, frozenset(ENGLISH_STOP_WORDS), texts_of=texts_of
-    )
     records = []
     for topic in present:
         size = int((topics == topic).sum())
         records.append(
             {
                 "topic": int(topic),
-                "label": "Outliers" if topic == OUTLIER else labels[topic],
+                "label": labels.get(OUTLIER, "Outliers") if topic == OUTLIER else labels[topic],
                 "keywords": keywords[topic],
                 "size": size,
                 "share": size / len(topics),
@@ -446,10 +271,11 @@ def describe_topics(
 
 
 def topic_groups(
-    embeddings: np.ndarray, topics: np.ndarray, labels: dict[int, str], n_groups: int
+    embeddings: np.ndarray, topics: np.ndarray, n_groups: int
 ) -> tuple[dict[int, int], list[dict]]:
     """A coarser layer: topics merged, by average-linkage clustering of their centroids
-    (cosine), into ``n_groups`` groups. Returns topic → group and the groups, largest first.
+    (cosine), into ``n_groups`` groups. Returns topic → group and the groups (number, topics
+    largest first, size; labelled later, ``papertopics.labels.group_labels``), largest first.
     """
     from scipy.cluster.hierarchy import fcluster, linkage
 
@@ -468,11 +294,9 @@ def topic_groups(
     group_of, groups = {}, []
     for number, group_topics in enumerate(ordered):
         group_topics = sorted(group_topics, key=lambda t: (-sizes[t], t))
-        heads = list(dict.fromkeys(labels[t].split(", ")[0] for t in group_topics))[:3]
         groups.append(
             {
                 "group": number,
-                "label": ", ".join(heads),
                 "topics": group_topics,
                 "size": sum(sizes[t] for t in group_topics),
             }

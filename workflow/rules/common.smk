@@ -10,6 +10,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from papertopics.consensus import consensus_seeds
+from papertopics.curation import load_curation
 from papertopics.embed import device_problem
 from papertopics.models import model_problem
 from papertopics.errors import PipelineInputError
@@ -60,6 +61,8 @@ try:
     check_config(config, SCHEMA)
     validate(config, str(SCHEMA))  # fills in the defaults of keys left out
     check_config_consistency(config)
+    # A malformed curation file stops the run before any job, so no result is touched.
+    load_curation(config["topics"]["curation"])
     DUMPS = find_dumps(config["inputs"])
 except PipelineInputError as error:
     raise WorkflowError(f"error: {error}") from None
@@ -101,6 +104,12 @@ def guide_file():
     """topics.guide given as a file: an input of the topics rule, so that editing it reruns topics."""
     guide = config["topics"]["guide"]
     return [guide] if isinstance(guide, str) else []
+
+
+def curation_file():
+    """topics.curation: an input of the topics rule, so that editing it reruns topics and what follows."""
+    curation = config["topics"]["curation"]
+    return [curation] if curation else []
 
 
 def guide_names():

@@ -112,6 +112,7 @@ rule topics:
         labels="results/clusters/labels.npz",
         cluster_settings="results/clusters/hdbscan.json",
         guide_file=guide_file(),
+        curation_file=curation_file(),
     output:
         topics=report("results/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         topic_papers="results/topics/papers.csv",

@@ -103,6 +103,21 @@ def _unmatched_guide_note(settings: dict) -> str | None:
     )
 
 
+def _curation_settings(settings: dict) -> dict:
+    """What the curation file did: renamed, merged and hidden topics."""
+    curation = settings.get("curation")
+    if not curation:
+        return {}
+    merged = "; ".join(f"{', '.join(map(str, m['from']))} into {m['into']}" for m in curation["merged"])
+    hidden = "; ".join(f"{h['id']} ({h['label']}, {h['papers']} papers)" for h in curation["hidden"])
+    return {
+        "topics.curation": curation["file"],
+        "Curated labels (topics)": ", ".join(map(str, curation["renamed"])) or "none",
+        "Merged topics": merged or "none",
+        "Not a topic (papers counted as unassigned)": hidden or "none",
+    }
+
+
 def overview_section(inputs: ReportInputs) -> str:
     """The overview: corpus figures, the dumps read, settings, quality and provenance."""
     papers = inputs.papers
@@ -147,14 +162,22 @@ def overview_section(inputs: ReportInputs) -> str:
         "umap.word_weight": umap.get("word_weight"),
         "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
         **_guide_settings(settings),
+        **_curation_settings(settings),
     }
     dump_warnings = [
         warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
     ]
     year_note = (inputs.changes or {}).get("year_note")
+    curation_notices = (settings.get("curation") or {}).get("notices", [])
     notes = [
         note
-        for note in (hdbscan.get("note"), _unmatched_guide_note(settings), year_note, *dump_warnings)
+        for note in (
+            hdbscan.get("note"),
+            _unmatched_guide_note(settings),
+            year_note,
+            *curation_notices,
+            *dump_warnings,
+        )
         if note
     ]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())

@@ -92,11 +92,14 @@ def topic_cards_section(
             if changes
             else ""
         )
+        # A label set in the curation file says so; a curator's note opens the card's body.
+        curated = ' <span class="size">(curated label)</span>' if topic.get("curated") else ""
+        note = f'<p class="hint">Note: {html.escape(topic["note"])}</p>' if topic.get("note") else ""
         cards.append(
             f'<details class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{colour}">'
-            f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span> '
+            f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span>{curated} '
             f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span> {share_line}</summary>'
-            f'<div class="card-body">{_keyword_bars(topic["keywords"])}'
+            f'{note}<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}'
             f"{_wording(topic, wording_by, labeller(wording_by))}</div></div></details>"
         )

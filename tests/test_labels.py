@@ -1,0 +1,205 @@
+"""Topic labels (papertopics.labels): names a researcher would use, chosen from the papers' phrases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from papertopics.labels import (
+    PhraseTable,
+    group_labels,
+    label_phrases,
+    paper_phrases,
+    phrase_key,
+    repeats,
+    topic_labels,
+)
+from papertopics.lineage import carry_labels, label_still_fits
+from papertopics.report.document_map import map_label
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+STOP = frozenset(ENGLISH_STOP_WORDS)
+
+# Every paper of every topic says one of these: words no label may use.
+GENERIC = [
+    "Our model uses data from many tasks.",
+    "The proposed model learns from data on several tasks.",
+    "We train the model with data from different tasks.",
+]
+# Each topic's field (its papers' opening) and its aspects (two more per paper), each phrase put
+# in a sentence of its own.
+TOPICS = {
+    "rl": (
+        "reinforcement learning",
+        ["policy optimization", "reward shaping", "exploration", "value functions"],
+    ),
+    "marl": (
+        "multi-agent reinforcement learning",
+        ["cooperative tasks", "centralised training", "team rewards", "reinforcement learning"],
+    ),
+    "gnn": (
+        "graph neural networks",
+        ["node classification", "message passing", "over-smoothing", "graph neural networks"],
+    ),
+    "forecast": (
+        "time series forecasting",
+        [
+            "multivariate time series forecasting",
+            "seasonality",
+            "forecasting horizons",
+            "time series forecasting",
+        ],
+    ),
+    "qa": (
+        "question answering",
+        ["reading comprehension", "answer spans", "open-domain question answering", "passages"],
+    ),
+}
+# A topic of two themes: half its papers about one, half about the other.
+TWO_THEMES = [
+    ("hashing", ["hash codes", "binary codes"]),
+    ("hyperbolic space", ["negative curvature", "hierarchies"]),
+]
+FRAMES = [
+    "We study {}.",
+    "This paper is about {}.",
+    "Recent work on {} is limited.",
+    "{} is a hard problem.",
+    "Methods for {} are compared.",
+    "We revisit {} in this work.",
+]
+# Closing sentences: the data sets come last, as in an abstract.
+CLOSINGS = {
+    "qa": "Experiments on the Stanford Question Answering Dataset and ImageNet show gains.",
+    "gnn": "Experiments on ImageNet show gains.",
+}
+PAPERS_PER_TOPIC = 30
+
+
+def _paper(rng, field: str, aspects: list[str], closing: str) -> str:
+    phrases = [field, *rng.choice(aspects, size=2, replace=False)]
+    sentences = [str(rng.choice(FRAMES)).format(phrase) for phrase in phrases]
+    return " ".join([*sentences, str(rng.choice(GENERIC)), closing])
+
+
+def _corpus(seed: int = 0) -> tuple[list[str], np.ndarray, list[str]]:
+    rng = np.random.default_rng(seed)
+    texts, topics = [], []
+    names = [*TOPICS, "two themes"]
+    for number, name in enumerate(names):
+        for i in range(PAPERS_PER_TOPIC):
+            field, aspects = TWO_THEMES[i % 2] if name == "two themes" else TOPICS[name]
+            texts.append(_paper(rng, field, aspects, CLOSINGS.get(name, "Experiments show gains.")))
+            topics.append(number)
+    return texts, np.array(topics), names
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    texts, topics, names = _corpus()
+    table = PhraseTable(texts, topics, STOP)
+    siblings = {names.index("rl"): [names.index("marl")], names.index("marl"): [names.index("rl")]}
+    neighbours = {t: siblings.get(t, []) for t in range(len(names))}
+    labels = topic_labels(table, neighbours)
+    return table, {names[t]: label for t, label in labels.items()}, names
+
+
+def test_candidates_are_noun_phrases_within_punctuation_without_numbers_or_stop_words_at_the_ends():
+    found = paper_phrases(
+        "We propose graph neural networks (GNNs) on 3d data; sets of arguments in 2020.", STOP
+    )
+    keys = set(found.forms)
+    assert phrase_key("graph neural networks") in keys and ("3d",) in keys
+    assert ("set", "of", "argument") in keys  # "X of Y" is a phrase
+    assert not any(k[0] in STOP or k[-1] in STOP for k in keys)
+    assert ("network", "gnn") not in keys  # never across a punctuation mark
+    assert not any("2020" in k for k in keys)
+    assert ("propose",) not in keys and ("data", "set") not in keys
+
+
+def test_generic_words_never_label_a_topic(labelled):
+    _, labels, _ = labelled
+    phrases = [phrase_key(p) for label in labels.values() for p in label_phrases(label)]
+    assert not [p for p in phrases if set(p) <= {"data", "model", "task", "proposed", "train"}]
+
+
+def test_a_fragment_gives_way_to_the_phrase_that_completes_it(labelled):
+    _, labels, _ = labelled
+    assert "graph neural networks" in label_phrases(labels["gnn"])
+    assert "time series forecasting" in label_phrases(labels["forecast"])
+    phrases = [p for label in labels.values() for p in label_phrases(label)]
+    assert "graph neural" not in phrases and "series forecasting" not in phrases
+
+
+def test_a_data_set_never_stands_for_a_field(labelled):
+    _, labels, _ = labelled
+    assert "question answering" in label_phrases(labels["qa"])
+    everything = " ".join(labels.values())
+    assert "stanford" not in everything and "imagenet" not in everything and "dataset" not in everything
+
+
+def test_no_phrase_repeats_another_and_siblings_are_told_apart(labelled):
+    _, labels, _ = labelled
+    for label in labels.values():
+        phrases = [phrase_key(p) for p in label_phrases(label)]
+        assert 1 <= len(phrases) <= 2
+        assert len(phrases) == 1 or not repeats(*phrases), label
+    rl, marl = (set(map(phrase_key, label_phrases(labels[t]))) for t in ("rl", "marl"))
+    assert rl and marl and not rl & marl
+    field, aspects = TOPICS["rl"]
+    assert rl <= set(map(phrase_key, [field, *aspects]))
+    assert phrase_key("multi-agent reinforcement learning") in marl
+
+
+def test_two_themes_a_topic_holds_side_by_side_are_not_joined_in_its_label(labelled):
+    _, labels, _ = labelled
+    phrases = set(map(phrase_key, label_phrases(labels["two themes"])))
+    themes = [set(map(phrase_key, [field, *aspects])) for field, aspects in TWO_THEMES]
+    assert phrases <= themes[0] or phrases <= themes[1], labels["two themes"]
+
+
+def test_repeats_finds_shared_words_word_forms_and_acronyms():
+    assert repeats(("reinforcement",), ("reinforcement", "learning"))
+    assert repeats(("vertex",), ("vertice",)) and repeats(("planning",), ("plan",))
+    assert repeats(("answer", "set", "programming"), ("asp",))
+    assert not repeats(("graph", "neural", "network"), ("node", "classification"))
+
+
+def test_group_labels_say_what_the_group_shares_and_fit_the_map_whole(labelled):
+    table, labels, names = labelled
+    groups = [[names.index("rl"), names.index("marl")], [names.index("gnn"), names.index("qa")]]
+    topic_label = {names.index(n): label for n, label in labels.items()}
+    found = group_labels(table, groups, topic_label)
+    assert phrase_key("reinforcement learning") in map(phrase_key, label_phrases(found[0]))
+    assert found[0] != found[1]
+    for label in found:
+        assert "…" not in map_label(label) and all(len(p.split()) <= 4 for p in label_phrases(label))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "kept"),
+    [
+        ("multi agent reinforcement learning", True),  # four words
+        ("multi agent reinforcement learning, cooperative tasks", True),
+        ("centralised training, cooperative tasks", True),
+        ("reinforcement learning, policy optimization", False),  # the sibling's phrases
+        ("graph neural networks", False),  # another topic's three words
+    ],
+)
+def test_an_earlier_label_is_kept_while_each_of_its_phrases_still_names_the_topic(earlier, kept):
+    texts, topics, names = _corpus()
+    table = PhraseTable(texts, topics, STOP, extra_phrases=label_phrases(earlier))
+    marl = names.index("marl")
+    assert label_still_fits(earlier, lambda phrase, main: table.fits(marl, phrase, main)) is kept
+    fresh = {marl: "fresh label"}
+    labels, relabelled = carry_labels(fresh, table.fits, {marl: earlier})
+    assert (labels[marl] == earlier) is kept and bool(relabelled) is not kept
+
+
+def test_labels_do_not_depend_on_the_order_of_the_papers():
+    texts, topics, _ = _corpus()
+    order = np.random.default_rng(3).permutation(len(texts))
+    one = topic_labels(PhraseTable(texts, topics, STOP), {t: [] for t in set(topics.tolist())})
+    other = topic_labels(
+        PhraseTable([texts[i] for i in order], topics[order], STOP), {t: [] for t in set(topics.tolist())}
+    )
+    assert one == other

@@ -1,0 +1,163 @@
+"""The topics stage's orchestration (papertopics.topic_run) and curation, without Snakemake."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from papertopics.curation import load_curation
+from papertopics.errors import PipelineInputError
+from papertopics.lineage import TopicHistory
+from papertopics.topic_run import NOT_A_TOPIC, TopicSettings, run_topics
+from papertopics.topics import OUTLIER, assign_outliers
+from test_labels import _corpus
+
+SETTINGS = TopicSettings(
+    n_representative_docs=2,
+    coarse_topics=2,
+    keywords={
+        "ngram_range": (1, 2),
+        "stop_words": "english",
+        "top_n_words": 10,
+        "reduce_frequent_words": True,
+        "representation": "ctfidf",
+        "mmr_diversity": 0.3,
+        "min_keyword_share": 0.1,
+    },
+)
+
+
+def _synthetic(seed: int, prefix: str):
+    """The labeller's synthetic topics (papers drawn with ``seed``), each paper a vector near its
+    topic's direction, and the cluster stage's labels: the topics, every tenth paper an outlier.
+    """
+    texts, topics, names = _corpus(seed)
+    directions = np.random.default_rng(0).normal(size=(len(names), 16))
+    vectors = directions[topics] + 0.3 * np.random.default_rng(seed + 1).normal(size=(len(texts), 16))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    clusters = topics.copy()
+    clusters[::10] = OUTLIER
+    return texts, [f"{prefix}{i}" for i in range(len(texts))], vectors, clusters, names
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return _synthetic(0, "p")
+
+
+def _with_a_new_dump(corpus):
+    """The corpus and as many new papers on the same topics, as after a new dump."""
+    new = _synthetic(1, "q")
+    return (
+        corpus[0] + new[0],
+        corpus[1] + new[1],
+        np.vstack([corpus[2], new[2]]),
+        np.concatenate([corpus[3], new[3]]),
+        corpus[4],
+    )
+
+
+def _run(corpus, history, curation=None):
+    texts, ids, vectors, clusters, _ = corpus
+    return run_topics(texts, ids, vectors, clusters, history, SETTINGS, curation=curation)
+
+
+def _curation(tmp_path, text: str):
+    path = tmp_path / "curation.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_curation(path)
+
+
+def test_a_first_run_numbers_topics_by_size_and_keeps_the_clusters(corpus, tmp_path):
+    _, _, vectors, clusters, _ = corpus
+    found = _run(corpus, TopicHistory(tmp_path))
+    assigned = assign_outliers(vectors, clusters)
+    # The partition is the clusters with outliers assigned: labels never move a paper.
+    assert len(set(zip(assigned.tolist(), found.topics.tolist(), strict=True))) == len(set(assigned.tolist()))
+    sizes = [d["size"] for d in found.details]
+    assert [d["topic"] for d in found.details] == list(range(len(sizes)))
+    assert sizes == sorted(sizes, reverse=True)
+    assert (found.was_outlier == (clusters == OUTLIER)).all()
+    assert all(d["label"] and not d["curated"] for d in found.details)
+    assert len(found.groups) == 2 and all(g["label"] for g in found.groups)
+    assert found.lineage["first_run"] and found.summary["curation"] is None
+    found.record()
+    assert (tmp_path / "run-0001.json").exists()
+
+
+def test_curation_renames_merges_hides_and_names_ids_it_cannot_find(corpus, tmp_path, caplog):
+    history = TopicHistory(tmp_path)
+    first = _run(corpus, history)
+    first.record()
+    labels = {d["topic"]: d["label"] for d in first.details}
+    curation = _curation(
+        tmp_path,
+        'rename: {0: "Model compression", 99: "Gone"}\nmerge: [[1, 2]]\nhide: [3]\nnote: {0: "Pruning"}\n',
+    )
+    with caplog.at_level(logging.WARNING):
+        second = _run(corpus, history, curation)
+    by_id = {d["topic"]: d for d in second.details}
+    assert by_id[0]["label"] == "Model compression" and by_id[0]["curated"] and by_id[0]["note"] == "Pruning"
+    assert 2 not in by_id and by_id[1]["size"] == sum((first.topics == t).sum() for t in (1, 2))
+    assert 3 not in by_id and by_id[OUTLIER]["label"] == NOT_A_TOPIC
+    hidden = first.topics == 3
+    assert (second.topics[hidden] == OUTLIER).all()
+    assert {second.paper_labels[i] for i in np.flatnonzero(hidden)} == {NOT_A_TOPIC}
+    summary = second.summary["curation"]
+    assert summary["merged"] == [{"into": 1, "from": [2]}] and summary["renamed"] == [0]
+    assert summary["hidden"] == [{"id": 3, "papers": int(hidden.sum()), "label": labels[3]}]
+    assert all(s["label"] for s in summary["hidden"])
+    assert [m["id"] for m in summary["missing"]] == [99]
+    assert "topic 99 (rename) no longer exists" in caplog.text
+    # History keeps the topics as found: after a new dump the merged pair is matched apart, each
+    # keeping its id, then merged again; the curation holds.
+    second.record()
+    third = _run(_with_a_new_dump(corpus), history, curation)
+    assert {k["id"] for k in third.lineage["kept"]} >= {0, 1, 2, 3}
+    assert set(third.topics.tolist()) == set(second.topics.tolist())
+    assert {d["topic"]: d["label"] for d in third.details}[0] == "Model compression"
+
+
+def test_topics_keep_their_ids_and_labels_after_a_new_dump(corpus, tmp_path):
+    history = TopicHistory(tmp_path)
+    first = _run(corpus, history)
+    first.record()
+    again = _run(_with_a_new_dump(corpus), history)
+    assert {k["id"] for k in again.lineage["kept"]} == set(range(len(corpus[4])))
+    assert again.lineage["relabelled"] == []
+    assert {d["topic"]: d["label"] for d in again.details} == {d["topic"]: d["label"] for d in first.details}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ("rename:\n  25: Model compression\n  26: 7\n", 3, "rename/26: 7 is not of type 'string'"),
+        ("merge:\n  - [7, 2]\n  - [4]\n", 3, "merge/1: [4] is too short"),
+        ("hide: [31]\nrenam: {1: x}\n", 2, "Additional properties are not allowed"),
+        ("hide: [-1]\n", 1, "hide/0: -1 is less than the minimum of 0"),
+        ("note: {x: text}\n", 1, "note"),
+        ("rename: {1: a\n", 2, "not valid YAML"),
+    ],
+)
+def test_a_malformed_curation_file_names_the_file_and_line(tmp_path, text, line, problem):
+    path = tmp_path / "curation.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PipelineInputError) as error:
+        load_curation(path)
+    assert f"{path} line {line}" in str(error.value) and problem in str(error.value)
+
+
+def test_inconsistent_curation_is_refused(tmp_path):
+    for text, problem in [
+        ("merge: [[1, 2], [2, 3]]\n", "more than one merge"),
+        ("merge: [[1, 2]]\nhide: [2]\n", "both hidden and merged"),
+        ("merge: [[1, 2]]\nrename: {2: x}\n", "rename that one"),
+    ]:
+        path = tmp_path / "curation.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(PipelineInputError, match=problem):
+            load_curation(path)
+    assert load_curation(None).source is None
+    with pytest.raises(PipelineInputError, match="is not a file"):
+        load_curation(tmp_path / "absent.yaml")

@@ -1,0 +1,473 @@
+"""Topic labels: one or two phrases that a researcher in the field would use for a topic.
+
+Candidates are the phrases of one to four words in a topic's papers, as the keyword vectorizer
+reads them (lower case, never across a punctuation mark), plural forms counted together: no stop
+word, number or ``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and
+"X and Y" ("vision and language"), no "-ed" word at the end. Each is scored as a name for the
+topic by how many of the topic's papers use it (coverage) and how many of the papers using it are
+the topic's (precision), as their weighted harmonic mean with precision counted twice
+(F-beta, beta 0.5): a name is first of all distinctive, then common in the topic. A phrase that
+names a topic must also be:
+
+- not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus
+  ("data", "model", "tasks" are not);
+- whole: a phrase that one phrase a word longer completes in more than ``COMPLETION_SHARE`` of the
+  papers using it ("graph neural" → "graph neural networks", "series forecasting" → "time series
+  forecasting") gives way to it; an acronym gives way to its words ("asp" → "answer set
+  programming");
+- a noun phrase: used at least once, in ``NOMINAL_SHARE`` of its papers, where a stop word or a
+  punctuation mark follows and no verb's subject or "to" comes before ("adversarial", "3d" and
+  "detect anomalies" are not);
+- not a data set or a finding: no "dataset"/"benchmark"/"corpus" word, not always followed by one
+  in a third of its papers ("stanford question answering dataset"), and not first used in the last part
+  of the abstract by most of its papers ("imagenet", "kitti");
+- the topic's more than its neighbours': a phrase that a sibling topic (same group) or one of the
+  ``NEIGHBOURS`` topics nearest by centroid uses in a larger share of its papers is theirs.
+
+The second phrase, when there is one, is the best of the others that scores at least
+``SECOND_PHRASE_SCORE`` of the first, repeats none of its words ("reinforcement, reinforcement
+learning"; "vertex, vertices"), and whose papers use the first at least ``MIN_CO_LIFT`` as often
+as the topic's papers do: two phrases of one theme, never two themes a topic happens to hold side
+by side ("hyperbolic space, hashing"). Group labels are chosen the same way, with the group's
+topics taken together: what they share.
+
+Counting reads at most ``SAMPLE_PAPERS`` papers a topic (evenly spaced through them), so that
+labelling 100,000 papers costs about what labelling a few thousand does.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import textwrap
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from papertopics.topics import OUTLIER, keyword_text, singular, topic_centroids
+
+MAX_PHRASE_WORDS = 4
+SAMPLE_PAPERS = 300
+MIN_PAPERS = 3
+MIN_COVERAGE = 0.05
+MIN_LIFT = 2.0
+# Precision weighs 1 / PRECISION_WEIGHT^2 = 4 times as much as coverage in the score (F-beta).
+PRECISION_WEIGHT = 0.5
+COMPLETION_SHARE = 0.5
+NOMINAL_SHARE = 1 / 3
+MIN_CO_LIFT = 0.5
+SECOND_PHRASE_SCORE = 0.5
+NEIGHBOURS = 3
+# A carried label is kept while each of its phrases still names the topic and its first phrase
+# scores at least this share of the topic's best phrase now (below SECOND_PHRASE_SCORE, so a
+# label made now is kept until its phrases really weaken).
+KEEP_SCORE = 0.4
+# The map shows a group label in at most two lines of this many characters (report.document_map).
+GROUP_LABEL_LINE_CHARS = 26
+GROUP_LABEL_LINES = 2
+# Words that never begin or end a name, beyond the stop words.
+NOT_NAME_WORDS = frozenset(
+    {"like", "via", "using", "based", "novel", "proposed", "propose", "existing", "new", "various"}
+    | {"different", "et", "al"}
+)
+_JOINING_WORDS = frozenset({"of", "and"})
+# A phrase right after one of these is a verb or its object ("to detect anomalies").
+VERB_CONTEXT = frozenset(
+    {"to", "we", "can", "cannot", "could", "may", "might", "will", "would", "should", "must", "which"}
+    | {"that", "also", "not"}
+)
+DATASET_WORDS = frozenset({"dataset", "datasets", "benchmark", "benchmarks", "corpus", "corpora"})
+_DATASET_FOLLOWED = 1 / 3
+# What an abstract is about comes early; a phrase that most of its papers first use in their last
+# part names a data set or a finding ("experiments on imagenet", "kitti"), not a field.
+LATE_POSITION = 0.6
+_LATE_SHARE = 2 / 3
+# Numbers, and words with digits ("ef1", "resnet50", "human3"), but for dimensions ("2d", "3d").
+_NUMBER = re.compile(r"^(?!\d+d$).*\d")
+_ID_SUFFIX = re.compile(r" \(topic \d+\)$")
+
+Key = tuple[str, ...]
+
+
+def phrase_key(phrase: str) -> Key:
+    """A phrase as counted: its words as the vectorizer reads them, each in its singular form."""
+    return tuple(singular(word) for word in keyword_text([phrase]).split())
+
+
+def label_phrases(label: str) -> list[str]:
+    """The phrases of a label ("graph neural networks, node classification"), without a "(topic N)"."""
+    return [phrase for phrase in _ID_SUFFIX.sub("", label).split(", ") if phrase]
+
+
+def label_key(label: str) -> frozenset:
+    """What makes two labels the same: their phrases, up to plurals and order."""
+    return frozenset(phrase_key(p) for p in label_phrases(label))
+
+
+@dataclass
+class PaperPhrases:
+    """A paper's candidate phrases: key → the form it uses, those it uses as a noun phrase at
+    least once, those a data-set word always follows, and those it first uses late.
+    """
+
+    forms: dict[Key, str] = field(default_factory=dict)
+    nominal: set[Key] = field(default_factory=set)
+    before_dataset: set[Key] = field(default_factory=set)
+    late: set[Key] = field(default_factory=set)
+
+
+def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRASE_WORDS) -> PaperPhrases:
+    """Each phrase of 1..``longest`` words of a paper's text that may name a topic (the rules are
+    in the module's docstring).
+    """
+    found = PaperPhrases()
+    stretches = [stretch.split() for stretch in keyword_text([text]).split("\n")]
+    total = sum(len(words) for words in stretches)
+    position = 0
+    early: set[Key] = set()
+    named_otherwise: set[Key] = set()
+    for words in stretches:
+        stems = [singular(word) for word in words]
+        stop = [word in stop_words for word in words]
+        ends = [not stop[i] and not _NUMBER.match(w) and w not in NOT_NAME_WORDS for i, w in enumerate(words)]
+        for start in range(len(words)):
+            if not ends[start]:
+                continue
+            for end in range(start + 1, min(start + longest, len(words)) + 1):
+                if any(stop[start + 1 : end - 1]) and not (
+                    end - start == 3 and words[start + 1] in _JOINING_WORDS
+                ):
+                    break
+                last = words[end - 1]
+                if not ends[end - 1] or (last.endswith("ed") and not last.endswith("eed")):
+                    continue
+                key = tuple(stems[start:end])
+                found.forms.setdefault(key, " ".join(words[start:end]))
+                if position + start < LATE_POSITION * total:
+                    early.add(key)
+                following = words[end] if end < len(words) else None
+                if following in DATASET_WORDS:
+                    found.before_dataset.add(key)
+                else:
+                    named_otherwise.add(key)
+                if (following is None or stop[end]) and (start == 0 or words[start - 1] not in VERB_CONTEXT):
+                    found.nominal.add(key)
+        position += len(words)
+    found.late = found.forms.keys() - early
+    found.before_dataset -= named_otherwise
+    return found
+
+
+@dataclass
+class Unit:
+    """A topic, or a group of topics, as the labeller sees it; counts are of its sampled papers."""
+
+    size: int
+    sampled: int
+    counts: Counter = field(default_factory=Counter)
+    papers: list[frozenset[Key]] = field(default_factory=list)  # each sampled paper's candidates
+    forms: dict[Key, Counter] = field(default_factory=dict)
+    nominal: Counter = field(default_factory=Counter)
+    before_dataset: Counter = field(default_factory=Counter)
+    late: Counter = field(default_factory=Counter)
+    candidates: set[Key] = field(default_factory=set)
+    _initials: set[str] | None = None
+
+    def estimated(self, key: Key) -> float:
+        """Papers of the unit that use the phrase (its sample's count, scaled to its size)."""
+        return self.counts[key] * self.size / self.sampled if self.sampled else 0.0
+
+    def initials(self) -> set[str]:
+        """The initials of the unit's longer candidate phrases ("asp" for answer set programming)."""
+        if self._initials is None:
+            self._initials = {_initials(key) for key in self.candidates if len(key) > 1}
+        return self._initials
+
+    def add(self, other: Unit) -> None:
+        """Count ``other``'s papers in this unit too."""
+        self.size += other.size
+        self.sampled += other.sampled
+        self.papers += other.papers
+        self.candidates |= other.candidates
+        for mine, theirs in (
+            (self.counts, other.counts),
+            (self.nominal, other.nominal),
+            (self.before_dataset, other.before_dataset),
+            (self.late, other.late),
+        ):
+            mine.update(theirs)
+        for key, forms in other.forms.items():
+            self.forms.setdefault(key, Counter()).update(forms)
+
+
+def _sample(members: np.ndarray, count: int) -> np.ndarray:
+    if len(members) <= count:
+        return members
+    return members[np.linspace(0, len(members) - 1, count).round().astype(int)]
+
+
+class PhraseTable:
+    """Candidate phrases counted in each topic's papers (see the module's docstring).
+
+    ``extra_phrases`` (earlier labels' phrases, of any length) are counted too, so that
+    ``fits`` can judge them.
+    """
+
+    def __init__(
+        self,
+        texts: list[str],
+        topics: np.ndarray,
+        stop_words: frozenset[str],
+        extra_phrases: Iterable[str] = (),
+        sample: int = SAMPLE_PAPERS,
+    ):
+        topics = np.asarray(topics)
+        self.total = int((topics != OUTLIER).sum())
+        real = sorted(int(t) for t in set(topics.tolist()) if t != OUTLIER)
+        sampled = {t: _sample(np.flatnonzero(topics == t), sample) for t in real}
+        extra = {phrase_key(p) for p in extra_phrases} - {()}
+        longest = max([MAX_PHRASE_WORDS, *(len(k) for k in extra)])
+        # First pass: each topic's own candidates, those enough of its papers use.
+        own: dict[int, set[Key]] = {}
+        for topic, rows in sampled.items():
+            counts: Counter = Counter()
+            for row in rows:
+                counts.update(paper_phrases(texts[row], stop_words).forms.keys())
+            least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(rows)))
+            own[topic] = {key for key, count in counts.items() if count >= least}
+        counted = set(extra).union(*own.values())
+        # Second pass: every counted phrase in every topic, for precision and co-occurrence.
+        self.units: dict[int, Unit] = {}
+        for topic, rows in sampled.items():
+            unit = Unit(int((topics == topic).sum()), len(rows), candidates=own[topic])
+            for row in rows:
+                phrases = paper_phrases(texts[row], stop_words, longest)
+                kept = phrases.forms.keys() & counted
+                unit.counts.update(kept)
+                unit.nominal.update(phrases.nominal & kept)
+                unit.before_dataset.update(phrases.before_dataset & kept)
+                unit.late.update(phrases.late & kept)
+                for key in kept:
+                    unit.forms.setdefault(key, Counter())[phrases.forms[key]] += 1
+                unit.papers.append(frozenset(kept & (own[topic] | extra)))
+            self.units[topic] = unit
+        self._in_corpus: Counter = Counter()
+        for unit in self.units.values():
+            self._in_corpus.update({key: unit.estimated(key) for key in unit.counts})
+
+    def group(self, topics: list[int]) -> Unit:
+        """The topics taken together, as one unit."""
+        unit = Unit(0, 0)
+        for topic in topics:
+            unit.add(self.units[topic])
+        return unit
+
+    def coverage(self, unit: Unit, key: Key) -> float:
+        """Share of the unit's papers that use the phrase."""
+        return unit.counts[key] / unit.sampled if unit.sampled else 0.0
+
+    def precision(self, unit: Unit, key: Key) -> float:
+        """Share of the papers using the phrase (in the corpus) that are the unit's."""
+        everywhere = self._in_corpus[key]
+        return unit.estimated(key) / everywhere if everywhere else 0.0
+
+    def score(self, unit: Unit, key: Key) -> float:
+        """The phrase's F-beta (precision weighted) as a search for the unit's papers."""
+        coverage, precision = self.coverage(unit, key), self.precision(unit, key)
+        weight = PRECISION_WEIGHT**2
+        return (1 + weight) * coverage * precision / (weight * precision + coverage) if coverage else 0.0
+
+    def names(self, unit: Unit, key: Key) -> bool:
+        """Whether the phrase can name the unit (the module's docstring gives the rules)."""
+        papers = unit.counts[key]
+        return (
+            papers >= MIN_PAPERS
+            and self.precision(unit, key) >= MIN_LIFT * unit.size / self.total
+            and not DATASET_WORDS & set(key)
+            and unit.before_dataset[key] < _DATASET_FOLLOWED * papers
+            and unit.nominal[key] >= NOMINAL_SHARE * papers
+            and unit.late[key] < _LATE_SHARE * papers
+            and not (len(key) == 1 and key[0] in unit.initials())
+        )
+
+    def ranked(self, unit: Unit) -> list[Key]:
+        """The unit's candidates that can name it, whole phrases only, best first (ties: longer, a-z)."""
+        keys = [key for key in unit.candidates if self.names(unit, key)]
+        whole = [key for key in keys if not self._completed(unit, key, keys)]
+        return sorted(whole, key=lambda key: (-round(self.score(unit, key), 9), -len(key), key))
+
+    def _completed(self, unit: Unit, key: Key, keys: list[Key]) -> bool:
+        """Whether a phrase one word longer is used by more than ``COMPLETION_SHARE`` of the papers
+        using it.
+        """
+        least = COMPLETION_SHARE * unit.counts[key]
+        return any(
+            len(longer) == len(key) + 1
+            and (longer[1:] == key or longer[:-1] == key)
+            and unit.counts[longer] > least
+            for longer in keys
+        )
+
+    def form(self, unit: Unit, key: Key) -> str:
+        """The form of the phrase the unit's papers use most (plural or singular)."""
+        forms = unit.forms.get(key)
+        return max(sorted(forms), key=forms.__getitem__) if forms else " ".join(key)
+
+    def co_lift(self, unit: Unit, first: Key, second: Key) -> float:
+        """How much more often the papers using ``second`` use ``first`` than the unit's papers do."""
+        with_first = sum(first in paper for paper in unit.papers)
+        using_second = [paper for paper in unit.papers if second in paper]
+        if not using_second or not with_first:
+            return 0.0
+        return (sum(first in paper for paper in using_second) / len(using_second)) / (
+            with_first / len(unit.papers)
+        )
+
+    def fits(self, topic: int, phrase: str, main: bool = True) -> bool:
+        """Whether a phrase of an earlier label still names the topic (counted among
+        ``extra_phrases``, whatever its length): it can name it and, for the label's ``main``
+        (first) phrase, scores at least ``KEEP_SCORE`` of the topic's best phrase now.
+        """
+        unit, key = self.units[topic], phrase_key(phrase)
+        if not key or not self.names(unit, key):
+            return False
+        best = self.ranked(unit)
+        return not main or (bool(best) and self.score(unit, key) >= KEEP_SCORE * self.score(unit, best[0]))
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Whether two words are forms of one ("vertex", "vertices"; "plan", "planning"): they share
+    their first four letters and all but at most two of the shorter one's.
+    """
+    common = len(os.path.commonprefix([one, other]))
+    return one == other or (common >= 4 and common >= min(len(one), len(other)) - 2)
+
+
+def _initials(key: Key) -> str:
+    return "".join(word[0] for word in key)
+
+
+def repeats(first: Key, second: Key) -> bool:
+    """Whether two phrases share a word ("reinforcement, reinforcement learning"; "vertex,
+    vertices"), or one is the other's initials ("answer set programming, asp").
+    """
+    return (
+        any(_same_word(a, b) for a in first for b in second)
+        or (len(second) == 1 and second[0] == _initials(first))
+        or (len(first) == 1 and first[0] == _initials(second))
+    )
+
+
+def choose_label(table: PhraseTable, unit: Unit, ranked: list[Key], fits=lambda label: True) -> str:
+    """One or two phrases from ``ranked`` (best first): the best, and the best other phrase of its
+    theme (see the module's docstring), when the two together still ``fits``.
+    """
+    if not ranked:
+        return ""
+    first = ranked[0]
+    label = table.form(unit, first)
+    least = SECOND_PHRASE_SCORE * table.score(unit, first)
+    for key in ranked[1:]:
+        if table.score(unit, key) < least:
+            break
+        if repeats(first, key) or table.co_lift(unit, first, key) < MIN_CO_LIFT:
+            continue
+        both = f"{label}, {table.form(unit, key)}"
+        return both if fits(both) else label
+    return label
+
+
+def nearest_topics(
+    embeddings: np.ndarray, topics: np.ndarray, count: int = NEIGHBOURS
+) -> dict[int, list[int]]:
+    """Each topic's ``count`` nearest topics by centroid (cosine)."""
+    real = sorted(int(t) for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
+    if len(real) < 2:
+        return {t: [] for t in real}
+    centroids = topic_centroids(embeddings, topics, real)
+    similarity = centroids @ centroids.T
+    np.fill_diagonal(similarity, -np.inf)
+    return {
+        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:count]]
+        for i, topic in enumerate(real)
+    }
+
+
+def topic_labels(table: PhraseTable, neighbours: dict[int, list[int]]) -> dict[int, str]:
+    """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
+    nearest topics) uses in a larger share of its papers is left to it; topics whose labels still
+    clash take their next phrases, and, if they run out, their number.
+    """
+    ranked = {}
+    for topic, unit in table.units.items():
+        own = table.ranked(unit)
+        theirs = [
+            key
+            for key in own
+            if all(
+                table.coverage(table.units[n], key) <= table.coverage(unit, key) for n in neighbours[topic]
+            )
+        ]
+        ranked[topic] = theirs or own
+    labels = {topic: choose_label(table, table.units[topic], ranked[topic]) for topic in ranked}
+    for _ in range(len(labels)):
+        clashes = _clashes(labels)
+        if not clashes:
+            break
+        for topics in clashes:
+            first = phrase_key(label_phrases(labels[topics[0]])[0])
+            keeper = max(topics, key=lambda t: (table.coverage(table.units[t], first), -t))
+            for topic in topics:
+                if topic != keeper and len(ranked[topic]) > 1:
+                    ranked[topic] = ranked[topic][1:]
+                    labels[topic] = choose_label(table, table.units[topic], ranked[topic])
+    return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()})
+
+
+def _clashes(labels: dict[int, str]) -> list[list[int]]:
+    by_key: dict[frozenset, list[int]] = {}
+    for topic in sorted(labels):
+        if labels[topic]:
+            by_key.setdefault(label_key(labels[topic]), []).append(topic)
+    return [topics for topics in by_key.values() if len(topics) > 1]
+
+
+def numbered_apart(labels: dict[int, str]) -> dict[int, str]:
+    """Labels still alike after every other remedy: all but the lowest topic get "(topic N)"."""
+    labels = dict(labels)
+    for topics in _clashes(labels):
+        for topic in topics[1:]:
+            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
+    return labels
+
+
+def _fits_the_map(label: str) -> bool:
+    lines = textwrap.wrap(label, GROUP_LABEL_LINE_CHARS, break_long_words=False)
+    return len(lines) <= GROUP_LABEL_LINES and all(len(line) <= GROUP_LABEL_LINE_CHARS for line in lines)
+
+
+def group_labels(table: PhraseTable, groups: list[list[int]], topic_label: dict[int, str]) -> list[str]:
+    """Each group's label: what its topics share, one or two phrases that the map shows whole
+    (at most ``GROUP_LABEL_LINES`` lines of ``GROUP_LABEL_LINE_CHARS``), no two groups alike; the
+    first phrase of its largest topic's label where no phrase names the group.
+    """
+    labels: list[str] = []
+    for topics in groups:
+        unit = table.group(topics)
+        taken = {label_key(label) for label in labels}
+        ranked = [key for key in table.ranked(unit) if _fits_the_map(table.form(unit, key))]
+        label = ""
+        while ranked and not label:
+            label = choose_label(table, unit, ranked, _fits_the_map)
+            if label_key(label) in taken:
+                label, ranked = "", ranked[1:]
+        if not label:
+            largest = max(topics, key=lambda t: (table.units[t].size, -t))
+            label = textwrap.shorten(
+                label_phrases(topic_label[largest])[0], GROUP_LABEL_LINE_CHARS, placeholder=""
+            )
+        labels.append(label)
+    return labels
