@@ -11,6 +11,7 @@ rule report:
         figures="results/topics/figures.json",
         metrics="results/metrics.json",
         changes="results/topics/changes.json",
+        similar="results/similar/papers.npz",
     output:
         page=report("results/report/index.html", caption="../report/report.rst", category="Report"),
     log:
@@ -22,5 +23,27 @@ rule report:
     params:
         title=config["report"]["title"],
         hover_chars=config["report"]["hover_chars"],
+        # The map colours and filters papers by the periods the "What changed" section compares.
+        period_by=config["compare"]["by"],
     script:
         "../scripts/report.py"
+
+
+# Each paper's most similar papers by embedding, listed when the report shows a paper.
+rule similar_papers:
+    input:
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+    output:
+        similar="results/similar/papers.npz",
+    log:
+        "results/logs/similar_papers.log",
+    benchmark:
+        "results/benchmarks/similar_papers.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        n_similar=config["report"]["similar_papers"],
+        exact_up_to=config["report"]["similar_exact_up_to"],
+    script:
+        "../scripts/similar_papers.py"

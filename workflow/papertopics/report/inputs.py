@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from papertopics import storage
@@ -25,6 +27,7 @@ class ReportInputs:
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
+    similar: dict[str, np.ndarray] | None = None  # each paper's most similar papers (stages.similar_papers)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -34,6 +37,14 @@ class ReportInputs:
     def real_topics(self) -> list[dict]:
         """Topics other than the outlier group."""
         return [t for t in self.topic_details if t["topic"] != OUTLIER]
+
+    @cached_property
+    def topic_colours(self) -> dict[int, str]:
+        """Each topic's colour (outliers' group left out), topics near each other on the map differing."""
+        from papertopics.report.colours import topic_colours
+        from papertopics.report.document_map import topic_places
+
+        return topic_colours(topic_places(self.papers), {t["topic"]: t["size"] for t in self.topic_details})
 
     @property
     def dump_labels(self) -> dict[str, str]:
@@ -60,9 +71,10 @@ def load_report_inputs(
     figures: str,
     metrics: str | None = None,
     changes: str | None = None,
+    similar: str | None = None,
 ) -> ReportInputs:
-    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
-    (the comparison of dumps) are optional.
+    """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes``
+    (the comparison of dumps) and ``similar`` (each paper's similar papers) are optional.
     """
     topic_details = storage.read_json(details)
     return ReportInputs(
@@ -77,4 +89,5 @@ def load_report_inputs(
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
         changes=storage.read_json(changes) if changes else None,
+        similar=storage.read_arrays(similar) if similar else None,
     )

@@ -10,10 +10,11 @@ from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
 from papertopics.report import structure
+from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
-from papertopics.report.document_map import document_map_block
+from papertopics.report.document_map import map_periods, map_section, similar_block, similar_rows
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import figure_block, gzip_block, notice
+from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import overview_section
 from papertopics.report.quality import topic_groups_section
@@ -41,8 +42,10 @@ def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
     )
 
 
-def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
-    """The whole report as one offline HTML page."""
+def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: str = "auto") -> str:
+    """The whole report as one offline HTML page; ``period_by``: the map colours and filters papers
+    by ``dump`` or ``year`` (``auto``: years where every paper has one, as ``compare.by``).
+    """
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
     shares = share_per_dump(inputs)
@@ -50,7 +53,17 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
 
-    map_html = document_map_block(shown_papers, inputs.topic_details, inputs.topic_groups or [], hover_chars)
+    dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
+    similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
+    map_html = map_section(
+        shown_papers,
+        inputs.topic_details,
+        inputs.topic_groups or [],
+        hover_chars,
+        inputs.topic_colours,
+        map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels),
+        similar_count,
+    )
     keywords_html = _model_figure("keyword-chart", inputs.figures)
     intertopic_problem = too_few_topics("intertopic", n_topics)
     structure_html = (
@@ -58,7 +71,10 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         + (
             notice(intertopic_problem)
             if intertopic_problem
-            else figure_block("intertopic-map", structure.intertopic_map(inputs.papers, inputs.topic_details))
+            else figure_block(
+                "intertopic-map",
+                structure.intertopic_map(inputs.papers, inputs.topic_details, inputs.topic_colours),
+            )
         )
         + "<h3>Topic hierarchy</h3>"
         + _model_figure("topic-hierarchy", inputs.figures)
@@ -66,7 +82,10 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         + _model_figure("topic-heatmap", inputs.figures)
         + "<h3>Topic share per dump</h3>"
         + (
-            figure_block("dump-share", dump_share_chart(shares, labels_with_outliers, inputs.dump_labels))
+            figure_block(
+                "dump-share",
+                dump_share_chart(shares, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
+            )
             if n_topics
             else notice("Every paper is an outlier, so there are no topics to share out.")
         )
@@ -84,14 +103,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 {overview_section(inputs)}
 {topic_table_section(inputs)}
 {topic_groups_section(inputs.topic_details, inputs.topic_groups or [])}
-<section id="map"><h2>Map of papers</h2>
-<p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read it.</p>
-<div class="search"><label for="search-box">Search papers</label>
-<input type="search" id="search-box" placeholder="words in a name or abstract" autocomplete="off">
-<span id="search-count" aria-live="polite"></span></div>
-<div class="map-layout">{map_html}<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
-<ol id="search-results"></ol>
-</section>
+{map_html}
 {changes_section(inputs.changes, inputs.dump_labels)}
 <section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
 {topic_cards_section(inputs.topic_details, shown_papers)}
@@ -101,10 +113,12 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 <button type="button" data-download="topics-csv" data-filename="topics.csv">topics.csv</button></section>
 </main>
 """
-    # The tables come after the page's script, so that it starts on the map before the browser
-    # has read them (the papers' table holds the abstracts: most of the file).
-    tables = gzip_block("papers-csv", inputs.papers.to_csv(index=False)) + gzip_block(
-        "topics-csv", inputs.topics.to_csv(index=False)
+    # The tables and the similar papers come after the page's script, so that it starts on the map
+    # before the browser has read them (the papers' table holds the abstracts: most of the file).
+    tables = (
+        gzip_block("papers-csv", inputs.papers.to_csv(index=False))
+        + gzip_block("topics-csv", inputs.topics.to_csv(index=False))
+        + similar_block(similar)
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -116,5 +130,6 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         f"<style>{_asset('report.css')}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         + body
-        + f"<script>{_asset('report.js')}</script>{tables}</body></html>\n"
+        + text_block("search-worker", bundle("worker.js"))
+        + f"<script>{bundle('main.js')}</script>{tables}</body></html>\n"
     )
