@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
+from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
 from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
@@ -64,7 +65,13 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
         map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels),
         similar_count,
     )
-    keywords_html = _model_figure("keyword-chart", inputs.figures)
+    keywords_html = (
+        figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
+        if n_topics
+        else notice(
+            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
+        )
+    )
     intertopic_problem = too_few_topics("intertopic", n_topics)
     structure_html = (
         "<h3>Intertopic map</h3>"
@@ -90,10 +97,6 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
             else notice("Every paper is an outlier, so there are no topics to share out.")
         )
     )
-    if n_topics == 0:
-        keywords_html = notice(
-            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
-        )
 
     body = f"""
 <header><h1>{html.escape(heading)}</h1>

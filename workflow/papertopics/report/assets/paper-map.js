@@ -30,9 +30,11 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
   }
 
   // The plotting area's size in pixels and its ranges (``ranges`` while the map is being moved).
+  // The map's width is set here (the panel's, in whole pixels), not left to plotly's autosize, so
+  // that the layer over the points is drawn at the very places of plotly's.
   function view(ranges) {
     return {
-      width: div.clientWidth - 2 * MARGIN, height: map.height - 2 * MARGIN,
+      width: div.layout.width - 2 * MARGIN, height: map.height - 2 * MARGIN,
       xrange: ranges ? ranges.x : div.layout.xaxis.range, yrange: ranges ? ranges.y : div.layout.yaxis.range,
     };
   }
@@ -49,7 +51,10 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
 
   function relabel() {
     labelling = true;
-    return Plotly.relayout(div, { annotations: annotations(view()) }).then(() => { labelling = false; });
+    return Plotly.relayout(div, { annotations: annotations(view()) }).then(() => {
+      labelling = false;
+      div.dataset.labelled = String(div.layout.xaxis.range);  // the view labelled last (tests wait on it)
+    });
   }
 
   // The layer over the points: the found papers in their colours over the whitened map, and a
@@ -63,7 +68,7 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
     if (!layer.isConnected) {  // above the points (WebGL or SVG), below the labels' layer
       div.querySelector(".gl-container").after(layer);
     }
-    const ratio = window.devicePixelRatio || 1, width = div.clientWidth, height = map.height;
+    const ratio = window.devicePixelRatio || 1, width = div.layout.width, height = map.height;
     if (layer.width !== Math.round(width * ratio) || layer.height !== Math.round(height * ratio)) {
       layer.width = Math.round(width * ratio);
       layer.height = Math.round(height * ratio);
@@ -122,14 +127,22 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
       showlegend: false,
     };
     const layout = {
-      height: map.height, margin: { l: MARGIN, r: MARGIN, t: MARGIN, b: MARGIN },
+      width: div.clientWidth, height: map.height, margin: { l: MARGIN, r: MARGIN, t: MARGIN, b: MARGIN },
       xaxis: { visible: false, range: map.ranges[0] }, yaxis: { visible: false, range: map.ranges[1] },
       plot_bgcolor: "white", hovermode: "closest", clickmode: "event", dragmode: "pan",
     };
     // The first labels are placed before the map is drawn, in the same pass.
-    layout.annotations = annotations({ width: div.clientWidth - 2 * MARGIN, height: map.height - 2 * MARGIN,
+    layout.annotations = annotations({ width: layout.width - 2 * MARGIN, height: map.height - 2 * MARGIN,
                                        xrange: map.ranges[0], yrange: map.ranges[1] });
-    await Plotly.newPlot(div, [trace], layout, { responsive: true, displaylogo: false, scrollZoom: true });
+    await Plotly.newPlot(div, [trace], layout, { displaylogo: false, scrollZoom: true });
+    let resizing = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizing);
+      resizing = setTimeout(() => {
+        if (div.clientWidth !== div.layout.width) { Plotly.relayout(div, { width: div.clientWidth }); }
+      }, 100);
+    });
+    div.dataset.labelled = String(div.layout.xaxis.range);
     div.on("plotly_click", (event) => {
       if (event.points.length) { onPaperClicked(event.points[0].pointIndex); }
     });
