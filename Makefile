@@ -122,9 +122,9 @@ bench-changes: $(INSTALLED)
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
-# of REPORT_BEFORE (main before the search worker; the bench needs papertopics.figures, so nothing
+# of REPORT_BEFORE (main before the explorer features; the bench needs papertopics.figures, so nothing
 # older than 01d0d5b); bench/report.md and bench/report.json.
-REPORT_BEFORE ?= 01d0d5b
+REPORT_BEFORE ?= ae83716
 REPORT_BENCH := $${TMPDIR:-/tmp}/papertopics-report-bench
 bench-report: run browser
 	rm -rf $(REPORT_BENCH) && mkdir -p $(REPORT_BENCH)/before

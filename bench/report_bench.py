@@ -504,6 +504,9 @@ def main() -> None:
     run.add_argument("--runs", type=int, default=3)
     run.add_argument("--timeout", type=float, default=300)
     run.add_argument("--keep", action="store_true", help="reuse the reports already in --scratch")
+    run.add_argument(
+        "--title", default="The report explored like a paper explorer", help="what the comparison measures"
+    )
     args = parser.parse_args()
 
     if args.command == "build":
@@ -567,7 +570,7 @@ def main() -> None:
         context.close()
         browser.close()
     load_average.append(os.getloadavg())
-    title = f"The report's search: main {args.before_commit} (before) against this change (after)"
+    title = f"{args.title}: main {args.before_commit} (before) against this change (after)"
     note = (
         f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked) "
         f"on a machine shared with others, {os.cpu_count()} cores, load average (1 / 5 / 15 min) "

@@ -442,6 +442,13 @@ def _map_papers_in_view(page, papers: pd.DataFrame) -> pd.DataFrame:
     return papers[papers["x"].between(x0, x1) & papers["y"].between(y0, y1)]
 
 
+def _searchable_report(context, path: Path) -> tuple[OpenedReport, object]:
+    """A report opened until everything in it is searchable, and its page."""
+    report = OpenedReport(context, path)
+    report.page.wait_for_function("document.body.dataset.searchReady === 'true'")
+    return report, report.page
+
+
 def _hex(css_colour: str) -> str:
     return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", css_colour)[:3])
 
@@ -503,9 +510,7 @@ def test_search_ranks_papers_with_the_word_in_the_title_above_those_with_it_only
     assert len(matching_papers(papers, details, word)) == ((in_title + in_abstract) > 0).sum(), (
         "no topic holds it"
     )
-    report = OpenedReport(browser_context, synthetic_10000)
-    page = report.page
-    page.wait_for_function("document.body.dataset.searchReady === 'true'")
+    report, page = _searchable_report(browser_context, synthetic_10000)
     listed = report.search(word)
     rank = {paper: i for i, paper in enumerate(_ranked_ids(page))}
     assert max(rank[p] for p in title_only["id"]) < min(rank[p] for p in abstract_only["id"]), word
@@ -523,9 +528,7 @@ def test_filters_by_year_and_topic_narrow_the_search_dim_the_map_and_recount_the
     synthetic_10000, synthetic_outputs, browser_context
 ):
     papers, details = synthetic_outputs["papers"], synthetic_outputs["details"]
-    report = OpenedReport(browser_context, synthetic_10000)
-    page = report.page
-    page.wait_for_function("document.body.dataset.searchReady === 'true'")
+    report, page = _searchable_report(browser_context, synthetic_10000)
     colours_before = page.evaluate("document.getElementById('document-map').data[0].marker.color")
     page.click("#period-filter button[data-periods='none']")
     page.check("#period-filter label:has-text('2020') input")
@@ -606,9 +609,7 @@ def test_a_lasso_lists_the_selected_papers_their_words_and_exports_them_as_csv(
     synthetic_10000, synthetic_outputs, browser_context
 ):
     papers, details = synthetic_outputs["papers"], synthetic_outputs["details"]
-    report = OpenedReport(browser_context, synthetic_10000)
-    page = report.page
-    page.wait_for_function("document.body.dataset.searchReady === 'true'")
+    report, page = _searchable_report(browser_context, synthetic_10000)
     page.locator("#document-map").scroll_into_view_if_needed()
     page.locator("#document-map .modebar-btn[data-title='Lasso Select']").click()
     area = page.locator("#document-map .nsewdrag").bounding_box()

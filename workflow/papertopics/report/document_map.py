@@ -234,18 +234,11 @@ def _controls(
     )
 
 
-def map_section(
-    papers: pd.DataFrame,
-    topic_details: list[dict],
-    groups: list[dict],
-    hover_chars: int,
-    colours: dict[int, str],
-    periods: MapPeriods,
-    similar_count: int,
-) -> str:
-    """The map's section: search, filters, colouring, the map's placeholder and its compressed data."""
+def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], periods: MapPeriods) -> str:
+    """The map's section: search, filters, colouring, the map's placeholder and its compressed
+    data (``map_data``).
+    """
     topic_filter, controls, legend = _controls(topic_details, colours, periods)
-    data = map_data(papers, topic_details, groups, hover_chars, colours, periods, similar_count)
     return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
 <p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read
 it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>

@@ -13,7 +13,7 @@ from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
 from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
-from papertopics.report.document_map import map_periods, map_section, similar_block, similar_rows
+from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
 from papertopics.report.dump_share import dump_share_chart
 from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
@@ -56,15 +56,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
 
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
-    map_html = map_section(
-        shown_papers,
-        inputs.topic_details,
-        inputs.topic_groups or [],
-        hover_chars,
-        inputs.topic_colours,
-        map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels),
-        similar_count,
-    )
+    periods = map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels)
+    groups = inputs.topic_groups or []
+    colours = inputs.topic_colours
+    data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
+    map_html = map_section(data, inputs.topic_details, colours, periods)
     keywords_html = (
         figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
         if n_topics

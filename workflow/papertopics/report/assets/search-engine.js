@@ -59,16 +59,20 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
     });
   }
 
-  // Index a field's words for ``paper``; returns how many words it has.
+  // Index a field's words for ``paper``, papers coming in ascending order (so that a word's
+  // posting for this paper, if any, is its last); returns how many words the field has.
   function index(fieldIndex, text, paper) {
-    const words = wordsOf(text), counts = new Map();
-    for (const word of words) { counts.set(word, (counts.get(word) || 0) + 1); }
-    for (const [word, count] of counts) {
-      const posting = paper * 256 + Math.min(count, MAX_COUNT);
+    const words = wordsOf(text);
+    for (const word of words) {
       const list = fieldIndex.get(word);
-      if (list !== undefined) { list.push(posting); continue; }
-      if (!titleIndex.has(word) && !abstractIndex.has(word)) { sortedWords = null; }
-      fieldIndex.set(word, [posting]);
+      if (list === undefined) {
+        if (!titleIndex.has(word) && !abstractIndex.has(word)) { sortedWords = null; }
+        fieldIndex.set(word, [paper * 256 + 1]);
+        continue;
+      }
+      const last = list[list.length - 1];
+      if (last >>> 8 !== paper) { list.push(paper * 256 + 1); }
+      else if ((last & 255) < MAX_COUNT) { list[list.length - 1] = last + 1; }
     }
     return words.length;
   }

@@ -53,7 +53,7 @@ export function wireSearch(mapLoaded, engine, { whenReady, showFound, filterByTo
     } else {
       const found = answer.papers;
       count.textContent = countLine(found, answer);
-      const topics = answer.topics.filter((position) => map.topics[position].topic !== -1);
+      const topics = answer.topics;  // the outliers' group has no words to match
       topicsFound.replaceChildren(...(topics.length ? [element("span", { className: "hint", textContent: "Topics: " })] : []),
         ...topicButtons(topics));
       list.replaceChildren(...Array.from(found.subarray(0, RESULTS_SHOWN), (paper, rank) =>
