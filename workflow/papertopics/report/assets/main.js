@@ -29,8 +29,14 @@ function hoverTexts(map, snippets) {
 
 function startReport(mapDiv) {
   const mapData = unpackJson(mapDiv.dataset.map).then(mapOfPapers);
-  const similarLoaded = Promise.all([mapData, unpackInt32s("similar-papers")])
-    .then(([map, indices]) => similarPapers(indices, map.similar_count));
+  // The similar papers are unpacked once the map is drawn and the page is idle, or when a paper is
+  // shown before that: the map comes first.
+  let similarLoaded = null;
+  function similarOf() {
+    similarLoaded ??= Promise.all([mapData, unpackInt32s("similar-papers")])
+      .then(([map, indices]) => similarPapers(indices, map.similar_count));
+    return similarLoaded;
+  }
   let engine = null, engineStarted = null, kept = null;
 
   function onEngineEvent(message) {
@@ -88,7 +94,7 @@ function startReport(mapDiv) {
   let paperMap = null, paperPanel = null, selectionPanel = null, filters = null;
   const mapDrawn = mapData.then(async (map) => {
     paperPanel = createPaperPanel(document.getElementById("paper-panel"), map, {
-      abstractOf, similarOf: () => similarLoaded, onShown: (paper) => paperMap.setShownPaper(paper),
+      abstractOf, similarOf, onShown: (paper) => paperMap.setShownPaper(paper),
     });
     selectionPanel = createSelectionPanel(document.getElementById("selection"), map, {
       engine: engineClient, showPaper: (paper) => paperPanel.show(paper),
@@ -126,7 +132,10 @@ function startReport(mapDiv) {
       }
     });
   });
-  mapDrawn.then(() => drawChartsWhenSeen(holdEngine));
+  mapDrawn.then(() => {
+    drawChartsWhenSeen(holdEngine);
+    whenIdle(similarOf);
+  });
   // The search engine reads the papers' table beside the drawing of the map (in its worker).
   startSearch();
 }
