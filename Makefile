@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report
+.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report js-test js-lint
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,15 +34,29 @@ slurm:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends slurm-wlm munge; }
 
-test: $(INSTALLED) browser slurm
+test: $(INSTALLED) browser slurm js-lint js-test
 	$(BIN)/python -m pytest
 
 # The catalog's test configuration (.test/config.yaml): shards, a guide file; results in .test/results.
 test-config: $(INSTALLED)
 	$(BIN)/snakemake --directory .test --cores $(CORES) --rerun-incomplete
 
-test-fast: $(INSTALLED)
+test-fast: $(INSTALLED) js-test
 	$(BIN)/python -m pytest -m "not slow and not browser"
+
+# The report's JavaScript (workflow/papertopics/report/assets, ES modules the report stage bundles
+# into the page): ESLint and the unit tests under Node's own runner (Node 20.19 or newer). npm
+# installs the pinned linter from package-lock.json; nothing here is needed to build or open a report.
+NODE_MODULES := node_modules/.package-lock.json
+$(NODE_MODULES): package.json package-lock.json
+	npm ci
+	touch $@
+
+js-test:
+	node --test tests/js/
+
+js-lint: $(NODE_MODULES)
+	node_modules/.bin/eslint
 
 # Topic quality on the labelled corpora (../shared/corpora): ours vs BERTopic's defaults vs TF-IDF + k-means,
 # against a supervised classifier and k-means on the embeddings, with seed stability (five UMAP seeds).
@@ -59,7 +73,7 @@ quality: $(INSTALLED)
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.
 LINTED := Snakefile workflow/rules
-lint: $(INSTALLED)
+lint: $(INSTALLED) js-lint
 	$(BIN)/snakemake --lint
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
@@ -110,9 +124,9 @@ bench-changes: $(INSTALLED)
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
-# of REPORT_BEFORE (main before the search worker; the bench needs papertopics.figures, so nothing
+# of REPORT_BEFORE (main before the explorer features; the bench needs papertopics.figures, so nothing
 # older than 01d0d5b); bench/report.md and bench/report.json.
-REPORT_BEFORE ?= 01d0d5b
+REPORT_BEFORE ?= ae83716
 REPORT_BENCH := $${TMPDIR:-/tmp}/papertopics-report-bench
 bench-report: run browser
 	rm -rf $(REPORT_BENCH) && mkdir -p $(REPORT_BENCH)/before

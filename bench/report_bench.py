@@ -42,6 +42,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
+SYNTHETIC_YEARS = (2019, 2024)
 _SYLLABLES = [
     "ka",
     "lo",
@@ -90,6 +91,11 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
     renumber = np.empty(n_topics, dtype=int)
     renumber[order] = np.arange(n_topics)
     xy = topic_centres[topic] + rng.normal(0, 0.45, size=(n_papers, 2))
+    # Each topic peaks in a year of its own, so that the map by year shows topics coming and going.
+    peak_year = rng.integers(SYNTHETIC_YEARS[0], SYNTHETIC_YEARS[1] + 1, size=n_topics)
+    year = np.clip(np.round(peak_year[topic] + rng.normal(0, 1.2, size=n_papers)), *SYNTHETIC_YEARS).astype(
+        int
+    )
     no_topic = rng.random(n_papers) < 0.01
     outlier = no_topic | (rng.random(n_papers) < 0.3)
     numbered = np.where(no_topic, -1, renumber[topic])
@@ -119,6 +125,7 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
             "outlier": outlier,
             "x": np.round(xy[:, 0], 5),
             "y": np.round(xy[:, 1], 5),
+            "year": year,
         }
     )
     counts = papers["topic"].value_counts()
@@ -161,7 +168,11 @@ def synthetic_stage_outputs(n_papers: int, n_topics: int, n_groups: int, seed: i
 
 
 def report_inputs(outputs: dict, with_figures: bool):
-    """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked."""
+    """ReportInputs of synthetic stage outputs; with BERTopic's figures fitted on them when asked, and
+    with the papers' similar papers where the package's report shows them.
+    """
+    import dataclasses
+
     from papertopics.figures import model_figures
     from papertopics.report import ReportInputs
     from papertopics.stages import topic_table
@@ -217,7 +228,28 @@ def report_inputs(outputs: dict, with_figures: bool):
         papers=papers,
         figures=model_figures(model, n_topics),
         topic_groups=outputs["groups"],
+        **(
+            {"similar": synthetic_similar_papers(outputs)}
+            if "similar" in {field.name for field in dataclasses.fields(ReportInputs)}
+            else {}
+        ),
     )
+
+
+def synthetic_embeddings(outputs: dict) -> np.ndarray:
+    """Each paper's embedding: its topic's random direction plus noise."""
+    topic = outputs["topic_of_paper"]
+    rng = np.random.default_rng(outputs["embeddings_seed"])
+    directions = rng.normal(size=(int(topic.max()) + 2, 32))
+    return (directions[topic] + 0.8 * rng.normal(size=(len(topic), 32))).astype(np.float32)
+
+
+def synthetic_similar_papers(outputs: dict) -> dict[str, np.ndarray]:
+    """The similar-papers stage's output for the synthetic papers (from their embeddings)."""
+    from papertopics.similar import similar_papers
+
+    indices, similarity = similar_papers(synthetic_embeddings(outputs), 10, exact_up_to=100_000)
+    return {"ids": outputs["papers"]["id"].to_numpy(), "indices": indices, "similarity": similarity}
 
 
 def _fitted_model(outputs: dict):
@@ -228,9 +260,7 @@ def _fitted_model(outputs: dict):
 
     papers = outputs["papers"]
     topic = outputs["topic_of_paper"]
-    rng = np.random.default_rng(outputs["embeddings_seed"])
-    directions = rng.normal(size=(int(topic.max()) + 2, 32))
-    embeddings = (directions[topic] + 0.8 * rng.normal(size=(len(topic), 32))).astype(np.float32)
+    embeddings = synthetic_embeddings(outputs)
     model, _, _ = fit_topic_model(
         papers["abstract"].tolist(),
         embeddings,
@@ -371,8 +401,12 @@ def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None
 
 def _shipped_report(results: Path, path: Path) -> Path:
     """The shipped dumps' report, rebuilt from the stage outputs in ``results`` with the imported package."""
+    import inspect
+
     from papertopics.report import build_report, load_report_inputs
 
+    similar = results / "similar/papers.npz"
+    shows_similar = "similar" in inspect.signature(load_report_inputs).parameters and similar.exists()
     inputs = load_report_inputs(
         corpus_summary=str(results / "corpus/summary.json"),
         umap_settings=str(results / "reduced/umap.json"),
@@ -382,6 +416,7 @@ def _shipped_report(results: Path, path: Path) -> Path:
         details=str(results / "topics/topic_details.json"),
         figures=str(results / "topics/figures.json"),
         metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
+        **({"similar": str(similar)} if shows_similar else {}),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(build_report(inputs, title="auto", hover_chars=200), encoding="utf-8")
@@ -469,6 +504,9 @@ def main() -> None:
     run.add_argument("--runs", type=int, default=3)
     run.add_argument("--timeout", type=float, default=300)
     run.add_argument("--keep", action="store_true", help="reuse the reports already in --scratch")
+    run.add_argument(
+        "--title", default="The report explored like a paper explorer", help="what the comparison measures"
+    )
     args = parser.parse_args()
 
     if args.command == "build":
@@ -532,7 +570,7 @@ def main() -> None:
         context.close()
         browser.close()
     load_average.append(os.getloadavg())
-    title = f"The report's search: main {args.before_commit} (before) against this change (after)"
+    title = f"{args.title}: main {args.before_commit} (before) against this change (after)"
     note = (
         f"`make bench-report`: headless Chromium {version_line} (software WebGL, network blocked) "
         f"on a machine shared with others, {os.cpu_count()} cores, load average (1 / 5 / 15 min) "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.labels import (
+    GROUP_LABEL_LINES,
     PhraseTable,
     group_labels,
     label_phrases,
@@ -14,7 +15,7 @@ from papertopics.labels import (
     topic_labels,
 )
 from papertopics.lineage import carry_labels, label_still_fits
-from papertopics.report.document_map import map_label
+from papertopics.report.document_map import label_lines
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)
@@ -172,7 +173,9 @@ def test_group_labels_say_what_the_group_shares_and_fit_the_map_whole(labelled):
     assert phrase_key("reinforcement learning") in map(phrase_key, label_phrases(found[0]))
     assert found[0] != found[1]
     for label in found:
-        assert "…" not in map_label(label) and all(len(p.split()) <= 4 for p in label_phrases(label))
+        assert len(label_lines(label)) <= GROUP_LABEL_LINES and all(
+            len(p.split()) <= 4 for p in label_phrases(label)
+        )
 
 
 @pytest.mark.parametrize(

@@ -83,6 +83,7 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
         figures=results / "topics" / "figures.json",
         metrics=results / "metrics.json",
         changes=results / "topics" / "changes.json",
+        similar=results / "similar" / "papers.npz",
     )
     report = tmp_path / "index.html"
     code = (

@@ -6,6 +6,7 @@ import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes
 from papertopics.report.changes import changes_section
+from papertopics.report.colours import OUTLIER_COLOUR
 from papertopics.report.lineage_flow import lineage_sankey, lineage_section
 
 HOSTILE = "<script>alert(1)</script>"
@@ -72,7 +73,7 @@ def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed
     moved_row = (earlier["topic"] == 2) & (earlier["period"] == "2021")
     earlier.loc[moved_row, "share"] = 0.30
     record["recomputed"] = recomputed_shares(shares, earlier, {**LATER_RUN, "kept": [{"id": 2}]})
-    page = changes_section(record, {})
+    page = changes_section(record, {}, {})
     assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert page.index('id="trend-summary"') < page.index('id="pairwise-summary"')  # trends lead
     rising = page[page.index('id="rising-topics"') : page.index("<h4>Falling")]
@@ -83,19 +84,21 @@ def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed
 
 def test_nothing_significant_still_lists_the_largest_movements_and_says_what_it_means():
     _, record = _record([2021, 2022, 2023], rising=False)
-    page = changes_section(record, {})
+    page = changes_section(record, {}, {})
     assert "No trend is significant, which says the tests cannot tell" in page
     assert page.count('<li data-topic="') >= 3  # the largest movements, whatever the evidence
 
 
 def test_the_lineage_section_is_renumbering_with_a_sankey_of_every_flow_and_escaped_labels():
-    page = lineage_section(LATER_RUN)
+    page = lineage_section(LATER_RUN, {0: "#123456"})
     assert "renumbering after a rerun, not new research" in page and HOSTILE not in page
     assert 'id="lineage-sankey"' in page
-    figure = lineage_sankey(LATER_RUN)
+    figure = lineage_sankey(LATER_RUN, {0: "#123456"})
     sankey = figure.data[0]
     assert len(sankey.node.label) == 3 + 1 + 3 + 1  # earlier topics, new papers, topics now, removed
     assert sum(sankey.link.value) == 380 + 390 + 400 + 600
     assert any("&lt;script&gt;" in label for label in sankey.node.label)
-    first = lineage_section({"first_run": True, "run": 1})
+    # Topics in the map's colours; a topic the map does not have (gone) in grey.
+    assert sankey.node.color[0] == "#123456" and sankey.node.color[2] == OUTLIER_COLOUR
+    first = lineage_section({"first_run": True, "run": 1}, {})
     assert "This is the first run" in first and "lineage-sankey" not in first

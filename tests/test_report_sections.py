@@ -9,7 +9,15 @@ import pandas as pd
 import pytest
 from papertopics.figures import model_figures
 from papertopics.report import ReportInputs, build_report
-from papertopics.report.document_map import OUTLIER_COLOUR, lighter, map_data, map_label, topic_colour
+from papertopics.report.colours import (
+    OUTLIER_COLOUR,
+    lab,
+    lighter,
+    nearest_topics,
+    period_colours,
+    topic_colours,
+)
+from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows, topic_places
 from papertopics.report.embedding import data_block, gzip_block, script_json
 from papertopics.report.overview import overview_section
 from papertopics.report.topic_table import topic_table_section
@@ -119,41 +127,98 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
     assert block == gzip_block("papers-csv", text)  # no timestamp inside: the same input gives the same page
 
 
+def _map_data(
+    inputs: ReportInputs, papers: pd.DataFrame, groups: list[dict], colours: dict[int, str]
+) -> dict:
+    periods = map_periods(inputs.papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    return map_data(papers, inputs.topic_details, groups, 0, colours, periods, similar_count=0)
+
+
 def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless_papers_grey():
     inputs = _inputs([0, 0, 1, 1, -1])
     papers = inputs.papers.assign(outlier=[False, True, False, True, True], dumps="d")
-    data = map_data(papers, inputs.topic_details, [], hover_chars=0)
+    colours = {0: "#1f77b4", 1: "#d62728"}
+    data = _map_data(inputs, papers, [], colours)
     colour_of = [
         data["topics"][t]["assigned_colour" if outlier else "colour"]
         for t, outlier in zip(data["topic"], data["outlier"], strict=True)
     ]
-    assert colour_of == [
-        topic_colour(0),
-        lighter(topic_colour(0)),
-        topic_colour(1),
-        lighter(topic_colour(1)),
-        OUTLIER_COLOUR,
-    ]
+    assert colour_of == ["#1f77b4", lighter("#1f77b4"), "#d62728", lighter("#d62728"), OUTLIER_COLOUR]
     assert lighter("#000000", 0.5) == "#808080" and lighter("#2a6fdb", 0) == "#2a6fdb"
     # One label per topic (none for the topic-less), at the median of the papers HDBSCAN kept.
-    assert [(label["x"], label["y"], label["size"]) for label in data["labels"]["topics"]] == [
-        (0.0, 0.0, 2),
-        (2.0, 2.0, 2),
+    assert [(label["x"], label["y"], label["topic"]) for label in data["labels"]["topics"]] == [
+        (0.0, 0.0, 0),
+        (2.0, 2.0, 1),
     ]
     assert data["labels"]["groups"] == []
 
 
-def test_map_labels_are_escaped_for_plotly_and_kept_to_two_short_lines():
-    assert map_label("<b>x</b> & y") == "&lt;b&gt;x&lt;/b&gt; &amp; y"
-    long = map_label("graph neural networks, message passing, node classification, oversmoothing")
-    lines = long.split("<br>")
-    assert len(lines) == 2 and lines[-1].endswith("…") and all(len(line) <= 26 for line in lines)
+def test_map_labels_keep_their_whole_text_in_short_lines():
+    label = "graph neural networks, message passing, node classification, oversmoothing"
+    lines = label_lines(label)
+    assert " ".join(lines) == label and all(len(line) <= 24 for line in lines)
+    assert label_lines("a" * 60) == ["a" * 24, "a" * 24, "a" * 12]
     inputs = _inputs([0, 0, 1])
     groups = [{"group": 0, "label": HOSTILE, "topics": [0, 1], "size": 3}]
-    group_label = map_data(inputs.papers.assign(dumps="d"), inputs.topic_details, groups, 0)["labels"][
-        "groups"
-    ][0]
-    assert "<" not in group_label["text"].replace("<br>", "")
+    group_label = _map_data(inputs, inputs.papers.assign(dumps="d"), groups, {0: "#000000", 1: "#000000"})
+    # Plain text: the page's script escapes it for plotly (and the data block is compressed).
+    shown = "".join(group_label["labels"]["groups"][0]["lines"])
+    assert re.sub(r"\s", "", shown) == re.sub(r"\s", "", HOSTILE)
+    assert group_label["labels"]["groups"][0]["topics"] == [0, 1]
+
+
+def test_topics_near_each_other_on_the_map_get_clearly_different_colours():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    # 60 topics packed in a few clusters, as on a real map.
+    centres = rng.normal(0, 5, size=(6, 2))
+    places = {t: tuple(centres[t % 6] + rng.normal(0, 1, size=2)) for t in range(60)}
+    colours = topic_colours(places, {t: 100 - t for t in range(60)})
+    assert colours == topic_colours(places, {t: 100 - t for t in range(60)}), "deterministic"
+    values = dict(zip(colours, lab(list(colours.values())), strict=True))
+    closest = min(
+        np.linalg.norm(values[a] - values[b]) for a, near in nearest_topics(places).items() for b in near
+    )
+    assert closest >= 30, "neighbouring topics differ by at least 30 (CIE76)"
+    assert len(set(colours.values())) >= 40, "the palette is spread over the topics"
+    assert OUTLIER_COLOUR not in colours.values()
+
+
+def test_every_topic_but_the_outliers_group_has_a_colour_and_a_place_on_the_map():
+    inputs = _inputs([0, 0, 1, 1, 2, 2, -1])
+    assert set(inputs.topic_colours) == {0, 1, 2}
+    assert topic_places(inputs.papers) == {0: (0.5, 0.5), 1: (2.5, 1.0), 2: (4.5, 1.5)}
+
+
+def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_titles():
+    inputs = _inputs([0, 0, 1, 1])
+    papers = inputs.papers.assign(dumps=["d0", "d1;d0", "d1", "d0"])
+    by_dump = map_periods(papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    assert (by_dump.by, by_dump.names, by_dump.of_paper, by_dump.more) == (
+        "dump",
+        ["Dump A", "Dump B"],
+        [0, 0, 1, 0],
+        {1: [1]},
+    )
+    by_year = map_periods(
+        papers.assign(year=[2021, 2019, 2021, 2020]), "auto", ["d0", "d1"], inputs.dump_labels
+    )
+    assert (by_year.by, by_year.names, by_year.of_paper) == ("year", ["2019", "2020", "2021"], [2, 0, 2, 1])
+    colours = period_colours(3)
+    assert len(set(colours)) == 3 and lab(colours)[:, 0].tolist() == sorted(lab(colours)[:, 0]), (
+        "dark to light"
+    )
+
+
+def test_similar_papers_are_given_as_rows_of_the_paper_table():
+    import numpy as np
+
+    similar = {"ids": np.array(["b", "a", "gone"]), "indices": np.array([[1, 2], [0, -1], [0, 1]])}
+    rows, count = similar_rows(["a", "b", "c"], similar)
+    # a's similar papers: b; b's: a, then a paper no longer in the table; c has none.
+    assert count == 2 and rows.reshape(3, 2).tolist() == [[1, -1], [0, -1], [-1, -1]]
+    assert similar_rows(["a"], None)[1] == 0
 
 
 def test_dumps_are_labelled_by_title_with_the_name_where_titles_repeat():
@@ -203,7 +268,7 @@ def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():
     assert re.findall(r'<tr data-topic="(-?\d+)">', table) == ["0", "1", "-1"]
     topic_0 = re.search(r'<tr data-topic="0">(.*?)</tr>', table).group(1)
     assert topic_0.endswith(
-        '<td data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>'
+        '<td class="share" data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>'
     ), "share of corpus, coherence (none without metrics), then the share of each dump"
 
 
@@ -285,16 +350,17 @@ def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_co
     from papertopics.report.dump_share import dump_share_chart
 
     shares = {"d0": {0: 0.75, 1: 0.25}, "d1": {0: 0.5, -1: 0.5}}
+    colours = {0: "#1f77b4", 1: "#d62728"}
     figure = dump_share_chart(
-        shares, {0: "zero", 1: "one <b>", -1: "Outliers"}, {"d0": "Dump A", "d1": "Dump B"}
+        shares, {0: "zero", 1: "one <b>", -1: "Outliers"}, {"d0": "Dump A", "d1": "Dump B"}, colours
     )
     assert len(figure.data) == 1 and figure.layout.barmode == "stack"
     bars = figure.data[0]
     assert list(zip(bars.customdata, bars.y, bars.x, bars.marker.color, strict=True)) == [
-        ("0: zero", "Dump A", 75.0, topic_colour(0)),
-        ("0: zero", "Dump B", 50.0, topic_colour(0)),
-        ("1: one &lt;b&gt;", "Dump A", 25.0, topic_colour(1)),
-        ("1: one &lt;b&gt;", "Dump B", 0.0, topic_colour(1)),
+        ("0: zero", "Dump A", 75.0, "#1f77b4"),
+        ("0: zero", "Dump B", 50.0, "#1f77b4"),
+        ("1: one &lt;b&gt;", "Dump A", 25.0, "#d62728"),
+        ("1: one &lt;b&gt;", "Dump B", 0.0, "#d62728"),
         ("-1: Outliers", "Dump A", 0.0, OUTLIER_COLOUR),
         ("-1: Outliers", "Dump B", 50.0, OUTLIER_COLOUR),
     ]

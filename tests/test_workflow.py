@@ -63,6 +63,7 @@ def test_seed_run_outputs_add_up(seed_run):
         "topics",
         "changes",
         "evaluate",
+        "similar_papers",
         "report",
     ):
         assert list(results.glob(f"benchmarks/{rule}*")), rule
@@ -155,6 +156,11 @@ def test_changed_report_setting_reruns_only_the_report(finished_run):
     assert planned_jobs(finished_run) == {"report": 1, "all": 1}
 
 
+def test_changed_number_of_similar_papers_reruns_only_their_search_and_the_report(finished_run):
+    write_config(finished_run, report={"similar_papers": 5})
+    assert planned_jobs(finished_run) == {"similar_papers": 1, "report": 1, "all": 1}
+
+
 def test_changed_comparison_reruns_only_changes_and_the_report(finished_run):
     write_config(finished_run, compare={"false_discovery_rate": 0.1})
     assert planned_jobs(finished_run) == {"changes": 1, "report": 1, "all": 1}
@@ -183,6 +189,7 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
         "topics": 1,
         "changes": 1,
         "evaluate": 1,
+        "similar_papers": 1,
         "report": 1,
         "all": 1,
     }

@@ -65,8 +65,9 @@ NEIGHBOURS = 3
 # scores at least this share of the topic's best phrase now (below SECOND_PHRASE_SCORE, so a
 # label made now is kept until its phrases really weaken).
 KEEP_SCORE = 0.4
-# The map shows a group label in at most two lines of this many characters (report.document_map).
-GROUP_LABEL_LINE_CHARS = 26
+# The map wraps its labels in lines of this many characters (report.document_map); a group label
+# is kept to two of them.
+GROUP_LABEL_LINE_CHARS = 24
 GROUP_LABEL_LINES = 2
 # Words that never begin or end a name, beyond the stop words.
 NOT_NAME_WORDS = frozenset(

@@ -14,8 +14,11 @@ from papertopics.sizing import resolve_n_neighbors
 _SMALL_CORPUS = 8
 # The map spreads papers apart a little (UMAP's min_dist) so that overlapping points stay visible.
 MAP_MIN_DIST = 0.1
-# Rows of the similarity matrix computed at once in exact_neighbours (memory: rows x papers floats).
+# Rows of the similarity matrix computed at once in exact_neighbours (memory: rows x papers floats),
+# fewer where rows x papers would pass _NEIGHBOUR_BLOCK_VALUES (above 32,768 papers: the similar
+# papers of 100,000 are searched exactly).
 _NEIGHBOUR_BLOCK = 1024
+_NEIGHBOUR_BLOCK_VALUES = 1 << 25
 # Metrics for which UMAP's NN-descent builds its random-projection trees by angle, as UMAP does.
 _ANGULAR_METRICS = ("cosine", "correlation")
 
@@ -55,8 +58,9 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
     units = (vectors / np.where(norms > 0, norms, 1)).astype(np.float32)
     indices = np.empty((len(units), n_neighbors), dtype=np.int64)
     distances = np.empty((len(units), n_neighbors), dtype=np.float32)
-    for start in range(0, len(units), _NEIGHBOUR_BLOCK):
-        block = slice(start, start + _NEIGHBOUR_BLOCK)
+    block_rows = max(1, min(_NEIGHBOUR_BLOCK, _NEIGHBOUR_BLOCK_VALUES // max(len(units), 1)))
+    for start in range(0, len(units), block_rows):
+        block = slice(start, start + block_rows)
         similarity = units[block] @ units.T
         rows = np.arange(similarity.shape[0])
         similarity[rows, rows + start] = np.inf  # a paper is its own nearest neighbour, even among duplicates

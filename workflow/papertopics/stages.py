@@ -437,11 +437,15 @@ def _save_model(model, model_out: str, embedding_model_location: str) -> None:
     temporary.replace(target)
 
 
-def report(page: str, title: str, hover_chars: int, **inputs) -> None:
-    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``)."""
+def report(page: str, title: str, hover_chars: int, period_by: str = "auto", **inputs) -> None:
+    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``);
+    ``period_by``: ``compare.by``, the periods the map colours and filters papers by.
+    """
     from papertopics.report import build_report, load_report_inputs
 
-    html = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
+    html = build_report(
+        load_report_inputs(**inputs), title=title, hover_chars=hover_chars, period_by=period_by
+    )
     storage.write_text(page, html)
     _LOG.info("report written to %s (%.1f MB)", page, len(html.encode()) / 1e6)
 
@@ -554,3 +558,27 @@ def changes(
         )
     else:
         _LOG.info("no comparison: %s", record["reason"])
+
+
+def similar_papers(
+    papers: str, embeddings: list[str], similar: str, n_similar: int, exact_up_to: int
+) -> None:
+    """Each paper's ``n_similar`` most similar papers by embedding, for the report (``papertopics.similar``)."""
+    import time
+
+    from papertopics.reduce import neighbour_search
+    from papertopics.similar import similar_papers as nearest
+
+    records, vectors = _corpus_embeddings(papers, embeddings)
+    start = time.perf_counter()
+    indices, similarity = nearest(vectors, n_similar, exact_up_to)
+    storage.write_arrays(
+        similar, ids=np.array([p["id"] for p in records]), indices=indices, similarity=similarity
+    )
+    _LOG.info(
+        "%d similar papers of each of %d papers (%s) in %.1f s",
+        indices.shape[1],
+        len(records),
+        neighbour_search(len(records), exact_up_to),
+        time.perf_counter() - start,
+    )

@@ -13,6 +13,7 @@ rule report:
         changes="results/topics/changes.json",
         shares="results/topics/dump_shares.csv",
         trends="results/topics/trends.csv",
+        similar="results/similar/papers.npz",
     output:
         page=report("results/report/index.html", caption="../report/report.rst", category="Report"),
     log:
@@ -24,5 +25,27 @@ rule report:
     params:
         title=config["report"]["title"],
         hover_chars=config["report"]["hover_chars"],
+        # The map colours and filters papers by the periods the "What changed" section compares.
+        period_by=config["compare"]["by"],
     script:
         "../scripts/report.py"
+
+
+# Each paper's most similar papers by embedding, listed when the report shows a paper.
+rule similar_papers:
+    input:
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+    output:
+        similar="results/similar/papers.npz",
+    log:
+        "results/logs/similar_papers.log",
+    benchmark:
+        "results/benchmarks/similar_papers.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        n_similar=config["report"]["similar_papers"],
+        exact_up_to=config["report"]["similar_exact_up_to"],
+    script:
+        "../scripts/similar_papers.py"

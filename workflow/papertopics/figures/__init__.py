@@ -1,5 +1,5 @@
-"""The fitted model's figures (BERTopic's keyword bars, topic hierarchy, similarity heatmap), one
-module per figure as in ``bertopic/plotting``.
+"""The fitted model's figures (BERTopic's topic hierarchy and similarity heatmap), one module per
+figure as in ``bertopic/plotting``, and the keyword bars the report draws from the topics' keywords.
 
 They are drawn in the topics stage, where the model is in memory, and kept as plotly JSON
 (``results/topics/figures.json``), so that the report stage neither imports BERTopic (seconds per
@@ -13,11 +13,10 @@ import logging
 
 from papertopics.figures.heatmap import topic_similarity_heatmap
 from papertopics.figures.hierarchy import topic_hierarchy
-from papertopics.figures.keywords import keyword_barchart
 
 _LOG = logging.getLogger(__name__)
 # Fewest non-outlier topics each figure can be drawn from.
-MIN_TOPICS = {"keywords": 1, "intertopic": 2, "hierarchy": 2, "heatmap": 2}
+MIN_TOPICS = {"intertopic": 2, "hierarchy": 2, "heatmap": 2}
 
 
 def too_few_topics(kind: str, n_topics: int) -> str | None:
@@ -33,7 +32,6 @@ def too_few_topics(kind: str, n_topics: int) -> str | None:
 def model_figures(model, n_topics: int) -> dict[str, dict]:
     """Each figure by its id in the report: ``{"figure": plotly JSON}``, or ``{"notice": why not}``."""
     drawers = {
-        "keyword-chart": ("keywords", lambda: keyword_barchart(model, n_topics)),
         "topic-hierarchy": ("hierarchy", lambda: topic_hierarchy(model, n_topics)),
         "topic-heatmap": ("heatmap", lambda: topic_similarity_heatmap(model, n_topics)),
     }

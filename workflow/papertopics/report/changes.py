@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
 from papertopics.report.bursts import bursts_block
-from papertopics.report.document_map import topic_colour
+from papertopics.report.colours import colour_of
 from papertopics.report.embedding import figure_block, notice
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trends import trends_block
@@ -73,7 +73,7 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
     return figure
 
 
-def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
+def share_series_chart(changes: dict, dump_labels: dict[str, str], colours: dict[int, str]) -> go.Figure:
     """Each topic's share over the periods with intervals and counts; the topics with the
     strongest trend evidence (else those that moved most between the compared two) are drawn,
     the others are listed in the legend to switch on.
@@ -96,7 +96,7 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
                 mode="lines+markers",
                 name=plotly_text(f"{topic['topic']}: {topic['label']}"),
                 visible=True if topic["topic"] in shown else "legendonly",
-                line={"color": topic_colour(topic["topic"])},
+                line={"color": colour_of(colours, topic["topic"])},
                 error_y={
                     "type": "data",
                     "symmetric": False,
@@ -303,7 +303,7 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
     )
 
 
-def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
+def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: dict[int, str]) -> str:
     """The "What changed" section: trends over every period, bursting terms, shares over time, and
     the newest period against the one before; or why there is nothing to compare yet.
     """
@@ -325,13 +325,13 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str]) -> str:
         series = (
             '<h3>Share over time</h3><p class="hint">The topics with the strongest trend evidence; click a '
             "legend entry to show another. Hover for the counts.</p>"
-            + figure_block("share-series", share_series_chart(changes, dump_labels))
+            + figure_block("share-series", share_series_chart(changes, dump_labels, colours))
         )
     return (
         heading
         + _periods_sentence(changes, label)
         + _recomputed_note(changes, label)
-        + trends_block(changes, label)
+        + trends_block(changes, label, colours)
         + series
         + bursts_block(changes, label)
         + _pairwise(changes, dump_labels)

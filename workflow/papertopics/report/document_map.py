@@ -1,54 +1,37 @@
-"""The interactive 2-D map: one WebGL point per paper, coloured by topic, with labels in layers.
+"""The map of papers: its section (search box, filters, colouring, legends, panels) and its data.
 
-A paper HDBSCAN left out and the topics stage assigned to its nearest topic is drawn in a lighter
-shade of that topic's colour; only papers without a topic are grey.
-
-The map is not a plotly figure built in Python: at 100,000 papers its per-paper arrays are most
-of what the page holds, so they go into one compressed JSON block (``map-data``) that the page's
-script turns into a single ``scattergl`` trace. The script also places the
-labels (topic groups zoomed out, topics zoomed in) by their measured boxes; here each label
-gets its text, its place (the median of its papers) and its weight (its number of papers).
+One WebGL point per paper, coloured by topic (a paper HDBSCAN left out and the topics stage
+assigned to its nearest topic in a lighter shade of that topic's colour, papers without a topic
+grey) or by period (dump or year). The map is not a plotly figure built in Python: at 100,000
+papers its per-paper arrays are most of what the page holds, so they go into one compressed JSON
+block (``map-data``) that the page's script turns into a single ``scattergl`` trace, and each
+paper's similar papers into a block of integers (``similar-papers``). The script places the
+labels (topic groups zoomed out, topics zoomed in; assets/labels.js); here each label gets its
+whole text in short lines, its place (the median of its papers) and its topics.
 """
 
 from __future__ import annotations
 
+import html
 import textwrap
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from plotly.colors import qualitative
 
-from papertopics.figures.text import plotly_text
-from papertopics.report.embedding import packed_json_block, web_link
+from papertopics.changes import paper_periods
+from papertopics.labels import GROUP_LABEL_LINE_CHARS
+from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours
+from papertopics.report.embedding import gzip_block, packed_json_block, web_link
 from papertopics.topics import OUTLIER
 
-_PALETTE = qualitative.Dark24 + qualitative.Light24
-OUTLIER_COLOUR = "#b0b0b0"
-# A paper HDBSCAN left out but assigned to its nearest topic: the topic's colour this far towards white.
-_ASSIGNED_LIGHTNESS = 0.55
-_LABEL_LINE_CHARS = 26
-_LABEL_LINES = 2
 _MAP_HEIGHT = 680
+_SEARCH_TEXT_KEYWORDS = 10  # a topic's label and this many keywords are searched as the topic's words
 
 
-def topic_colour(topic: int) -> str:
-    """A topic's colour in the map and charts; grey for papers without a topic."""
-    return OUTLIER_COLOUR if topic == OUTLIER else _PALETTE[topic % len(_PALETTE)]
-
-
-def lighter(colour: str, amount: float = _ASSIGNED_LIGHTNESS) -> str:
-    """``colour`` (#rrggbb) mixed with white; ``amount`` 0 keeps it, 1 gives white."""
-    channels = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in channels)
-
-
-def map_label(text: str) -> str:
-    """A label for the map: at most two short lines (plotly-escaped, joined by <br>), cut with … ."""
-    lines = textwrap.wrap(text, _LABEL_LINE_CHARS, break_long_words=True) or [""]
-    if len(lines) > _LABEL_LINES:
-        lines = lines[:_LABEL_LINES]
-        lines[-1] = lines[-1][: _LABEL_LINE_CHARS - 1] + "…"
-    return "<br>".join(plotly_text(line) for line in lines)
+def label_lines(text: str) -> list[str]:
+    """A map label's text in short lines, whole: never cut."""
+    return textwrap.wrap(text, GROUP_LABEL_LINE_CHARS, break_long_words=True) or [""]
 
 
 def marker_size(n_papers: int) -> float:
@@ -56,42 +39,102 @@ def marker_size(n_papers: int) -> float:
     return round(float(np.clip(30 / max(n_papers, 1) ** 0.25, 2.5, 7.0)), 2)
 
 
-def _label_place(rows: pd.DataFrame) -> tuple[float, float]:
+def label_place(rows: pd.DataFrame) -> tuple[float, float]:
     """The median of the papers HDBSCAN put in the topic (all of its papers if it kept none)."""
     core = rows[~rows["outlier"]]
     rows = core if len(core) else rows
     return round(float(rows["x"].median()), 5), round(float(rows["y"].median()), 5)
 
 
-def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int) -> dict:
+def topic_places(papers: pd.DataFrame) -> dict[int, tuple[float, float]]:
+    """Each topic's (outliers' group left out) label place on the map."""
+    return {int(topic): label_place(rows) for topic, rows in papers.groupby("topic") if topic != OUTLIER}
+
+
+@dataclass
+class MapPeriods:
+    """The papers' periods (dumps or years) for the map's colouring and filter."""
+
+    by: str  # "dump" or "year"
+    names: list[str]  # as readers see them, oldest first
+    of_paper: list[int]  # each paper's first period (index into names), -1 for none
+    more: dict[int, list[int]]  # a paper's further periods, for papers in more than one dump
+
+
+def map_periods(
+    papers: pd.DataFrame, by: str, dump_order: list[str], dump_labels: dict[str, str]
+) -> MapPeriods:
+    """The periods as the "What changed" section counts them (``compare.by``; see ``paper_periods``);
+    ``papers["dumps"]``: each paper's dump names, ``;``-separated.
+    """
+    periods = paper_periods(papers, by, dump_order)
+    index = {name: i for i, name in enumerate(periods.names)}
+    listed: dict[int, list[int]] = {}
+    for row, period in zip(periods.rows.tolist(), periods.period.tolist(), strict=True):
+        listed.setdefault(row, []).append(index[period])
+    of_paper, more = [], {}
+    for row in range(len(papers)):
+        found = sorted(set(listed.get(row, [])))
+        of_paper.append(found[0] if found else -1)
+        if len(found) > 1:
+            more[row] = found[1:]
+    names = periods.names if periods.by == "year" else [dump_labels.get(d, d) for d in periods.names]
+    return MapPeriods(periods.by, names, of_paper, more)
+
+
+def similar_rows(ids: list[str], similar: dict | None) -> tuple[np.ndarray, int]:
+    """Each paper's similar papers as rows of the paper table (-1 where fewer), and how many per paper.
+
+    ``similar``: the similar-papers stage's arrays (``ids`` in corpus order, ``indices`` into them).
+    """
+    if similar is None or similar["indices"].size == 0:
+        return np.zeros(0, dtype="<i4"), 0
+    row_of = {paper: row for row, paper in enumerate(ids)}
+    rows_of_index = np.array([row_of.get(paper, -1) for paper in similar["ids"].tolist()], dtype=np.int64)
+    count = similar["indices"].shape[1]
+    table = np.full((len(ids), count), -1, dtype="<i4")
+    stage_rows = rows_of_index >= 0
+    table[rows_of_index[stage_rows]] = np.where(
+        similar["indices"][stage_rows] >= 0, rows_of_index[similar["indices"][stage_rows]], -1
+    )
+    return table.ravel(), count
+
+
+def map_data(
+    papers: pd.DataFrame,
+    topic_details: list[dict],
+    groups: list[dict],
+    hover_chars: int,
+    colours: dict[int, str],
+    periods: MapPeriods,
+    similar_count: int,
+) -> dict:
     """Everything the page's script needs to draw the map, show a paper and label the map.
 
     ``papers``: the topics stage's paper table as ``ReportInputs`` holds it (``outlier`` as booleans),
-    with ``dumps`` as the text to show. The script
-    writes the hover labels (name, dumps, topic, then the first ``hover_chars`` characters of the
-    abstract once the abstracts are unpacked), so that no text is in the file twice.
+    with ``dumps`` as the text to show. The script writes the hover labels (name, period or
+    dumps, topic, then the first ``hover_chars`` characters of the abstract once the abstracts are
+    unpacked), so that no text is in the file twice. ``colours``: each topic's (``topic_colours``).
     """
-    order = [t["topic"] for t in topic_details]
-    position = {topic: i for i, topic in enumerate(order)}
-    topic_index = papers["topic"].map(position).astype(int).tolist()
-    urls = [web_link(u) for u in papers["url"]] if "url" in papers.columns else []
-    places = {topic: _label_place(rows) for topic, rows in papers.groupby("topic")}
+    position = {t["topic"]: i for i, t in enumerate(topic_details)}
+    places = topic_places(papers)
     topic_labels = [
         {
-            "text": map_label(f"{t['topic']}: {t['label']}"),
+            "lines": label_lines(f"{t['topic']}: {t['label']}"),
             "x": places[t["topic"]][0],
             "y": places[t["topic"]][1],
-            "size": t["size"],
+            "topic": position[t["topic"]],
         }
         for t in topic_details
-        if t["topic"] != OUTLIER and t["topic"] in places
+        if t["topic"] in places
     ]
     group_labels = []
     for group in groups:
         rows = papers[papers["topic"].isin(group["topics"])]
         if len(rows):
-            x, y = _label_place(rows)
-            group_labels.append({"text": map_label(group["label"]), "x": x, "y": y, "size": group["size"]})
+            x, y = label_place(rows)
+            members = [position[t] for t in group["topics"] if t in position]
+            group_labels.append({"lines": label_lines(group["label"]), "x": x, "y": y, "topics": members})
     x, y = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
     span = [max(np.ptp(values), 1e-9) if len(values) else 1.0 for values in (x, y)]
     ranges = [
@@ -104,20 +147,18 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
         "ids": papers["id"].tolist(),
         "names": papers["display_name"].tolist(),
         "dumps": papers["dumps"].tolist(),
-        "topic": topic_index,
+        "topic": papers["topic"].map(position).astype(int).tolist(),
         "outlier": papers["outlier"].astype(int).tolist(),
-        "urls": urls,
-        "topics": [
-            {
-                "topic": t["topic"],
-                "label": t["label"],
-                "colour": topic_colour(t["topic"]),
-                "assigned_colour": topic_colour(t["topic"])
-                if t["topic"] == OUTLIER
-                else lighter(topic_colour(t["topic"])),
-            }
-            for t in topic_details
-        ],
+        "urls": [web_link(u) for u in papers["url"]] if "url" in papers.columns else [],
+        "topics": [_topic_entry(t, colours) for t in topic_details],
+        "periods": {
+            "by": periods.by,
+            "names": periods.names,
+            "colours": period_colours(len(periods.names)),
+            "none_colour": OUTLIER_COLOUR,
+            "of_paper": periods.of_paper,
+            "more": {str(row): found for row, found in periods.more.items()},
+        },
         "x": papers["x"].round(5).tolist(),
         "y": papers["y"].round(5).tolist(),
         "hover_chars": hover_chars,
@@ -125,14 +166,85 @@ def map_data(papers: pd.DataFrame, topic_details: list[dict], groups: list[dict]
         "ranges": ranges,
         "height": _MAP_HEIGHT,
         "labels": {"groups": group_labels, "topics": topic_labels},
+        "similar_count": similar_count,
     }
 
 
-def document_map_block(
-    papers: pd.DataFrame, topic_details: list[dict], groups: list[dict], hover_chars: int
-) -> str:
-    """The map's placeholder and its compressed data; the page's script draws it."""
-    return (
-        f'<div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>'
-        + packed_json_block("map-data", map_data(papers, topic_details, groups, hover_chars))
+def _topic_entry(topic: dict, colours: dict[int, str]) -> dict:
+    colour = colours.get(topic["topic"], OUTLIER_COLOUR)
+    words = [topic["label"]] + [word for word, _ in topic.get("keywords", [])[:_SEARCH_TEXT_KEYWORDS]]
+    return {
+        "topic": topic["topic"],
+        "label": topic["label"],
+        "colour": colour,
+        "assigned_colour": colour if topic["topic"] == OUTLIER else lighter(colour),
+        # What the search matches as the topic's words: none for the papers without a topic.
+        "search_text": "" if topic["topic"] == OUTLIER else " ".join(words),
+    }
+
+
+def _swatch(colour: str) -> str:
+    return f'<span class="swatch" style="background:{html.escape(colour)}"></span>'
+
+
+def _controls(
+    topic_details: list[dict], colours: dict[int, str], periods: MapPeriods
+) -> tuple[str, str, str]:
+    """The topic filter; with two periods or more the colouring and the period filter; the topics' legend."""
+    topic_options = '<option value="-1">all topics</option>' + "".join(
+        f'<option value="{i}">{html.escape(str(t["topic"]))}: {html.escape(t["label"])}</option>'
+        for i, t in enumerate(topic_details)
     )
+    topic_filter = (
+        f'<label for="topic-filter">Topic</label><select id="topic-filter">{topic_options}</select>'
+    )
+    legend = "".join(
+        f'<li data-topic="{i}" title="Show only this topic (click again for all)">'
+        f"{_swatch(colours.get(t['topic'], OUTLIER_COLOUR))}{html.escape(str(t['topic']))}: {html.escape(t['label'])}</li>"
+        for i, t in enumerate(topic_details)
+    )
+    legend = f'<ul id="topic-legend" class="legend" aria-label="Topics">{legend}</ul>'
+    if len(periods.names) < 2:
+        return topic_filter, "", legend
+    kind = "Years" if periods.by == "year" else "Dumps"
+    boxes = "".join(
+        f'<label><input type="checkbox" data-period="{i}" checked>{_swatch(colour)}{html.escape(name)}</label>'
+        for i, (name, colour) in enumerate(
+            zip(periods.names, period_colours(len(periods.names)), strict=True)
+        )
+    )
+    return (
+        topic_filter,
+        '<div id="map-controls"><label for="colour-by">Colour by</label><select id="colour-by">'
+        f'<option value="topic">topic</option><option value="period">{kind[:-1].lower()}</option></select>'
+        f'<fieldset id="period-filter"><legend>{kind}</legend>{boxes}'
+        '<button type="button" data-periods="all">all</button><button type="button" data-periods="none">none</button>'
+        "</fieldset></div>",
+        legend,
+    )
+
+
+def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], periods: MapPeriods) -> str:
+    """The map's section: search, filters, colouring, the map's placeholder and its compressed
+    data (``map_data``).
+    """
+    topic_filter, controls, legend = _controls(topic_details, colours, periods)
+    return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
+<p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read
+it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>
+<div class="search"><label for="search-box">Search papers</label>
+<input type="search" id="search-box" placeholder="words of a title, an abstract or a topic" autocomplete="off">
+{topic_filter}<span id="search-count" aria-live="polite"></span></div>
+{controls}
+<div class="map-layout"><div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>
+<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
+{legend}
+<div id="selection" hidden></div>
+<div id="search-topics"></div>
+<ol id="search-results"></ol>
+{packed_json_block("map-data", data)}</section>"""
+
+
+def similar_block(similar: np.ndarray) -> str:
+    """The papers' similar papers (``similar_rows``) as little-endian 32-bit integers, compressed."""
+    return gzip_block("similar-papers", similar.astype("<i4").tobytes())

@@ -5,24 +5,28 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
-from papertopics.report.document_map import topic_colour
+from papertopics.report.colours import OUTLIER_COLOUR
 
 
 def dump_share_chart(
-    shares: dict[str, dict[int, float]], topic_labels: dict[int, str], dump_labels: dict[str, str]
+    shares: dict[str, dict[int, float]],
+    topic_labels: dict[int, str],
+    dump_labels: dict[str, str],
+    colours: dict[int, str],
 ) -> go.Figure:
-    """One stacked bar per dump, a segment per topic in its map colour, named on hover.
+    """One stacked bar per dump, a segment per topic in its map colour (``colours``; the outliers
+    grey), named on hover.
 
     All segments are one trace with a colour per bar: a trace per topic costs plotly a pass over
     every trace, slow to draw at a hundred topics and more.
     """
     dumps = sorted(shares)
-    rows, values, colours, names = [], [], [], []
+    rows, values, segment_colours, names = [], [], [], []
     for topic, label in topic_labels.items():
         for dump in dumps:
             rows.append(plotly_text(dump_labels[dump]))
             values.append(100 * shares[dump].get(topic, 0.0))
-            colours.append(topic_colour(topic))
+            segment_colours.append(colours.get(topic, OUTLIER_COLOUR))
             names.append(plotly_text(f"{topic}: {label}"))
     figure = go.Figure(
         go.Bar(
@@ -30,7 +34,7 @@ def dump_share_chart(
             x=values,
             customdata=names,
             orientation="h",
-            marker={"color": colours, "line": {"width": 0}},
+            marker={"color": segment_colours, "line": {"width": 0}},
             hovertemplate="%{y}: %{x:.1f}%<extra>%{customdata}</extra>",
             showlegend=False,
         )

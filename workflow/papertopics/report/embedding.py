@@ -33,11 +33,12 @@ def data_block(block_id: str, value) -> str:
     return f'<script type="application/json" id="{html.escape(block_id)}">{script_json(value)}</script>'
 
 
-def gzip_block(block_id: str, text: str) -> str:
-    """Text gzip-compressed and base64-encoded (no ``<`` can occur in it); the page's script
-    unpacks it with the browser's DecompressionStream. A table of abstracts shrinks to about a third.
+def gzip_block(block_id: str, content: str | bytes) -> str:
+    """Text (UTF-8) or bytes gzip-compressed and base64-encoded (no ``<`` can occur in it); the page's
+    script unpacks it with the browser's DecompressionStream. A table of abstracts shrinks to about a third.
     """
-    packed = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    packed = base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/gzip+base64" id="{html.escape(block_id)}">{packed}</script>'
 
 
@@ -54,6 +55,15 @@ def figure_block(figure_id: str, figure, height: int | None = None) -> str:
         f'<div class="figure" id="{html.escape(figure_id)}" data-figure="{html.escape(figure_id)}-data"{style}></div>'
         + packed_json_block(f"{figure_id}-data", spec)
     )
+
+
+def text_block(block_id: str, text: str) -> str:
+    """Text the page's script reads but the browser does not run (the search worker's script).
+    The text must hold no ``</script`` (``papertopics.report.bundle`` checks its modules for it).
+    """
+    if "</script" in text.lower():
+        raise ValueError(f"text block {block_id!r} holds '</script', which would end the element")
+    return f'<script type="text/plain" id="{html.escape(block_id)}">{text}</script>'
 
 
 def notice(text: str) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from papertopics import storage
@@ -28,6 +30,7 @@ class ReportInputs:
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
     # The comparison's files as they are on disk (changes.json, dump_shares.csv, trends.csv), by file name.
     comparison_files: dict[str, str] = field(default_factory=dict)
+    similar: dict[str, np.ndarray] | None = None  # each paper's most similar papers (stages.similar_papers)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -37,6 +40,14 @@ class ReportInputs:
     def real_topics(self) -> list[dict]:
         """Topics other than the outlier group."""
         return [t for t in self.topic_details if t["topic"] != OUTLIER]
+
+    @cached_property
+    def topic_colours(self) -> dict[int, str]:
+        """Each topic's colour (outliers' group left out), topics near each other on the map differing."""
+        from papertopics.report.colours import topic_colours
+        from papertopics.report.document_map import topic_places
+
+        return topic_colours(topic_places(self.papers), {t["topic"]: t["size"] for t in self.topic_details})
 
     @property
     def dump_labels(self) -> dict[str, str]:
@@ -65,9 +76,11 @@ def load_report_inputs(
     changes: str | None = None,
     shares: str | None = None,
     trends: str | None = None,
+    similar: str | None = None,
 ) -> ReportInputs:
-    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
-    (the comparison of dumps, with its ``shares`` per dump and ``trends`` tables) are optional.
+    """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes`` (the
+    comparison of dumps, with its ``shares`` per dump and ``trends`` tables) and ``similar`` (each
+    paper's similar papers) are optional.
     """
     topic_details = storage.read_json(details)
     return ReportInputs(
@@ -87,4 +100,5 @@ def load_report_inputs(
             for path in (changes, shares, trends)
             if path
         },
+        similar=storage.read_arrays(similar) if similar else None,
     )

@@ -10,7 +10,7 @@ import html
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
-from papertopics.report.document_map import topic_colour
+from papertopics.report.colours import colour_of
 from papertopics.report.embedding import figure_block
 
 _NODE_PX = 18
@@ -36,7 +36,7 @@ def _labels(lineage: dict) -> tuple[dict[int, str], dict[int, str]]:
     return before, now
 
 
-def lineage_sankey(lineage: dict) -> go.Figure:
+def lineage_sankey(lineage: dict, colours: dict[int, str]) -> go.Figure:
     """The previous run's topics (left) to this run's (right), each link the papers they share;
     papers new to the corpus come in from one node, papers no longer in it leave to another.
     """
@@ -52,24 +52,27 @@ def lineage_sankey(lineage: dict) -> go.Figure:
     added = len(left)
     index_right = {t: added + 1 + i for i, t in enumerate(right)}
     removed = added + 1 + len(right)
-    sources, targets, values, colours = [], [], [], []
+    sources, targets, values, link_colours = [], [], [], []
     for link in flows["links"]:
         sources.append(index_left[link["from"]])
         targets.append(index_right[link["to"]])
         values.append(link["papers"])
-        colours.append(_KEPT if link["from"] == link["to"] else _MOVED)
+        link_colours.append(_KEPT if link["from"] == link["to"] else _MOVED)
     for entry in flows["new_papers"]:
         sources.append(added)
         targets.append(index_right[entry["to"]])
         values.append(entry["papers"])
-        colours.append(_ADDED)
+        link_colours.append(_ADDED)
     for entry in flows["removed_papers"]:
         sources.append(index_left[entry["from"]])
         targets.append(removed)
         values.append(entry["papers"])
-        colours.append(_REMOVED)
+        link_colours.append(_REMOVED)
     node_colours = (
-        [topic_colour(t) for t in left] + ["#289646"] + [topic_colour(t) for t in right] + ["#c82828"]
+        [colour_of(colours, t) for t in left]
+        + ["#289646"]
+        + [colour_of(colours, t) for t in right]
+        + ["#c82828"]
     )
     figure = go.Figure(
         go.Sankey(
@@ -85,7 +88,7 @@ def lineage_sankey(lineage: dict) -> go.Figure:
                 "source": sources,
                 "target": targets,
                 "value": values,
-                "color": colours,
+                "color": link_colours,
                 "hovertemplate": "%{source.label} → %{target.label}: %{value} papers<extra></extra>",
             },
         )
@@ -102,7 +105,7 @@ def _sentence(text: str) -> str:
     return f"<p>{html.escape(text)}</p>"
 
 
-def lineage_section(lineage: dict | None) -> str:
+def lineage_section(lineage: dict | None, colours: dict[int, str]) -> str:
     """The "Topics since the previous run" section: a first-run sentence, or the Sankey and the
     lists of new, gone, merged, split and relabelled topic ids.
     """
@@ -155,7 +158,7 @@ def lineage_section(lineage: dict | None) -> str:
         '<p class="hint">Each band is the papers a topic of the previous run (left) shares with a topic of '
         "this run (right): grey where the id was kept, orange where papers moved to another id, green for "
         "papers new to the corpus, red for papers no longer in it.</p>"
-        + figure_block("lineage-sankey", lineage_sankey(lineage))
+        + figure_block("lineage-sankey", lineage_sankey(lineage, colours))
         if lineage.get("flows", {}).get("links") or lineage.get("flows", {}).get("new_papers")
         else ""
     )

@@ -9,11 +9,13 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
+from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
+from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
-from papertopics.report.document_map import document_map_block
+from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import figure_block, gzip_block, notice
+from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import overview_section
@@ -53,8 +55,10 @@ def _download_button(filename: str) -> str:
     )
 
 
-def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
-    """The whole report as one offline HTML page."""
+def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: str = "auto") -> str:
+    """The whole report as one offline HTML page; ``period_by``: the map colours and filters papers
+    by ``dump`` or ``year`` (``auto``: years where every paper has one, as ``compare.by``).
+    """
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
     shares = share_per_dump(inputs)
@@ -62,15 +66,30 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
 
-    map_html = document_map_block(shown_papers, inputs.topic_details, inputs.topic_groups or [], hover_chars)
-    keywords_html = _model_figure("keyword-chart", inputs.figures)
+    dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
+    similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
+    periods = map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels)
+    groups = inputs.topic_groups or []
+    colours = inputs.topic_colours
+    data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
+    map_html = map_section(data, inputs.topic_details, colours, periods)
+    keywords_html = (
+        figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
+        if n_topics
+        else notice(
+            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
+        )
+    )
     intertopic_problem = too_few_topics("intertopic", n_topics)
     structure_html = (
         "<h3>Intertopic map</h3>"
         + (
             notice(intertopic_problem)
             if intertopic_problem
-            else figure_block("intertopic-map", structure.intertopic_map(inputs.papers, inputs.topic_details))
+            else figure_block(
+                "intertopic-map",
+                structure.intertopic_map(inputs.papers, inputs.topic_details, inputs.topic_colours),
+            )
         )
         + "<h3>Topic hierarchy</h3>"
         + _model_figure("topic-hierarchy", inputs.figures)
@@ -78,15 +97,14 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         + _model_figure("topic-heatmap", inputs.figures)
         + "<h3>Topic share per dump</h3>"
         + (
-            figure_block("dump-share", dump_share_chart(shares, labels_with_outliers, inputs.dump_labels))
+            figure_block(
+                "dump-share",
+                dump_share_chart(shares, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
+            )
             if n_topics
             else notice("Every paper is an outlier, so there are no topics to share out.")
         )
     )
-    if n_topics == 0:
-        keywords_html = notice(
-            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
-        )
 
     # The tables behind the report, each a download: the papers and topics, then the comparison's files.
     downloads = {
@@ -100,6 +118,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         inputs.changes,
         inputs.dump_labels,
         inputs.topic_settings.get("wording_by", "dump"),
+        colours,
     )
     body = f"""
 <header><h1>{html.escape(heading)}</h1>
@@ -109,26 +128,21 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
 {overview_section(inputs)}
 {topic_table_section(inputs)}
 {topic_groups_section(inputs.topic_details, inputs.topic_groups or [])}
-<section id="map"><h2>Map of papers</h2>
-<p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read it.</p>
-<div class="search"><label for="search-box">Search papers</label>
-<input type="search" id="search-box" placeholder="words in a name or abstract" autocomplete="off">
-<span id="search-count" aria-live="polite"></span></div>
-<div class="map-layout">{map_html}<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
-<ol id="search-results"></ol>
-</section>
-{changes_section(inputs.changes, inputs.dump_labels)}
+{map_html}
+{changes_section(inputs.changes, inputs.dump_labels, colours)}
 <section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
 {cards_html}
 <section id="structure"><h2>Topic structure</h2>{structure_html}</section>
-{lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None)}
+{lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None, colours)}
 <section id="downloads"><h2>Downloads</h2>
 {"".join(_download_button(name) for name in downloads)}</section>
 </main>
 """
     # The tables come after the page's script, so that it starts on the map before the browser
     # has read them (the papers' table holds the abstracts: most of the file).
-    tables = "".join(gzip_block(_download_id(name), text) for name, text in downloads.items())
+    tables = "".join(
+        gzip_block(_download_id(name), text) for name, text in downloads.items()
+    ) + similar_block(similar)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -139,5 +153,6 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         f"<style>{_asset('report.css')}</style>"
         f"<script>{get_plotlyjs()}</script></head><body>"
         + body
-        + f"<script>{_asset('report.js')}</script>{tables}</body></html>\n"
+        + text_block("search-worker", bundle("worker.js"))
+        + f"<script>{bundle('main.js')}</script>{tables}</body></html>\n"
     )

@@ -8,14 +8,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
-from papertopics.report.document_map import topic_colour
 from papertopics.topics import OUTLIER
 
 _LARGEST_BUBBLE_PX = 70
 
 
-def intertopic_map(papers: pd.DataFrame, topic_details: list[dict]) -> go.Figure:
-    """Each topic a circle at the centre of its papers on the 2-d map, its area their number.
+def intertopic_map(papers: pd.DataFrame, topic_details: list[dict], colours: dict[int, str]) -> go.Figure:
+    """Each topic a circle at the centre of its papers on the 2-d map, its area their number, in
+    its colour on the map (``colours``).
 
     BERTopic's intertopic distance map runs UMAP again on the c-TF-IDF vectors (a fresh numba
     compilation per process); this one reuses the paper map's layout, so the two read together.
@@ -35,7 +35,7 @@ def intertopic_map(papers: pd.DataFrame, topic_details: list[dict]) -> go.Figure
                 "sizemode": "area",
                 "sizeref": 2 * max(sizes) / _LARGEST_BUBBLE_PX**2,
                 "sizemin": 4,
-                "color": [topic_colour(t["topic"]) for t in topics],
+                "color": [colours[t["topic"]] for t in topics],
                 "opacity": 0.55,
                 "line": {"width": 1, "color": "#555"},
             },

@@ -6,7 +6,7 @@ import html
 
 import pandas as pd
 
-from papertopics.report.document_map import topic_colour
+from papertopics.report.colours import colour_of
 from papertopics.report.embedding import web_link
 from papertopics.report.sparkline import counts_text, share_sparkline
 
@@ -66,13 +66,15 @@ def topic_cards_section(
     changes: dict | None = None,
     dump_labels: dict | None = None,
     wording_by: str = "dump",
+    colours: dict[int, str] | None = None,
 ) -> str:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
     opens in place on its keywords, representative papers and wording per period.
 
     ``papers``: the topics stage's paper table, with ``dumps`` as the text to show; ``changes``:
     the comparison (``changes.json``), for the shares per period, when there is one;
-    ``wording_by``: the periods of the topics' wording (``dump`` or ``year``).
+    ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
+    map's colour of each topic (``ReportInputs.topic_colours``).
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
@@ -83,7 +85,7 @@ def topic_cards_section(
 
     cards = []
     for topic in topic_details:
-        colour = topic_colour(topic["topic"])
+        colour = colour_of(colours or {}, topic["topic"])
         examples = "".join(
             _paper(by_id.loc[paper_id], index_of[paper_id]) for paper_id in topic["representative_ids"]
         )

@@ -20,10 +20,11 @@ def share_per_dump(inputs: ReportInputs) -> dict[str, dict[int, float]]:
     }
 
 
-def table_cell(text, sort_value=None) -> str:
+def table_cell(text, sort_value=None, css_class: str | None = None) -> str:
     """A cell of a sortable table: its text escaped, sorted by ``sort_value`` when given."""
     value = f' data-sort="{html.escape(str(sort_value))}"' if sort_value is not None else ""
-    return f"<td{value}>{html.escape(str(text))}</td>"
+    kind = f' class="{html.escape(css_class)}"' if css_class else ""
+    return f"<td{kind}{value}>{html.escape(str(text))}</td>"
 
 
 def sortable_table(
@@ -66,8 +67,9 @@ def topic_table_section(inputs: ReportInputs) -> str:
             table_cell(topic["topic"], topic["topic"]),
             table_cell(topic["label"]),
             table_cell(", ".join(word for word, _ in topic["keywords"][:8])),
-            table_cell(topic["size"], topic["size"]),
-            table_cell(f"{topic['share']:.1%}", topic["share"]),
+            # The map's period filter counts these two again (assets/filters.js).
+            table_cell(topic["size"], topic["size"], "size"),
+            table_cell(f"{topic['share']:.1%}", topic["share"], "share"),
             _npmi_cell(coherence.get(topic["topic"])),
         ]
         for dump in dumps:
@@ -78,7 +80,7 @@ def topic_table_section(inputs: ReportInputs) -> str:
                 table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")
             )
         rows.append((topic["topic"], cells))
-    hint = "Click a column heading to sort."
+    hint = "Click a column heading to sort. Size and % of corpus count the periods chosen on the map."
     if guided:
         hint += " Source: a category given in topics.guide (named), or a topic found in the papers (found)."
     return (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 
-from papertopics.report.document_map import topic_colour
+from papertopics.report.colours import colour_of
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.topic_table import sortable_table, table_cell
 
@@ -30,25 +30,23 @@ def _topic_link(row: dict) -> str:
     return f'<a href="#topic-{int(row["topic"])}">{int(row["topic"])}: {html.escape(row["label"])}</a>'
 
 
-def _item(row: dict, trends: dict, period_label) -> str:
+def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> str:
     periods = [period_label(p) for p in trends["periods"]]
     counts = counts_text(row["papers"], trends["period_papers"])
     line = " → ".join(counts)
     return (
         f'<li data-topic="{int(row["topic"])}">'
-        f"{share_sparkline(row['share'], periods, counts, topic_colour(int(row['topic'])))} "
+        f"{share_sparkline(row['share'], periods, counts, colour_of(colours, int(row['topic'])))} "
         f'{_topic_link(row)} <span class="grade grade-{row["grade"].replace(" ", "-")}">{html.escape(row["grade"])}</span> '
         f'<span class="slope">{html.escape(slope_text(row, trends["unit"]))}, q = {row["q_value"]:.2g}</span>'
         f'<br><span class="counts">{html.escape(line)} papers</span></li>'
     )
 
 
-def _listed(list_id: str, rows: list[dict], trends: dict, period_label, empty: str) -> str:
+def _listed(list_id: str, rows: list[dict], trends: dict, period_label, colours, empty: str) -> str:
     if not rows:
         return f'<p id="{list_id}" class="hint">{html.escape(empty)}</p>'
-    return (
-        f'<ol class="trend-list" id="{list_id}">{"".join(_item(r, trends, period_label) for r in rows)}</ol>'
-    )
+    return f'<ol class="trend-list" id="{list_id}">{"".join(_item(r, trends, period_label, colours) for r in rows)}</ol>'
 
 
 def _summary(trends: dict, changes: dict, period_label) -> str:
@@ -105,7 +103,7 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
     return sortable_table("trend-table", header, numeric, rows)
 
 
-def trends_block(changes: dict, period_label) -> str:
+def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
     """The trends part of "What changed": the summary, rising and falling topics with their counts
     and share lines, the largest movements, and the table; or why trends cannot be tested.
     """
@@ -126,6 +124,7 @@ def trends_block(changes: dict, period_label) -> str:
             [r for r in moving if r["direction"] == "rising"],
             trends,
             period_label,
+            colours,
             "No topic rises beyond chance.",
         )
         + "<h4>Falling</h4>"
@@ -134,10 +133,11 @@ def trends_block(changes: dict, period_label) -> str:
             [r for r in moving if r["direction"] == "falling"],
             trends,
             period_label,
+            colours,
             "No topic falls beyond chance.",
         )
         + "<h4>Largest movements, whatever the evidence</h4>"
-        + _listed("largest-trends", largest, trends, period_label, "")
+        + _listed("largest-trends", largest, trends, period_label, colours, "")
         + "<details><summary>Every topic's trend</summary>"
         + _trend_table(trends, period_label, changes.get("recomputed") or {})
         + "</details>"
