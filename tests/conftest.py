@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,3 +127,19 @@ def require_corpus(name: str) -> Path:
             f"{path} is absent: the shared benchmark corpora sit beside the repository only on the team's machines"
         )
     return path
+
+
+# Another user than root, for what only a non-root user meets (nobody: on Debian, uid and gid 65534).
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.fixture()
+def open_folder():
+    """A scratch folder that another user can reach (pytest's own are private to root); skips
+    where the tests cannot act as another user (not root, or no setpriv).
+    """
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv (util-linux) to act as another user")
+    with tempfile.TemporaryDirectory(prefix="papertopics-") as folder:
+        os.chmod(folder, 0o755)
+        yield Path(folder)

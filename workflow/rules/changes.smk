@@ -1,14 +1,14 @@
 # What changed between dumps (or years), and since the previous run: read by the report.
 rule changes:
     input:
-        topic_papers="results/topics/papers.csv",
-        details="results/topics/topic_details.json",
-        lineage="results/topics/lineage.json",
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+        lineage="results/staged/topics/lineage.json",
     output:
         shares=report(
-            "results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
+            "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
         ),
-        changes="results/topics/changes.json",
+        changes="results/staged/topics/changes.json",
     log:
         "results/logs/changes.log",
     benchmark:

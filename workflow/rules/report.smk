@@ -5,14 +5,15 @@ rule report:
         corpus_summary="results/corpus/summary.json",
         umap_settings="results/reduced/umap.json",
         hdbscan_settings="results/clusters/hdbscan.json",
-        topics="results/topics/topics.csv",
-        papers="results/topics/papers.csv",
-        details="results/topics/topic_details.json",
-        figures="results/topics/figures.json",
-        metrics="results/metrics.json",
-        changes="results/topics/changes.json",
+        topics="results/staged/topics/topics.csv",
+        papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+        figures="results/staged/topics/figures.json",
+        metrics="results/staged/metrics.json",
+        changes="results/staged/topics/changes.json",
+        embedding_summaries=expand("results/embeddings/{dump}.json", dump=sorted(DUMPS)),
     output:
-        page=report("results/report/index.html", caption="../report/report.rst", category="Report"),
+        page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:
         "results/logs/report.log",
     benchmark:

@@ -25,6 +25,9 @@ class ReportInputs:
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
+    # Papers longer than the embedding model's window, and its size in tokens (None: not counted).
+    over_window: set[str] | None = None
+    window_tokens: int | None = None
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -60,11 +63,14 @@ def load_report_inputs(
     figures: str,
     metrics: str | None = None,
     changes: str | None = None,
+    embedding_summaries: list[str] | None = None,
 ) -> ReportInputs:
-    """Read the report's inputs; ``metrics`` (a JSON file of quality figures) and ``changes``
-    (the comparison of dumps) are optional.
+    """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes``
+    (the comparison of dumps) and ``embedding_summaries`` (the embed stage's, per dump) are optional.
     """
     topic_details = storage.read_json(details)
+    summaries = [storage.read_json(path) for path in embedding_summaries or []]
+    counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
         umap_settings=storage.read_json(umap_settings),
@@ -77,4 +83,6 @@ def load_report_inputs(
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
         changes=storage.read_json(changes) if changes else None,
+        over_window={i for s in summaries for i in s["over_window"]} if counted else None,
+        window_tokens=max((s["window_tokens"] for s in summaries), default=None),
     )
