@@ -39,7 +39,10 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/publish.smk"
 
 
+# The staged outputs are targets too: Snakemake does not remake a missing input of a job whose
+# output is present (the publish record), and a failed job's outputs are deleted.
 rule all:
     default_target: True
     input:
+        staged_outputs(),
         "results/staged/published.json",

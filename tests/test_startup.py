@@ -237,8 +237,7 @@ def test_unwritable_results_name_the_folder_and_the_user(open_folder):
     )
     assert result.stdout.strip() == (
         f"{results}/ is not writable by user nobody (uid 65534): {results} belongs to user root (uid 0) "
-        f"(drwxr-xr-x). Run as user root (uid 0), or give the folder to user nobody (uid 65534): "
-        f"chown -R 65534 {results}/ (as root)."
+        f"(drwxr-xr-x). Run as root, or, as root, give it to nobody: chown -R nobody {results}/"
     ), result.stderr
     assert unwritable(results) is None  # root may write everywhere
 

@@ -191,12 +191,18 @@ def prepare_run(
 ) -> list[str]:
     """Make this the only run here, and settle what a killed run left behind, before Snakemake
     plans anything. Returns what the user should hear; raises PipelineInputError when this
-    invocation must not go on (another run is in progress, ``results`` is not writable).
+    invocation must not go on (``results`` or Snakemake's folder is not writable by this user,
+    another run is in progress).
 
     ``argv``: Snakemake's command line (``sys.argv[1:]`` by default); a dry run or another
     invocation that only shows the workflow may go on beside a live run and stops nothing.
     """
     argv = sys.argv[1:] if argv is None else argv
+    problem = unwritable(results) or unwritable(metadata_dir)
+    if problem:
+        if _only_inspects(argv):
+            return []  # what a user who may not write is shown needs no lock, and settles nothing
+        raise PipelineInputError(problem)
     holder = _hold_workflow_lock(Path(metadata_dir))
     if holder is not None:
         if _only_inspects(argv):
@@ -221,10 +227,20 @@ def prepare_run(
         notes.append(f"Finished publishing {', '.join(finished)}, which a killed run had begun.")
     if _release_stale_locks(Path(metadata_dir)):
         notes.append("Removed the locks of an earlier run that was killed; resuming its work.")
-    problem = unwritable(results)
-    if problem and not _only_inspects(argv):
-        raise PipelineInputError(problem)
     return notes
+
+
+def publish_again_if_missing(
+    entries: Sequence[str], record: str | os.PathLike, results: str | os.PathLike = PUBLISHED, argv=None
+) -> list[str]:
+    """When a published entry (``results/report``, say) was deleted by hand, remove the publish
+    ``record``, so that this run publishes again (Snakemake sees no other reason to).
+    """
+    missing = [os.path.join(results, entry) for entry in entries if not os.path.lexists(Path(results, entry))]
+    if not missing or not os.path.exists(record) or _only_inspects(sys.argv[1:] if argv is None else argv):
+        return []
+    os.unlink(record)
+    return [f"{', '.join(missing)} missing: published again."]
 
 
 def _hold_workflow_lock(metadata_dir: Path) -> dict | None:
@@ -291,11 +307,11 @@ def _inspecting(argv: tuple[str, ...]) -> bool:
     return any(getattr(options, name, None) for name in _INSPECTING)
 
 
-def unwritable(results: str | os.PathLike = PUBLISHED, depth: int = 3) -> str | None:
-    """Why this user cannot write ``results`` (a folder or file in it, ``depth`` levels down, that
-    it may not change, e.g. made by another user), or None.
+def unwritable(folder: str | os.PathLike = PUBLISHED, depth: int = 3) -> str | None:
+    """Why this user cannot write in ``folder`` (a folder or file in it, up to ``depth`` levels
+    down, that it may not change, e.g. made by another user), or None.
     """
-    root = Path(results)
+    root = Path(folder)
     if not root.exists():
         root = root.absolute().parent
         return None if os.access(root, os.W_OK | os.X_OK) else _not_writable(root, root)
@@ -312,20 +328,23 @@ def unwritable(results: str | os.PathLike = PUBLISHED, depth: int = 3) -> str | 
 
 
 def _not_writable(path: Path, root: Path) -> str:
-    uid = os.geteuid()
-    status = path.stat()
+    me, status = os.geteuid(), path.stat()
     return (
-        f"{root}/ is not writable by {_user(uid)}: {path} belongs to {_user(status.st_uid)} "
-        f"({stat.filemode(status.st_mode)}). Run as {_user(status.st_uid)}, or give the folder to "
-        f"{_user(uid)}: chown -R {uid} {root}/ (as root)."
+        f"{root}/ is not writable by {_user(me)}: {path} belongs to {_user(status.st_uid)} "
+        f"({stat.filemode(status.st_mode)}). Run as {_name(status.st_uid)}, or, as root, give it to "
+        f"{_name(me)}: chown -R {_name(me)} {root}/"
     )
 
 
-def _user(uid: int) -> str:
+def _name(uid: int) -> str:
     try:
-        return f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+        return pwd.getpwuid(uid).pw_name
     except KeyError:
-        return f"uid {uid}"
+        return str(uid)
+
+
+def _user(uid: int) -> str:
+    return f"user {_name(uid)} (uid {uid})"
 
 
 def exit_with(error: PipelineInputError) -> NoReturn:

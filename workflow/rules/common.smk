@@ -12,7 +12,13 @@ from papertopics.formats import dump_format
 from papertopics.parse import dump_name
 from papertopics.publish import PUBLISHED, STAGED, published_entries
 from papertopics.sharding import RecordCounts, planned_shards
-from papertopics.startup import check_config, config_origin, exit_with, prepare_run
+from papertopics.startup import (
+    check_config,
+    config_origin,
+    exit_with,
+    prepare_run,
+    publish_again_if_missing,
+)
 
 ENVIRONMENT = "../../environment.yml"
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
@@ -62,8 +68,9 @@ try:
     check_config_consistency(config)
     DUMPS = find_dumps(config["inputs"], CONFIG_ORIGIN(["inputs"]))
     # Only in the run's own process: a job that a cluster node runs reads this Snakefile too.
-    for note in prepare_run() if workflow.is_main_process else []:
-        logger.warning(note)
+    if workflow.is_main_process:
+        for note in prepare_run():
+            logger.warning(note)
 except PipelineInputError as error:
     exit_with(error)
 

@@ -22,3 +22,7 @@ rule publish:
 # What publishing replaces in results/ (topics, report, metrics.json), from the rules' outputs.
 PUBLISHED_ENTRIES = published_entries(staged_outputs())
 check_published_paths(PUBLISHED_ENTRIES)
+# A published entry deleted by hand is published again (only in the run's own process).
+if workflow.is_main_process:
+    for note in publish_again_if_missing(PUBLISHED_ENTRIES, rules.publish.output.record):
+        logger.warning(note)
