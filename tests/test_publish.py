@@ -7,9 +7,11 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import OFFLINE, REPO, SNAKEMAKE, make_workdir
 from papertopics import publish
 from papertopics.errors import disk_full
 
@@ -176,3 +178,62 @@ def test_folders_are_exchanged_in_one_step_where_linux_can(tmp_path):
     if not publish._exchange(tmp_path / "a", tmp_path / "b"):
         pytest.skip("this system or file system cannot exchange two paths (renameat2 RENAME_EXCHANGE)")
     assert (tmp_path / "a" / "file").read_text() == "b" and (tmp_path / "b" / "file").read_text() == "a"
+
+
+def workflow_with(tmp_path: Path, extra_rule: str) -> Path:
+    """A copy of the workflow with one more rule (included before the publish rule), as another
+    developer would add it; returns its Snakefile.
+    """
+    copy = tmp_path / "workflow-copy"
+    shutil.copytree(REPO / "workflow", copy / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "environment.yml", copy)
+    (copy / "workflow" / "rules" / "extra.smk").write_text(extra_rule, encoding="utf-8")
+    snakefile = (REPO / "Snakefile").read_text(encoding="utf-8")
+    include = 'include: "workflow/rules/publish.smk"'
+    assert include in snakefile
+    (copy / "Snakefile").write_text(
+        snakefile.replace(include, f'include: "workflow/rules/extra.smk"\n{include}'), encoding="utf-8"
+    )
+    return copy / "Snakefile"
+
+
+def dry_run(snakefile: Path, workdir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(SNAKEMAKE), "--snakefile", str(snakefile), "--directory", str(workdir), "--dry-run"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **OFFLINE},
+    )
+
+
+TRENDS_RULE = """
+rule trends:
+    input:
+        shares="results/staged/topics/dump_shares.csv",
+    output:
+        trends="{path}",
+    shell:
+        "cp {{input.shares}} {{output.trends}}"
+"""
+
+
+def test_an_output_a_new_rule_stages_is_published_with_no_change_to_publishing(tmp_path):
+    workdir = make_workdir(tmp_path / "run")
+    snakefile = workflow_with(tmp_path, TRENDS_RULE.format(path="results/staged/topics/trends.csv"))
+    result = dry_run(snakefile, workdir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    publish_job = result.stdout.split("rule publish:", 1)[1].split("\n\n", 1)[0]
+    inputs = publish_job.split("input: ", 1)[1].split("\n", 1)[0].split(", ")
+    assert "results/staged/topics/trends.csv" in inputs
+    assert {"results/staged/report/index.html", "results/staged/metrics.json"} <= set(inputs)
+
+
+def test_a_rule_that_writes_where_results_are_published_is_refused(tmp_path):
+    workdir = make_workdir(tmp_path / "run")
+    result = dry_run(workflow_with(tmp_path, TRENDS_RULE.format(path="results/topics/trends.csv")), workdir)
+    assert result.returncode != 0
+    assert (
+        "rule trends writes results/topics/trends.csv, where published results go; use "
+        "results/staged/topics/trends.csv: the publish rule puts it in results/topics/trends.csv when the "
+        "whole run succeeds." in result.stdout + result.stderr
+    )
