@@ -8,68 +8,29 @@ runs at once, a results folder another user made.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from conftest import AS_NOBODY, OFFLINE, REPO, run_workflow, snakemake_command, write_config
+from conftest import (
+    AS_NOBODY,
+    OFFLINE,
+    REPO,
+    good_run,
+    published_files,
+    run_workflow,
+    snakemake_command,
+    start_workflow,
+    wait_for_job,
+    write_config,
+)
 
 pytestmark = pytest.mark.slow
 
 FAULTS = REPO / "tests" / "faults"  # sitecustomize.py: faults injected into one rule's jobs
-PUBLISHED = ("results/report", "results/topics", "results/metrics.json")
-
-
-def good_run(seed_run: Path, tmp_path: Path) -> Path:
-    workdir = tmp_path / "run"
-    shutil.copytree(seed_run, workdir, symlinks=True)
-    return workdir
-
-
-def published_files(workdir: Path) -> dict[str, bytes]:
-    """Every published file (path → content)."""
-    files = {}
-    for name in PUBLISHED:
-        path = workdir / name
-        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if file.is_file():
-                files[str(file.relative_to(workdir))] = file.read_bytes()
-    return files
-
-
-def start_workflow(workdir: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
-    """The workflow started in the background (its own session, so a test can kill it alone)."""
-    return subprocess.Popen(
-        snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args),
-        env={**os.environ, **OFFLINE, **(env or {})},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def wait_for_job(workdir: Path, rule: str, run: subprocess.Popen, limit_s: float = 600) -> int:
-    """The pid of ``rule``'s job once it has started (from its registration, papertopics.jobs)."""
-    registry = workdir / ".snakemake" / "papertopics" / "jobs"
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        for path in registry.glob("*.json") if registry.is_dir() else []:
-            try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if record["rule"] == rule:
-                return record["pid"]
-        if run.poll() is not None:
-            raise AssertionError(f"the run ended before {rule} started:\n{run.stdout.read()[-4000:]}")
-        time.sleep(0.05)
-    raise AssertionError(f"{rule} did not start")
 
 
 def fill(folder: Path) -> Path:

@@ -329,6 +329,10 @@ def unwritable(folder: str | os.PathLike = PUBLISHED, depth: int = 3) -> str | N
 
 def _not_writable(path: Path, root: Path) -> str:
     me, status = os.geteuid(), path.stat()
+    if os.statvfs(path).f_flag & os.ST_RDONLY:
+        return f"{root}/ is not writable: {path} is on a read-only file system."
+    if status.st_uid == me:
+        return f"{root}/ is not writable: {path} ({stat.filemode(status.st_mode)}) is yours but not writable; chmod -R u+w {root}/"
     return (
         f"{root}/ is not writable by {_user(me)}: {path} belongs to {_user(status.st_uid)} "
         f"({stat.filemode(status.st_mode)}). Run as {_name(status.st_uid)}, or, as root, give it to "
