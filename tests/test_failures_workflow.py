@@ -208,6 +208,7 @@ def test_a_second_run_beside_a_live_one_is_refused_with_its_pid(seed_run, tmp_pa
 def test_results_another_user_made_are_named_with_the_user(seed_run, open_folder):
     workdir = open_folder / "run"
     shutil.copytree(seed_run, workdir, symlinks=True)
+    workdir.chmod(0o755)  # a clone others may read (pytest's folders are private to root)
     home = open_folder / "home"
     home.mkdir()
     os.chown(home, 65534, 65534)
@@ -223,4 +224,4 @@ def test_results_another_user_made_are_named_with_the_user(seed_run, open_folder
     assert errors[0] == (
         "error: results/ is not writable by user nobody (uid 65534): results belongs to user root (uid 0) "
         "(drwxr-xr-x). Run as root, or, as root, give it to nobody: chown -R nobody results/"
-    )
+    ), result.stderr
