@@ -45,11 +45,6 @@ _SNAKEMAKE_FILES = {".snakemake_timestamp"}
 _LOG = logging.getLogger(__name__)
 
 
-def published_path(staged: str, staged_root: str = STAGED, published_root: str = PUBLISHED) -> str:
-    """Where a staged output is published: ``results/staged/topics/x.csv`` → ``results/topics/x.csv``."""
-    return os.path.join(published_root, os.path.relpath(staged, staged_root))
-
-
 def published_entries(staged: Iterable[str], staged_root: str = STAGED) -> list[str]:
     """The entries of ``published_root`` that publishing ``staged`` replaces (``topics``, ``metrics.json``)."""
     return sorted({Path(os.path.relpath(path, staged_root)).parts[0] for path in staged})
@@ -59,20 +54,20 @@ def publish(
     staged: list[str], record: str, staged_root: str = STAGED, published_root: str = PUBLISHED
 ) -> None:
     """Publish the staged outputs ``staged`` (files, or folders published with all they hold), and
-    write ``record``: what was published, from which run's files.
+    write ``record``: what was published, how many files, and how long it took.
     """
     finish_interrupted(published_root)
     started = time.perf_counter()
     pending = Path(published_root) / PUBLISHING / secrets.token_hex(6)
     try:
         files, linked = _prepare(staged, staged_root, pending / "new")
-    except BaseException:
+        entries = {
+            name: os.lstat(pending / "new" / name).st_ino for name in published_entries(staged, staged_root)
+        }
+        storage.write_json(pending / PLAN, {"entries": entries})
+    except BaseException:  # nothing published yet: nothing to finish later either
         shutil.rmtree(pending, ignore_errors=True)
         raise
-    entries = {
-        name: os.lstat(pending / "new" / name).st_ino for name in published_entries(staged, staged_root)
-    }
-    storage.write_json(pending / PLAN, {"entries": entries})
     _commit(pending, published_root)
     shutil.rmtree(pending)
     with contextlib.suppress(OSError):
