@@ -16,8 +16,12 @@ $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.t
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c constraints.txt
 	touch $@
 
+# `make run CONFIGFILE=other.yaml` takes that file's values over config.yaml's. It is checked first:
+# Snakemake reads a --configfile before the workflow starts, and its message names neither the file nor the line.
+CONFIGFILE ?=
 run: $(INSTALLED)
-	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete
+	$(if $(CONFIGFILE),PYTHONPATH=workflow $(BIN)/python -m papertopics.startup $(CONFIGFILE))
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete $(if $(CONFIGFILE),--configfile $(CONFIGFILE))
 	@echo "Report: $(CURDIR)/results/report/index.html"
 
 # Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser),

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -111,6 +114,56 @@ def planned_jobs(workdir: Path) -> dict[str, int]:
     return jobs
 
 
+PUBLISHED = ("results/report", "results/topics", "results/metrics.json")
+
+
+def good_run(seed_run: Path, tmp_path: Path) -> Path:
+    workdir = tmp_path / "run"
+    shutil.copytree(seed_run, workdir, symlinks=True)
+    return workdir
+
+
+def published_files(workdir: Path) -> dict[str, bytes]:
+    """Every published file (path → content)."""
+    files = {}
+    for name in PUBLISHED:
+        path = workdir / name
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if file.is_file():
+                files[str(file.relative_to(workdir))] = file.read_bytes()
+    return files
+
+
+def start_workflow(workdir: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """The workflow started in the background (its own session, so a test can kill it alone)."""
+    return subprocess.Popen(
+        snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args),
+        env={**os.environ, **OFFLINE, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for_job(workdir: Path, rule: str, run: subprocess.Popen, limit_s: float = 600) -> int:
+    """The pid of ``rule``'s job once it has started (from its registration, papertopics.jobs)."""
+    registry = workdir / ".snakemake" / "papertopics" / "jobs"
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        for path in registry.glob("*.json") if registry.is_dir() else []:
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if record["rule"] == rule:
+                return record["pid"]
+        if run.poll() is not None:
+            raise AssertionError(f"the run ended before {rule} started:\n{run.stdout.read()[-4000:]}")
+        time.sleep(0.05)
+    raise AssertionError(f"{rule} did not start")
+
+
 @pytest.fixture(scope="session")
 def seed_run(tmp_path_factory) -> Path:
     """One full run of the workflow on the shipped dumps, shared by the slow tests."""
@@ -126,3 +179,19 @@ def require_corpus(name: str) -> Path:
             f"{path} is absent: the shared benchmark corpora sit beside the repository only on the team's machines"
         )
     return path
+
+
+# Another user than root, for what only a non-root user meets (nobody: on Debian, uid and gid 65534).
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.fixture()
+def open_folder():
+    """A scratch folder that another user can reach (pytest's own are private to root); skips
+    where the tests cannot act as another user (not root, or no setpriv).
+    """
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv (util-linux) to act as another user")
+    with tempfile.TemporaryDirectory(prefix="papertopics-") as folder:
+        os.chmod(folder, 0o755)
+        yield Path(folder)

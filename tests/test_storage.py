@@ -47,3 +47,28 @@ def test_a_failed_small_write_leaves_no_temporary(tmp_path):
     with pytest.raises(OSError):
         storage.write_bytes(str(tmp_path / "taken"), b"bytes")  # a folder is in the way
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_two_writers_of_one_folder_never_share_their_temporary_folder(tmp_path):
+    model = tmp_path / "model"
+    (model / "old.json").parent.mkdir()
+    (model / "old.json").write_text("old")
+    with storage.atomic_folder(model) as first, storage.atomic_folder(model) as second:
+        assert first != second and first.parent == second.parent == tmp_path
+        (first / "config.json").write_text("first")
+        (second / "config.json").write_text("second")
+        assert (model / "old.json").exists(), "the folder is replaced only when its writer is done"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    assert [p.name for p in model.iterdir()] == ["config.json"]
+    assert (model / "config.json").read_text() == "first"  # the writer that finished last wins
+
+
+def test_a_failed_folder_write_leaves_the_previous_folder(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("old")
+    with pytest.raises(RuntimeError), storage.atomic_folder(model) as temporary:
+        (temporary / "config.json").write_text("half")
+        raise RuntimeError("killed midway")
+    assert (model / "config.json").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]

@@ -65,6 +65,7 @@ def test_seed_run_outputs_add_up(seed_run):
         "evaluate",
         "similar_papers",
         "report",
+        "publish",
     ):
         assert list(results.glob(f"benchmarks/{rule}*")), rule
         assert list(results.glob(f"logs/{rule}*")), rule
@@ -103,7 +104,7 @@ def test_the_consensus_runs_are_jobs_of_their_own_beside_reduce_and_map(tmp_path
 
 
 # What a changed setting reruns: the cluster stage and all after it; the cluster spaces and the map.
-CLUSTER_ONWARD = {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
+CLUSTER_ONWARD = {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "publish": 1, "all": 1}
 PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map": 1}
 
 
@@ -153,7 +154,7 @@ def test_fewer_consensus_runs_recluster_without_projecting_again(finished_run):
 
 def test_changed_report_setting_reruns_only_the_report(finished_run):
     write_config(finished_run, report={"title": "My map"})
-    assert planned_jobs(finished_run) == {"report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {"report": 1, "publish": 1, "all": 1}
 
 
 def test_changed_number_of_similar_papers_reruns_only_their_search_and_the_report(finished_run):
@@ -163,12 +164,19 @@ def test_changed_number_of_similar_papers_reruns_only_their_search_and_the_repor
 
 def test_changed_comparison_reruns_only_changes_and_the_report(finished_run):
     write_config(finished_run, compare={"false_discovery_rate": 0.1})
-    assert planned_jobs(finished_run) == {"changes": 1, "report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {"changes": 1, "report": 1, "publish": 1, "all": 1}
 
 
 def test_changed_matching_threshold_reruns_topics_onward(finished_run):
     write_config(finished_run, lineage={"min_overlap": 0.5})
-    assert planned_jobs(finished_run) == {"topics": 1, "changes": 1, "evaluate": 1, "report": 1, "all": 1}
+    assert planned_jobs(finished_run) == {
+        "topics": 1,
+        "changes": 1,
+        "evaluate": 1,
+        "report": 1,
+        "publish": 1,
+        "all": 1,
+    }
 
 
 def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
@@ -191,6 +199,7 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
         "evaluate": 1,
         "similar_papers": 1,
         "report": 1,
+        "publish": 1,
         "all": 1,
     }
 

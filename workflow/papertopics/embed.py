@@ -211,6 +211,26 @@ def embed_texts(encoder, texts: list[str], batch_size: int, progress_every: int 
     return np.vstack(parts)
 
 
+def over_window(texts: list[str], model: str, max_seq_length: int) -> tuple[np.ndarray | None, int]:
+    """Which texts are longer, in the model's own tokens, than the window it reads (the model
+    embeds those from their first tokens), and the window's size; None where the model folder has
+    no ``tokenizer.json`` to count with (a name left to the Hugging Face cache).
+    """
+    location = resolve_model_location(model)
+    window = effective_max_seq_length(location, max_seq_length)
+    tokenizer_file = Path(location) / "tokenizer.json"
+    if not tokenizer_file.is_file():
+        return None, window
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    # With the special tokens, as sentence-transformers counts them against max_seq_length.
+    lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch_fast(texts)]
+    return np.array(lengths, dtype=np.int64) > window, window
+
+
 def gather_embeddings(ids: list[str], embedding_files: list[dict[str, np.ndarray]]) -> np.ndarray:
     """Stack per-dump embeddings into one matrix in the order of ``ids``."""
     row_of = {}

@@ -81,8 +81,10 @@ def embed(
     shards: int = 1,
     device: str = "cpu",
 ) -> None:
-    """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors."""
-    from papertopics.embed import embedding_text, encoder_identity, load_encoder, resolve_backend
+    """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors;
+    ``truncated`` marks those longer than the model's window (when it can be counted).
+    """
+    from papertopics.embed import embedding_text, encoder_identity, load_encoder, over_window, resolve_backend
     from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
     from papertopics.sharding import shard_bounds
 
@@ -90,14 +92,26 @@ def embed(
     records = storage.read_jsonl(papers)
     start, end = shard_bounds(len(records), shard, shards)
     records = records[start:end]
+    texts = [embedding_text(p) for p in records]
     cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length, device))
     vectors, computed = embed_with_cache(
-        [embedding_text(p) for p in records],
+        texts,
         cache,
         lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads, device),
         batch_size=batch_size,
     )
-    storage.write_arrays(embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors)
+    truncated, window = over_window(texts, model, max_seq_length)
+    counted = {} if truncated is None else {"truncated": truncated}
+    storage.write_arrays(
+        embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors, **counted
+    )
+    if truncated is not None and truncated.any():
+        _LOG.warning(
+            "%d of %d abstracts are longer than the model's window and are embedded from their first %d tokens",
+            truncated.sum(),
+            len(records),
+            window,
+        )
     _LOG.info(
         "papers %d-%d: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
         start,
@@ -110,14 +124,29 @@ def embed(
     )
 
 
-def embed_dump(papers: str, shards: list[str], embeddings: str, threads: int = 1, **embedding) -> None:
+def embed_dump(
+    papers: str, shards: list[str], embeddings: str, summary: str, threads: int = 1, **embedding
+) -> None:
     """A dump's embedding file: its ``shards`` gathered when it was embedded in shards, else embedded
-    here whole (``embedding``: the settings of ``embed``).
+    here whole (``embedding``: the settings of ``embed``); and its ``summary``: the papers longer
+    than the model's window (ids; null where they could not be counted), read by the report.
     """
+    from papertopics.models import effective_max_seq_length, resolve_model_location
+
     if shards:
         gather_embedding_shards(shards, embeddings)
     else:
         embed(papers, embeddings, threads=threads, **embedding)
+    stored = storage.read_arrays(embeddings)
+    location = resolve_model_location(embedding["model"])
+    storage.write_json(
+        summary,
+        {
+            "papers": len(stored["ids"]),
+            "window_tokens": effective_max_seq_length(location, embedding["max_seq_length"]),
+            "over_window": stored["ids"][stored["truncated"]].tolist() if "truncated" in stored else None,
+        },
+    )
 
 
 def gather_embedding_shards(shards: list[str], embeddings: str) -> None:
@@ -130,7 +159,12 @@ def gather_embedding_shards(shards: list[str], embeddings: str) -> None:
         if filled
         else np.zeros((0, 0), np.float32)
     )
-    storage.write_arrays(embeddings, ids=ids, vectors=vectors)
+    counted = (
+        {"truncated": np.concatenate([part["truncated"] for part in parts]).astype(bool)}
+        if all("truncated" in part for part in parts)
+        else {}
+    )
+    storage.write_arrays(embeddings, ids=ids, vectors=vectors, **counted)
     _LOG.info("gathered %d embeddings from %d shards", len(ids), len(parts))
 
 
@@ -422,19 +456,13 @@ def topic_table(details: list[dict]):
 
 
 def _save_model(model, model_out: str, embedding_model_location: str) -> None:
-    import shutil
-
-    target = Path(model_out)
-    temporary = target.with_name(f".{target.name}.part")
-    shutil.rmtree(temporary, ignore_errors=True)
-    model.save(
-        temporary,
-        serialization="safetensors",
-        save_ctfidf=True,
-        save_embedding_model=embedding_model_location,
-    )
-    shutil.rmtree(target, ignore_errors=True)
-    temporary.replace(target)
+    with storage.atomic_folder(model_out) as temporary:
+        model.save(
+            temporary,
+            serialization="safetensors",
+            save_ctfidf=True,
+            save_embedding_model=embedding_model_location,
+        )
 
 
 def report(page: str, title: str, hover_chars: int, period_by: str = "auto", **inputs) -> None:

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -42,6 +43,28 @@ def atomic_path(destination: str | os.PathLike) -> Iterator[Path]:
         os.replace(temporary, destination)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_folder(destination: str | os.PathLike) -> Iterator[Path]:
+    """Yield a new, empty folder beside ``destination``, named for this writer alone; on success it
+    replaces ``destination``, whole.
+    """
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        temporary = destination.with_name(f".{destination.name}.{secrets.token_hex(6)}.part")
+        try:
+            temporary.mkdir()  # exclusive, like a file's O_EXCL: never another writer's folder
+            break
+        except FileExistsError:
+            continue
+    try:
+        yield temporary
+        shutil.rmtree(destination, ignore_errors=True)
+        os.replace(temporary, destination)
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
 
 
 def write_bytes(destination: str, data: bytes) -> None:

@@ -3,15 +3,15 @@
 rule changes:
     input:
         papers="results/corpus/papers.jsonl",
-        topic_papers="results/topics/papers.csv",
-        details="results/topics/topic_details.json",
-        lineage="results/topics/lineage.json",
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+        lineage="results/staged/topics/lineage.json",
     output:
         shares=report(
-            "results/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
+            "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
         ),
-        changes="results/topics/changes.json",
-        trends="results/topics/trends.csv",
+        changes="results/staged/topics/changes.json",
+        trends="results/staged/topics/trends.csv",
     log:
         "results/logs/changes.log",
     benchmark:

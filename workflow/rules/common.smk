@@ -1,13 +1,8 @@
 import glob
-import sys
 from pathlib import Path
 
 from snakemake.logging import logger
 from snakemake.utils import validate
-
-# Stage logic lives in workflow/papertopics. Snakemake hands its own sys.path to every
-# script it runs (inside a --use-conda environment too), so this makes the package importable.
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from papertopics.consensus import consensus_seeds
 from papertopics.curation import load_curation
@@ -16,16 +11,24 @@ from papertopics.models import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.parse import dump_name
+from papertopics.publish import PUBLISHED, STAGED, published_entries
 from papertopics.sharding import RecordCounts, planned_shards
-from papertopics.startup import check_config, release_stale_locks
+from papertopics.startup import (
+    check_config,
+    config_origin,
+    exit_with,
+    prepare_run,
+    publish_again_if_missing,
+)
 
 ENVIRONMENT = "../../environment.yml"
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def find_dumps(patterns):
+def find_dumps(patterns, given):
     """Map each dump's name (file name without extensions) to its path; ``patterns`` is one glob
-    or a list of them (``--config inputs=data/other/*.txt`` gives one)."""
+    or a list of them (``--config inputs=data/other/*.txt`` gives one), ``given`` where they were
+    given ("in config.yaml")."""
     patterns = [patterns] if isinstance(patterns, str) else patterns
     dumps = {}
     for pattern in patterns:
@@ -39,7 +42,7 @@ def find_dumps(patterns):
             dumps[name] = path
     if not dumps:
         raise PipelineInputError(
-            f"no input files match 'inputs' in config.yaml ({', '.join(patterns)}); "
+            f"no input files match 'inputs' {given} ({', '.join(patterns)}); "
             "put abstract dumps in data/raw/ or change 'inputs'."
         )
     return dumps
@@ -57,18 +60,22 @@ def check_config_consistency(config):
         raise PipelineInputError(problem)
 
 
+# Where each config value was given: --config, a --configfile, or config.yaml.
+CONFIG_ORIGIN = config_origin(workflow.config_settings.config, workflow.config_settings.configfiles)
+
 try:
-    check_config(config, SCHEMA)
+    check_config(config, SCHEMA, CONFIG_ORIGIN)
     validate(config, str(SCHEMA))  # fills in the defaults of keys left out
     check_config_consistency(config)
     # A malformed curation file stops the run before any job, so no result is touched.
     load_curation(config["topics"]["curation"])
-    DUMPS = find_dumps(config["inputs"])
+    DUMPS = find_dumps(config["inputs"], CONFIG_ORIGIN(["inputs"]))
+    # Only in the run's own process: a job that a cluster node runs reads this Snakefile too.
+    if workflow.is_main_process:
+        for note in prepare_run():
+            logger.warning(note)
 except PipelineInputError as error:
-    raise WorkflowError(f"error: {error}") from None
-
-if release_stale_locks():
-    logger.warning("Removed the locks of an earlier run that was killed; resuming its work.")
+    exit_with(error)
 
 # Embedding jobs per dump, planned from the raw files' record counts, which are remembered
 # while a file is unchanged (see papertopics.sharding): building the job graph reads no dump twice.
@@ -181,6 +188,38 @@ def shard_files(wildcards):
     return [f"results/embeddings/shards/{wildcards.dump}/{index}-of-{count}.npz" for index in range(count)]
 
 
+def staged_outputs(wildcards=None):
+    """Every output the rules declare under results/staged/ (but the publish record)."""
+    staged = sorted(
+        str(path)
+        for declared in workflow.rules
+        if declared.name != "publish"
+        for path in declared.output
+        if str(path).startswith(f"{STAGED}/")
+    )
+    with_wildcards = [path for path in staged if "{" in path]
+    if with_wildcards:
+        raise WorkflowError(
+            f"{with_wildcards[0]}: a staged output is published, so it cannot have wildcards."
+        )
+    return staged
+
+
+def check_published_paths(entries):
+    """Stop when a job writes or reads the published ``entries`` of results/ (a job's outputs
+    are deleted when it fails), naming the path under results/staged/ to use instead."""
+    for declared in workflow.rules:
+        for kind, paths in (("writes", declared.output), ("reads", declared.input)):
+            for path in paths:
+                parts = Path(str(path)).parts if isinstance(path, str) else ()
+                if parts[:1] == (PUBLISHED,) and parts[1:2] and parts[1] in entries:
+                    raise WorkflowError(
+                        f"rule {declared.name} {kind} {path}, where published results go; use "
+                        f"{STAGED}/{Path(*parts[1:])}: the publish rule puts it in {path} when the "
+                        "whole run succeeds."
+                    )
+
+
 onerror:
     # With the slurm executor: name the jobs SLURM killed for memory or time, with SLURM's reason.
     from papertopics.slurm_failures import advice, killed_jobs
@@ -194,3 +233,10 @@ onerror:
     killed = advice(killed_jobs(run_logs))
     if killed:
         logger.error(killed)
+    kept = [Path(PUBLISHED, entry) for entry in PUBLISHED_ENTRIES if Path(PUBLISHED, entry).exists()]
+    if kept:
+        named = [f"{path}/" if path.is_dir() else str(path) for path in kept]
+        logger.error(
+            f"Nothing was published: {', '.join(named[:-1])}{' and ' if len(named) > 1 else ''}{named[-1]} "
+            f"still hold the last good run's results (this run's are under {STAGED}/)."
+        )

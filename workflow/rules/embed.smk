@@ -28,6 +28,7 @@ rule embed:
         shards=shard_files,
     output:
         embeddings="results/embeddings/{dump}.npz",
+        summary="results/embeddings/{dump}.json",
     log:
         "results/logs/embed/{dump}.log",
     benchmark:

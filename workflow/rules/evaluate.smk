@@ -1,10 +1,10 @@
 rule evaluate:
     input:
         papers="results/corpus/papers.jsonl",
-        topic_papers="results/topics/papers.csv",
-        details="results/topics/topic_details.json",
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
     output:
-        metrics=report("results/metrics.json", caption="../report/metrics.rst", category="Tables"),
+        metrics=report("results/staged/metrics.json", caption="../report/metrics.rst", category="Tables"),
     log:
         "results/logs/evaluate.log",
     benchmark:

@@ -114,12 +114,12 @@ rule topics:
         guide_file=guide_file(),
         curation_file=curation_file(),
     output:
-        topics=report("results/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
-        topic_papers="results/topics/papers.csv",
-        details="results/topics/topic_details.json",
-        model=directory("results/topics/model"),
-        figures="results/topics/figures.json",
-        lineage="results/topics/lineage.json",
+        topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+        model=directory("results/staged/topics/model"),
+        figures="results/staged/topics/figures.json",
+        lineage="results/staged/topics/lineage.json",
     log:
         "results/logs/topics.log",
     benchmark:

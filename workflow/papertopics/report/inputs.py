@@ -31,6 +31,9 @@ class ReportInputs:
     # The comparison's files as they are on disk (changes.json, dump_shares.csv, trends.csv), by file name.
     comparison_files: dict[str, str] = field(default_factory=dict)
     similar: dict[str, np.ndarray] | None = None  # each paper's most similar papers (stages.similar_papers)
+    # Papers longer than the embedding model's window, and its size in tokens (None: not counted).
+    over_window: set[str] | None = None
+    window_tokens: int | None = None
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -77,12 +80,15 @@ def load_report_inputs(
     shares: str | None = None,
     trends: str | None = None,
     similar: str | None = None,
+    embedding_summaries: list[str] | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes`` (the
-    comparison of dumps, with its ``shares`` per dump and ``trends`` tables) and ``similar`` (each
-    paper's similar papers) are optional.
+    comparison of dumps, with its ``shares`` per dump and ``trends`` tables), ``similar`` (each
+    paper's similar papers) and ``embedding_summaries`` (the embed stage's, per dump) are optional.
     """
     topic_details = storage.read_json(details)
+    summaries = [storage.read_json(path) for path in embedding_summaries or []]
+    counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
         umap_settings=storage.read_json(umap_settings),
@@ -101,4 +107,6 @@ def load_report_inputs(
             if path
         },
         similar=storage.read_arrays(similar) if similar else None,
+        over_window={i for s in summaries for i in s["over_window"]} if counted else None,
+        window_tokens=max((s["window_tokens"] for s in summaries), default=None),
     )

@@ -118,6 +118,20 @@ def _curation_settings(settings: dict) -> dict:
     }
 
 
+def _window_figure(inputs: ReportInputs) -> dict:
+    """How many abstracts the model read only in part (longer than its window), where counted."""
+    if inputs.over_window is None:
+        return {}
+    count = int(inputs.papers["id"].isin(inputs.over_window).sum())
+    return {
+        "Longer than the model's window": (
+            f"{count:,} abstract{'' if count == 1 else 's'} embedded from their first {inputs.window_tokens} tokens"
+            if count
+            else "none"
+        )
+    }
+
+
 def overview_section(inputs: ReportInputs) -> str:
     """The overview: corpus figures, the dumps read, settings, quality and provenance."""
     papers = inputs.papers
@@ -129,6 +143,7 @@ def overview_section(inputs: ReportInputs) -> str:
         "Dumps": len(inputs.corpus_summary["dumps"]),
         "Duplicates removed": sum(d["duplicates"] for d in inputs.corpus_summary["dumps"])
         + inputs.corpus_summary["duplicates_across_dumps"],
+        **_window_figure(inputs),
         "Topics": len(inputs.real_topics),
         "Outliers": f"{outliers} ({outliers / n_papers:.1%})"
         + (" — assigned to their nearest topic, still marked" if reassigned else ""),
