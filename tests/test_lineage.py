@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from papertopics.errors import PipelineInputError
 from papertopics.lineage import (
     TopicHistory,
     TopicSnapshot,
@@ -153,6 +154,29 @@ def test_history_follows_runs_and_a_repeated_partition_replaces_its_record(tmp_p
     third = [_topic(0, _papers("b", 10) + _papers("nb", 15), d[1]), _topic(1, _papers("z", 8), d[2] * -1)]
     ids, matching, _, run = follow_topics(history, third, 0.3, 0.7)
     assert run == 3 and ids == {0: 1, 1: 3} and matching.gone == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'{"format": 1, "run": ', "line 1, column 22: not a topic history record"),
+        (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
+        (b'{"format": 0}', "topic history format 0 is not 1"),
+        (b"[1, 2]", "topic history format 'list' is not 1"),
+    ],
+)
+def test_a_damaged_history_record_names_the_file_and_the_way_on(tmp_path, content, problem):
+    history = TopicHistory(tmp_path)
+    d = _directions(1)
+    topics = [_topic(0, _papers("a", 20), d[0], "alpha")]
+    ids, _, baseline, run = follow_topics(history, topics, 0.3, 0.7)
+    record_run(history, run, baseline, topics)
+    (tmp_path / "run-0001.json").write_bytes(content)
+    with pytest.raises(PipelineInputError) as raised:
+        follow_topics(history, topics, 0.3, 0.7)
+    message = str(raised.value)
+    assert message.startswith(str(tmp_path / "run-0001.json")) and problem in message
+    assert message.endswith("or run `make reset-topic-ids` to number the topics afresh")
 
 
 def test_partition_digest_ignores_ids_and_order():

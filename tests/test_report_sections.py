@@ -260,16 +260,19 @@ def test_overview_lists_the_guide_and_warns_of_names_no_paper_fits():
     assert '<p class="notice">' not in overview_section(inputs)
 
 
-def test_topic_table_has_a_sortable_share_column_per_dump_and_escapes_titles():
+def test_topic_table_has_a_sortable_share_and_count_column_per_dump_and_escapes_titles():
     # Papers alternate between the dumps: d0 holds topic 0 only, d1 topic 1 and the outlier.
     table = topic_table_section(_inputs([0, 1, 0, 1, 0, -1], titles=("<script>x</script>", "B")))
     headers = re.findall(r"<th data-type=\"(\w+)\"[^>]*>(.*?)</th>", table)
-    assert headers[-2:] == [("number", "% of &lt;script&gt;x&lt;/script&gt;"), ("number", "% of B")]
+    assert headers[-2:] == [
+        ("number", "% of &lt;script&gt;x&lt;/script&gt; (papers)"),
+        ("number", "% of B (papers)"),
+    ]
     assert re.findall(r'<tr data-topic="(-?\d+)">', table) == ["0", "1", "-1"]
     topic_0 = re.search(r'<tr data-topic="0">(.*?)</tr>', table).group(1)
     assert topic_0.endswith(
-        '<td class="share" data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0%</td><td data-sort="0.0">0.0%</td>'
-    ), "share of corpus, coherence (none without metrics), then the share of each dump"
+        '<td class="share" data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0% (3)</td><td data-sort="0.0">0.0% (0)</td>'
+    ), "share of corpus, coherence (none without metrics), then the share and count of each dump"
 
 
 @pytest.mark.parametrize("hostile_title", [False, True])
@@ -346,21 +349,24 @@ def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segment
     assert merged.data[2].hovertext == ("a topic",)
 
 
-def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_colour():
+def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_colour_and_count():
     from papertopics.report.dump_share import dump_share_chart
+    from papertopics.report.topic_table import DumpCounts
 
-    shares = {"d0": {0: 0.75, 1: 0.25}, "d1": {0: 0.5, -1: 0.5}}
+    per_dump = DumpCounts(counts={"d0": {0: 3, 1: 1}, "d1": {0: 1, -1: 1}}, totals={"d0": 4, "d1": 2})
     colours = {0: "#1f77b4", 1: "#d62728"}
     figure = dump_share_chart(
-        shares, {0: "zero", 1: "one <b>", -1: "Outliers"}, {"d0": "Dump A", "d1": "Dump B"}, colours
+        per_dump, {0: "zero", 1: "one <b>", -1: "Outliers"}, {"d0": "Dump A", "d1": "Dump B"}, colours
     )
     assert len(figure.data) == 1 and figure.layout.barmode == "stack"
     bars = figure.data[0]
-    assert list(zip(bars.customdata, bars.y, bars.x, bars.marker.color, strict=True)) == [
-        ("0: zero", "Dump A", 75.0, "#1f77b4"),
-        ("0: zero", "Dump B", 50.0, "#1f77b4"),
-        ("1: one &lt;b&gt;", "Dump A", 25.0, "#d62728"),
-        ("1: one &lt;b&gt;", "Dump B", 0.0, "#d62728"),
-        ("-1: Outliers", "Dump A", 0.0, OUTLIER_COLOUR),
-        ("-1: Outliers", "Dump B", 50.0, OUTLIER_COLOUR),
+    segments = zip(bars.customdata, bars.y, bars.x, bars.marker.color, strict=True)
+    assert [(tuple(data), *rest) for data, *rest in segments] == [
+        (("0: zero", "3 of 4"), "Dump A", 75.0, "#1f77b4"),
+        (("0: zero", "1 of 2"), "Dump B", 50.0, "#1f77b4"),
+        (("1: one &lt;b&gt;", "1 of 4"), "Dump A", 25.0, "#d62728"),
+        (("1: one &lt;b&gt;", "0 of 2"), "Dump B", 0.0, "#d62728"),
+        (("-1: Outliers", "0 of 4"), "Dump A", 0.0, OUTLIER_COLOUR),
+        (("-1: Outliers", "1 of 2"), "Dump B", 50.0, OUTLIER_COLOUR),
     ]
+    assert "customdata[1]" in bars.hovertemplate

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from papertopics import storage
+from papertopics.errors import PipelineInputError
 from papertopics.labels import label_key, label_phrases
 from papertopics.topics import OUTLIER, topic_centroids
 
@@ -332,11 +333,27 @@ class TopicHistory:
         return self.folder / f"run-{run:04d}.json"
 
     def read(self, run: int) -> dict:
-        """The record of run ``run``; a record of another format is an error."""
-        record = storage.read_json(self._path(run))
-        if record.get("format") != HISTORY_FORMAT:
-            raise ValueError(
-                f"{self._path(run)}: topic history format {record.get('format')!r} is not {HISTORY_FORMAT}"
+        """The record of run ``run``; a record that is not JSON, or of another format, is an error
+        that names the file and how to go on.
+        """
+        path = self._path(run)
+        remedy = (
+            "move that file out of the folder to match against the run before it, "
+            "or run `make reset-topic-ids` to number the topics afresh"
+        )
+        try:
+            record = storage.read_json(path)
+        except UnicodeDecodeError as error:
+            raise PipelineInputError(f"{path}: not UTF-8 text (byte {error.start}); {remedy}") from None
+        except json.JSONDecodeError as error:
+            raise PipelineInputError(
+                f"{path} line {error.lineno}, column {error.colno}: not a topic history record "
+                f"({error.msg}); {remedy}"
+            ) from None
+        found = record.get("format") if isinstance(record, dict) else type(record).__name__
+        if found != HISTORY_FORMAT:
+            raise PipelineInputError(
+                f"{path}: topic history format {found!r} is not {HISTORY_FORMAT}; {remedy}"
             )
         return record
 

@@ -6,36 +6,38 @@ import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
 from papertopics.report.colours import OUTLIER_COLOUR
+from papertopics.report.topic_table import DumpCounts
 
 
 def dump_share_chart(
-    shares: dict[str, dict[int, float]],
+    per_dump: DumpCounts,
     topic_labels: dict[int, str],
     dump_labels: dict[str, str],
     colours: dict[int, str],
 ) -> go.Figure:
     """One stacked bar per dump, a segment per topic in its map colour (``colours``; the outliers
-    grey), named on hover.
+    grey), named with its count on hover.
 
     All segments are one trace with a colour per bar: a trace per topic costs plotly a pass over
     every trace, slow to draw at a hundred topics and more.
     """
-    dumps = sorted(shares)
-    rows, values, segment_colours, names = [], [], [], []
+    dumps = per_dump.dumps
+    rows, values, counts, segment_colours, names = [], [], [], [], []
     for topic, label in topic_labels.items():
         for dump in dumps:
             rows.append(plotly_text(dump_labels[dump]))
-            values.append(100 * shares[dump].get(topic, 0.0))
+            values.append(100 * per_dump.share(dump, topic))
+            counts.append(f"{per_dump.count(dump, topic)} of {per_dump.totals[dump]}")
             segment_colours.append(colours.get(topic, OUTLIER_COLOUR))
             names.append(plotly_text(f"{topic}: {label}"))
     figure = go.Figure(
         go.Bar(
             y=rows,
             x=values,
-            customdata=names,
+            customdata=list(zip(names, counts, strict=True)),
             orientation="h",
             marker={"color": segment_colours, "line": {"width": 0}},
-            hovertemplate="%{y}: %{x:.1f}%<extra>%{customdata}</extra>",
+            hovertemplate="%{y}: %{x:.1f}% (%{customdata[1]} papers)<extra>%{customdata[0]}</extra>",
             showlegend=False,
         )
     )

@@ -21,7 +21,7 @@ from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import overview_section
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.topic_cards import topic_cards_section
-from papertopics.report.topic_table import share_per_dump, topic_table_section
+from papertopics.report.topic_table import papers_per_dump, topic_table_section
 
 
 def _asset(name: str) -> str:
@@ -61,7 +61,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
     """
     heading = report_title(title, inputs.corpus_summary)
     n_topics = len(inputs.real_topics)
-    shares = share_per_dump(inputs)
+    per_dump = papers_per_dump(inputs)
     shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
@@ -99,7 +99,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
         + (
             figure_block(
                 "dump-share",
-                dump_share_chart(shares, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
+                dump_share_chart(per_dump, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
             )
             if n_topics
             else notice("Every paper is an outlier, so there are no topics to share out.")

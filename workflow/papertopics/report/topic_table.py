@@ -3,21 +3,46 @@
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic
 from papertopics.topics import OUTLIER
 
 
-def share_per_dump(inputs: ReportInputs) -> dict[str, dict[int, float]]:
-    """For each dump, the share of its papers in each topic (a paper in two dumps counts in both)."""
+@dataclass(frozen=True)
+class DumpCounts:
+    """Papers per dump and topic (a paper in two dumps counts in both), and each dump's total."""
+
+    counts: dict[str, dict[int, int]]
+    totals: dict[str, int]
+
+    @property
+    def dumps(self) -> list[str]:
+        """The dumps in order of their names."""
+        return sorted(self.totals)
+
+    def count(self, dump: str, topic: int) -> int:
+        """Papers of ``dump`` in ``topic`` (0 where none)."""
+        return self.counts[dump].get(topic, 0)
+
+    def share(self, dump: str, topic: int) -> float:
+        """The share of ``dump``'s papers in ``topic``."""
+        return self.count(dump, topic) / self.totals[dump]
+
+
+def papers_per_dump(inputs: ReportInputs) -> DumpCounts:
+    """How many of each dump's papers fall in each topic."""
     rows = inputs.papers.assign(dump_list=inputs.papers["dumps"].str.split(";")).explode("dump_list")
     counts = rows.groupby(["dump_list", "topic"]).size()
     totals = rows.groupby("dump_list").size()
-    return {
-        dump: {int(topic): counts[dump][topic] / totals[dump] for topic in counts[dump].index}
-        for dump in totals.index
-    }
+    return DumpCounts(
+        counts={
+            dump: {int(topic): int(counts[dump][topic]) for topic in counts[dump].index}
+            for dump in totals.index
+        },
+        totals={dump: int(total) for dump, total in totals.items()},
+    )
 
 
 def table_cell(text, sort_value=None, css_class: str | None = None) -> str:
@@ -49,12 +74,12 @@ def _npmi_cell(npmi: float | None) -> str:
 
 def topic_table_section(inputs: ReportInputs) -> str:
     """The sortable topic table: label, keywords, size, share, coherence and share per dump."""
-    shares = share_per_dump(inputs)
-    dumps = sorted(shares)
+    per_dump = papers_per_dump(inputs)
+    dumps = per_dump.dumps
     dump_labels = inputs.dump_labels
     coherence = coherence_by_topic(inputs.metrics)
     header = ["Topic", "Label", "Top keywords", "Size", "% of corpus", "Coherence (NPMI)"] + [
-        f"% of {dump_labels[d]}" for d in dumps
+        f"% of {dump_labels[d]} (papers)" for d in dumps
     ]
     numeric = {0, 3, 4, 5} | set(range(6, 6 + len(dumps)))
     # With topics.guide, a topic is either one of the given categories or found in the papers.
@@ -73,8 +98,8 @@ def topic_table_section(inputs: ReportInputs) -> str:
             _npmi_cell(coherence.get(topic["topic"])),
         ]
         for dump in dumps:
-            share = shares[dump].get(topic["topic"], 0.0)
-            cells.append(table_cell(f"{share:.1%}", share))
+            share = per_dump.share(dump, topic["topic"])
+            cells.append(table_cell(f"{share:.1%} ({per_dump.count(dump, topic['topic'])})", share))
         if guided:
             cells.append(
                 table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")
