@@ -211,7 +211,12 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     stop = frozenset(ENGLISH_STOP_WORDS)
-    return {p["id"]: sorted(paper_phrases(p["title"] or "", stop).forms.values()) for p in papers}
+    # Hyphens read as spaces, as the keyword vectorizer reads them: the reference stays what it was
+    # before the labeller kept compounds such as "few-shot" whole (names compare hyphens as spaces).
+    return {
+        p["id"]: sorted(paper_phrases((p["title"] or "").replace("-", " "), stop).forms.values())
+        for p in papers
+    }
 
 
 def normalised_name(phrase: str) -> str:

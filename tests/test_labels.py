@@ -117,6 +117,20 @@ def test_candidates_are_noun_phrases_within_punctuation_without_numbers_or_stop_
     assert ("propose",) not in keys and ("data", "set") not in keys
 
 
+def test_a_hyphenated_compound_with_a_stop_word_is_one_word_shown_with_its_hyphens():
+    found = paper_phrases(
+        "Few-shot learning for person re-identification under out-of-distribution shift; "
+        "multi-agent systems.",
+        STOP,
+    )
+    assert found.forms[phrase_key("few-shot learning")] == "few-shot learning"
+    assert found.forms[phrase_key("person re-identification")] == "person re-identification"
+    assert phrase_key("out-of-distribution shift") in found.forms
+    # Without a stop word a compound reads as the vectorizer reads it, word by word.
+    assert phrase_key("multi-agent systems") == ("multi", "agent", "system") in found.forms
+    assert ("shot", "learning") not in found.forms and ("identification",) not in found.forms
+
+
 def test_generic_words_never_label_a_topic(labelled):
     _, labels, _ = labelled
     phrases = [phrase_key(p) for label in labels.values() for p in label_phrases(label)]
@@ -162,6 +176,9 @@ def test_repeats_finds_shared_words_word_forms_and_acronyms():
     assert repeats(("reinforcement",), ("reinforcement", "learning"))
     assert repeats(("vertex",), ("vertice",)) and repeats(("planning",), ("plan",))
     assert repeats(("answer", "set", "programming"), ("asp",))
+    # A compound's parts count as words: "few-shot learning, shot" and "few-shot learning, fsl" repeat.
+    assert repeats(phrase_key("few-shot learning"), ("shot",))
+    assert repeats(phrase_key("few-shot learning"), ("fsl",))
     assert not repeats(("graph", "neural", "network"), ("node", "classification"))
 
 

@@ -1,7 +1,9 @@
 """Topic labels: one or two phrases that a researcher in the field would use for a topic.
 
 Candidates are the phrases of one to four words in a topic's papers, as the keyword vectorizer
-reads them (lower case, never across a punctuation mark), plural forms counted together: no stop
+reads them (lower case, never across a punctuation mark), but for a hyphenated compound with a
+stop word in it, read as one word ("few-shot", "re-identification", "out-of-distribution": the
+vectorizer would drop "few" and leave "shot learning"), plural forms counted together: no stop
 word, number or ``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and
 "X and Y" ("vision and language"), no "-ed" word at the end. Each is scored as a name for the
 topic by how many of the topic's papers use it (coverage) and how many of the papers using it are
@@ -46,6 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from papertopics.topics import OUTLIER, keyword_text, singular, topic_centroids
 
@@ -89,13 +92,33 @@ _LATE_SHARE = 2 / 3
 # Numbers, and words with digits ("ef1", "resnet50", "human3"), but for dimensions ("2d", "3d").
 _NUMBER = re.compile(r"^(?!\d+d$).*\d")
 _ID_SUFFIX = re.compile(r" \(topic \d+\)$")
+_COMPOUND = re.compile(r"\w+(?:-\w+)+")
+# Joins a compound's parts inside one token of the vectorizer's pattern; shown as a hyphen again.
+_COMPOUND_JOIN = "_"
 
 Key = tuple[str, ...]
 
 
+def _join_compound(match: re.Match) -> str:
+    parts = match.group().split("-")
+    return _COMPOUND_JOIN.join(parts) if ENGLISH_STOP_WORDS.intersection(parts) else match.group()
+
+
+def phrase_words(text: str) -> str:
+    """Text as the labeller reads it: as the keyword vectorizer does (``topics.keyword_text``), but
+    for a hyphenated compound with a stop word in it, kept as one word.
+    """
+    return keyword_text([_COMPOUND.sub(_join_compound, text.lower())])
+
+
+def shown(words: list[str]) -> str:
+    """Words as a label shows them, a compound's hyphens back."""
+    return " ".join(words).replace(_COMPOUND_JOIN, "-")
+
+
 def phrase_key(phrase: str) -> Key:
-    """A phrase as counted: its words as the vectorizer reads them, each in its singular form."""
-    return tuple(singular(word) for word in keyword_text([phrase]).split())
+    """A phrase as counted: its words as the labeller reads them, each in its singular form."""
+    return tuple(singular(word) for word in phrase_words(phrase).split())
 
 
 def label_phrases(label: str) -> list[str]:
@@ -125,7 +148,7 @@ def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRA
     in the module's docstring).
     """
     found = PaperPhrases()
-    stretches = [stretch.split() for stretch in keyword_text([text]).split("\n")]
+    stretches = [stretch.split() for stretch in phrase_words(text).split("\n")]
     total = sum(len(words) for words in stretches)
     position = 0
     early: set[Key] = set()
@@ -146,7 +169,7 @@ def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRA
                 if not ends[end - 1] or (last.endswith("ed") and not last.endswith("eed")):
                     continue
                 key = tuple(stems[start:end])
-                found.forms.setdefault(key, " ".join(words[start:end]))
+                found.forms.setdefault(key, shown(words[start:end]))
                 if position + start < LATE_POSITION * total:
                     early.add(key)
                 following = words[end] if end < len(words) else None
@@ -315,7 +338,7 @@ class PhraseTable:
     def form(self, unit: Unit, key: Key) -> str:
         """The form of the phrase the unit's papers use most (plural or singular)."""
         forms = unit.forms.get(key)
-        return max(sorted(forms), key=forms.__getitem__) if forms else " ".join(key)
+        return max(sorted(forms), key=forms.__getitem__) if forms else shown(list(key))
 
     def co_lift(self, unit: Unit, first: Key, second: Key) -> float:
         """How much more often the papers using ``second`` use ``first`` than the unit's papers do."""
@@ -347,16 +370,22 @@ def _same_word(one: str, other: str) -> bool:
     return one == other or (common >= 4 and common >= min(len(one), len(other)) - 2)
 
 
+def _parts(key: Key) -> list[str]:
+    """A phrase's words, a compound's parts each a word of its own ("few-shot" is "few", "shot")."""
+    return [part for word in key for part in word.split(_COMPOUND_JOIN) if part]
+
+
 def _initials(key: Key) -> str:
-    return "".join(word[0] for word in key)
+    return "".join(word[0] for word in _parts(key))
 
 
 def repeats(first: Key, second: Key) -> bool:
     """Whether two phrases share a word ("reinforcement, reinforcement learning"; "vertex,
-    vertices"), or one is the other's initials ("answer set programming, asp").
+    vertices"; "few-shot learning, shot"), or one is the other's initials ("answer set
+    programming, asp"; "few-shot learning, fsl").
     """
     return (
-        any(_same_word(a, b) for a in first for b in second)
+        any(_same_word(a, b) for a in _parts(first) for b in _parts(second))
         or (len(second) == 1 and second[0] == _initials(first))
         or (len(first) == 1 and first[0] == _initials(second))
     )
