@@ -11,7 +11,6 @@ from pathlib import Path
 
 from bench.common import BENCH, NEW_DUMP_SIZE, SCALE_DROPPED_WORDS, SCALE_DUMP_SIZE
 
-
 # Rules renamed since figures were recorded in results.json: their former name → their name now.
 RENAMED_RULES = {"map": "map_layout"}
 

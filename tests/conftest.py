@@ -23,6 +23,7 @@ from bench.common import (  # noqa: F401  (the tests import these from here)
     REPO,
     SEEDS,
     SHARED,
+    SNAKEMAKE,
     default_config,
     make_workdir,
     planned_jobs,

@@ -301,7 +301,8 @@ def neighbour_graph(
     random_state: int,
     word_weight: float,
     word_dimensions: int,
-    fit_sample_size: int | None,
+    fit_sample_size: int | None = None,
+    *,
     exact_neighbours_up_to: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The papers' neighbour graph that every UMAP projection of them (cluster space, map,
