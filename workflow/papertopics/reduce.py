@@ -24,8 +24,7 @@ _ANGULAR_METRICS = ("cosine", "correlation")
 
 # NN-descent's own seed, fixed: its graph is then a function of the papers, as the exact graph is.
 # Seeded by umap.random_state instead, the graph's errors moved with the seed, and the consensus
-# topics over seeds 42/7/1/2/3 on IJCAI agreed less (mean pairwise ARI 0.798 with one graph per
-# seed, 0.842 with one per consensus run; bench/results.md, "Consensus runs").
+# topics agreed less across seeds (bench/results.md, "Consensus runs").
 NEIGHBOUR_SEARCH_SEED = 0
 
 _LOG = logging.getLogger(__name__)
