@@ -40,7 +40,7 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
     from papertopics.cluster import cluster_points
     from papertopics.embed import embedding_text
     from papertopics.parse import parse_dump
-    from papertopics.reduce import reduce_embeddings
+    from papertopics.reduce import projection_settings, reduce_embeddings
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     records = read_corpus(IJCAI)[:docs]
@@ -69,7 +69,8 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
             batch_size=embedding["batch_size"],
         )
         vectors[backend] = np.load(out)
-        cluster_space, _ = reduce_embeddings(vectors[backend], texts=texts, **config["umap"])
+        umap = projection_settings(config["umap"], cluster_space=True)
+        cluster_space, _ = reduce_embeddings(vectors[backend], texts=texts, **umap)
         assigned, _ = cluster_points(cluster_space, **config["hdbscan"])
         rows[backend] = {
             "docs": len(papers),
