@@ -111,7 +111,7 @@ def test_consensus_runs_under_hdbscan_still_count_with_a_warning(tmp_path):
     config["hdbscan"]["consensus_runs"] = 4  # a config written before the key moved
     (workdir / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     run = run_workflow(workdir, "--dry-run", "--quiet", "rules")
-    assert "hdbscan.consensus_runs is deprecated and read as umap.consensus_runs" in run.stderr
+    assert "hdbscan.consensus_runs is deprecated and read as umap.consensus_runs" in run.stdout + run.stderr
     assert planned_jobs(workdir)["consensus_run"] == 3
 
 
