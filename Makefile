@@ -70,9 +70,9 @@ js-lint: $(NODE_MODULES)
 IJCAI := ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz
 CORPORA ?= $(IJCAI) ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
 quality: $(INSTALLED)
-	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-ablations $(CORPORA)
-	PYTHONPATH=workflow $(BIN)/python bench/quality.py --no-stability --guided --output bench/quality-ablations $(CORPORA)
-	PYTHONPATH=workflow $(BIN)/python bench/quality.py --labels --output bench/quality-labels $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-ablations $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-stability --guided --output bench/quality-ablations $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python -m bench.quality --labels --output bench/quality-labels $(CORPORA)
 
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.
@@ -106,25 +106,26 @@ reset-topic-ids: $(INSTALLED)
 docs: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m papertopics.config_reference --output docs/configuration.md
 
-# Benchmarks (need ../shared/corpora); results in bench/results.md and bench/results.json.
+# Benchmarks (need ../shared/corpora), the bench package's modules; results in bench/results.md and
+# bench/results.json. tests/test_bench.py runs each on a tiny input.
 # `make bench SIZE=1000` times the pipeline on that many arXiv abstracts (1000, 3000 or 10000);
 # `make bench-quality` compares the embedding backends on IJCAI (NMI; speed, interleaved);
 # `make bench-scale` runs the whole workflow on 100k abstracts in 100 dumps (the corpora's real ones, then
 # copies with words dropped; embeddings resampled with noise into the cache first), per rule (docs/scale.md).
 SIZE ?= 10000
 bench: $(INSTALLED)
-	$(BIN)/python bench/bench.py pipeline --size $(SIZE)
+	PYTHONPATH=workflow $(BIN)/python -m bench.pipeline --size $(SIZE)
 
 bench-quality: $(INSTALLED)
-	$(BIN)/python bench/bench.py quality
-	$(BIN)/python bench/bench.py speed
+	PYTHONPATH=workflow $(BIN)/python -m bench.backend_quality
+	PYTHONPATH=workflow $(BIN)/python -m bench.backend_speed
 
 bench-scale: $(INSTALLED)
-	$(BIN)/python bench/bench.py scale --size 100000
+	PYTHONPATH=workflow $(BIN)/python -m bench.scale --size 100000
 
 # What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
 bench-changes: $(INSTALLED)
-	$(BIN)/python bench/changes_bench.py
+	PYTHONPATH=workflow $(BIN)/python -m bench.changes_bench
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
@@ -135,5 +136,5 @@ REPORT_BENCH := $${TMPDIR:-/tmp}/papertopics-report-bench
 bench-report: run browser
 	rm -rf $(REPORT_BENCH) && mkdir -p $(REPORT_BENCH)/before
 	git archive $(REPORT_BEFORE) workflow/papertopics | tar -x -C $(REPORT_BENCH)/before
-	PYTHONPATH=workflow $(BIN)/python bench/report_bench.py run --before $(REPORT_BENCH)/before/workflow \
+	PYTHONPATH=workflow $(BIN)/python -m bench.report_bench run --before $(REPORT_BENCH)/before/workflow \
 		--before-commit $(REPORT_BEFORE) --scratch $(REPORT_BENCH)

@@ -18,10 +18,8 @@ Three parts, written to bench/changes.md and bench/changes.json:
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -29,16 +27,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
-
-BENCH = Path(__file__).resolve().parent
-REPO = BENCH.parent
-sys.path.insert(0, str(REPO / "workflow"))
-
-from papertopics import storage  # noqa: E402
-from papertopics.bursts import detect_bursts  # noqa: E402
-from papertopics.changes import CompareSettings, benjamini_hochberg, describe_changes  # noqa: E402
-from papertopics.lineage import (  # noqa: E402
+from papertopics import storage
+from papertopics.bursts import detect_bursts
+from papertopics.changes import CompareSettings, benjamini_hochberg, describe_changes
+from papertopics.lineage import (
     TopicHistory,
     carry_labels,
     follow_topics,
@@ -47,11 +39,11 @@ from papertopics.lineage import (  # noqa: E402
     record_run,
     topic_snapshots,
 )
-from papertopics.trends import cochran_armitage  # noqa: E402
+from papertopics.trends import cochran_armitage
 
-from bench import IJCAI, measured, snakemake_command  # noqa: E402
+from bench.common import BENCH, IJCAI, default_config, measured_snakemake, read_corpus, write_config
 
-SETTINGS = CompareSettings(**yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))["compare"])
+SETTINGS = CompareSettings(**default_config()["compare"])
 DUMPS = [f"dump{i}" for i in range(5)]
 
 
@@ -235,8 +227,7 @@ def bench_ijcai(scratch: Path) -> dict | None:
         return None
     raw = scratch / "data" / "raw"
     raw.mkdir(parents=True, exist_ok=True)
-    with gzip.open(IJCAI, "rt", encoding="utf-8") as stream:
-        records = [json.loads(line) for line in stream]
+    records = read_corpus(IJCAI)
     for year in sorted({r["year"] for r in records}):
         rows = [
             {key: r[key] for key in ("id", "title", "abstract", "year")} for r in records if r["year"] == year
@@ -245,8 +236,8 @@ def bench_ijcai(scratch: Path) -> dict | None:
         text = "".join(json.dumps(row) + "\n" for row in rows)
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
-    (scratch / "config.yaml").write_text((REPO / "config.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    run = measured(snakemake_command(scratch, "--rerun-incomplete"))
+    write_config(scratch)
+    run = measured_snakemake(scratch)
     topics = scratch / "results" / "topics"
     changes = json.loads((topics / "changes.json").read_text(encoding="utf-8"))
     details = json.loads((topics / "topic_details.json").read_text(encoding="utf-8"))

@@ -81,9 +81,10 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     that differ only after clustering share one UMAP run, and reruns skip it.
     """
     from papertopics.embed import embedding_text
-    from papertopics.reduce import reduce_embeddings
+    from papertopics.reduce import projection_settings, reduce_embeddings
 
     ids = [p["id"] for p in papers]
+    umap = projection_settings(umap, cluster_space=True)
     key = hashlib.sha256(json.dumps([ids, umap], sort_keys=True).encode()).hexdigest()[:16]
     cache = cache_dir / f"reduced-{key}.npz"
     if cache.exists():
@@ -103,13 +104,12 @@ def ours_clusters(
     from papertopics.consensus import cluster_runs, consensus_seeds
 
     umap = config["umap"] if seed is None else {**config["umap"], "random_state": seed}
-    hdbscan = {k: v for k, v in config["hdbscan"].items() if not k.startswith("consensus_")}
     spaces, umap_used = [], None
-    for run_seed in consensus_seeds(umap["random_state"], config["hdbscan"]["consensus_runs"]):
+    for run_seed in consensus_seeds(umap["random_state"], umap["consensus_runs"]):
         space, used = cached_cluster_space(papers, embeddings, {**umap, "random_state": run_seed}, cache_dir)
         spaces.append(space)
         umap_used = umap_used or used
-    clusters, hdbscan_used = cluster_runs(spaces, embeddings, **hdbscan)
+    clusters, hdbscan_used = cluster_runs(spaces, embeddings, **config["hdbscan"])
     return clusters, umap_used, hdbscan_used
 
 
@@ -431,7 +431,7 @@ def stability(
 
     labels = [p["label"] for p in papers]
     ids = [p["id"] for p in papers]
-    one_run = with_overrides(config, {"hdbscan": {"consensus_runs": 1}})
+    one_run = with_overrides(config, {"umap": {"consensus_runs": 1}})
     ours, single, theirs = [], [], []
     for seed in seeds:
         for partitions, settings in ((ours, config), (single, one_run)):
@@ -459,26 +459,26 @@ def stability(
 
 def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) -> dict:
     """Seconds of the reduce and cluster stages' work (UMAP projections, HDBSCAN), uncached, with
-    one run and with the configured ``hdbscan.consensus_runs``, measured side by side.
+    one run and with the configured ``umap.consensus_runs``, measured side by side.
     """
     import time
 
     from papertopics.consensus import cluster_runs, consensus_seeds
     from papertopics.embed import embedding_text
-    from papertopics.reduce import reduce_embeddings
+    from papertopics.reduce import projection_settings, reduce_embeddings
 
     texts = [embedding_text(p) for p in papers]
-    hdbscan = {k: v for k, v in config["hdbscan"].items() if not k.startswith("consensus_")}
+    umap = projection_settings(config["umap"], cluster_space=True)
+    runs = config["umap"]["consensus_runs"]
     seconds = {}
-    for runs in (1, config["hdbscan"]["consensus_runs"]):
+    for count in (1, runs):
         start = time.perf_counter()
         spaces = [
-            reduce_embeddings(embeddings, texts, **{**config["umap"], "random_state": seed})[0]
-            for seed in consensus_seeds(config["umap"]["random_state"], runs)
+            reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0]
+            for seed in consensus_seeds(umap["random_state"], count)
         ]
-        cluster_runs(spaces, embeddings, **hdbscan)
-        seconds[runs] = time.perf_counter() - start
-    runs = config["hdbscan"]["consensus_runs"]
+        cluster_runs(spaces, embeddings, **config["hdbscan"])
+        seconds[count] = time.perf_counter() - start
     return {
         "runs": runs,
         "one_run_s": seconds[1],
@@ -1014,7 +1014,7 @@ def stability_table(stability: dict | None) -> list[str]:
     ]
     rows = (
         ("papertopics defaults", "ours"),
-        ("the same, one UMAP run (`hdbscan.consensus_runs: 1`)", "one_run"),
+        ("the same, one UMAP run (`umap.consensus_runs: 1`)", "one_run"),
         ("BERTopic defaults", "bertopic"),
     )
     for name, key in rows:
@@ -1027,7 +1027,7 @@ def stability_table(stability: dict | None) -> list[str]:
     cost = stability["cost"]
     lines += [
         "",
-        f"Cost of the {cost['runs']} joined UMAP runs (`hdbscan.consensus_runs`): reduce and cluster work "
+        f"Cost of the {cost['runs']} joined UMAP runs (`umap.consensus_runs`): reduce and cluster work "
         f"{cost['consensus_s']:.1f} s against {cost['one_run_s']:.1f} s for one run, measured side by side: "
         f"{cost['ratio']:.2f}x.",
     ]

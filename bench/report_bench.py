@@ -16,7 +16,7 @@ the same run as the report of the shipped dumps, with the network blocked:
 change measured), for the "before" rows. Results: bench/report.json and bench/report.md, which
 keep the earlier comparisons recorded there.
 
-    python bench/report_bench.py --sizes 10000 100000 --shipped-report results/report/index.html
+    PYTHONPATH=workflow python -m bench.report_bench run --before BEFORE/workflow --scratch SCRATCH
 """
 
 from __future__ import annotations
@@ -33,15 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
+from bench.common import CHROMIUM, CHROMIUM_ARGS, REPO, SEEDS
+
 SYNTHETIC_YEARS = (2019, 2024)
 _SYLLABLES = [
     "ka",
@@ -64,7 +57,7 @@ _SYLLABLES = [
 
 
 def _shipped_words() -> list[str]:
-    text = " ".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "data" / "raw").glob("*.txt")))
+    text = " ".join(seed.read_text(encoding="utf-8") for seed in SEEDS)
     return sorted(set(re.findall(r"[a-z]{3,}", text.lower())))
 
 
@@ -389,13 +382,15 @@ def search_seconds(context, path: Path, words: list[str], timeout_s: float) -> l
 
 
 def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None:
-    """Build one report in a fresh process that imports the package from ``package_root``."""
+    """Build one report in a fresh process that imports the package from ``package_root`` (and
+    these benchmarks from this checkout).
+    """
     import subprocess
 
     subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "build", "--output", str(path), *outputs_args],
+        [sys.executable, "-m", "bench.report_bench", "build", "--output", str(path), *outputs_args],
         check=True,
-        env={**os.environ, "PYTHONPATH": str(package_root)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(package_root), str(REPO)])},
     )
 
 
@@ -541,7 +536,7 @@ def main() -> None:
     words = ["network", "vogro"]
     load_average = [os.getloadavg()]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
         for run_number in range(args.runs):  # interleaved: every report once per round
             for name, versions in reports.items():

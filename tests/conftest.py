@@ -1,35 +1,36 @@
-"""Shared helpers: run the real workflow in a scratch folder, and find the shared data."""
+"""Shared helpers: run the real workflow in a scratch folder, and find the shared data. The set-up
+that the benchmarks use too is bench.common's.
+"""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-SEEDS = sorted((REPO / "data" / "raw").glob("*.txt"))
-SHARED = REPO.parent / "shared"
-CORPORA = SHARED / "corpora"
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-# Debian's Chromium (`make browser`), headless and without a sandbox, as the project's set-up installs it.
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
+from bench.common import (  # noqa: F401  (the tests import these from here)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CORPORA,
+    OFFLINE,
+    REPO,
+    SEEDS,
+    SHARED,
+    SNAKEMAKE,
+    default_config,
+    make_workdir,
+    planned_jobs,
+    run_workflow,
+    snakemake_command,
+    write_config,
+)
 
 
 @contextmanager
@@ -47,71 +48,6 @@ def offline_chromium(**context_options):
         finally:
             context.close()
             browser.close()
-
-
-def default_config() -> dict:
-    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-
-
-def make_workdir(root: Path, dumps: dict[str, bytes | str] | None = None, **overrides) -> Path:
-    """A scratch working folder holding config.yaml (defaults plus ``overrides``, one level deep)
-    and ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None).
-    """
-    raw = root / "data" / "raw"
-    raw.mkdir(parents=True, exist_ok=True)
-    if dumps is None:
-        for seed in SEEDS:
-            shutil.copy(seed, raw / seed.name)
-    else:
-        for name, content in dumps.items():
-            (raw / name).write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    write_config(root, **overrides)
-    return root
-
-
-def write_config(root: Path, **overrides) -> dict:
-    config = copy.deepcopy(default_config())
-    for section, value in overrides.items():
-        if isinstance(value, dict):
-            config[section] = {**config.get(section, {}), **value}
-        else:
-            config[section] = value
-    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return config
-
-
-# Every workflow run of the tests is offline: a model that is not installed fails instead of downloading.
-OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-
-
-def snakemake_command(workdir: Path, *args: str) -> list[str]:
-    """Snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
-    return [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
-
-
-def run_workflow(
-    workdir: Path, *args: str, check: bool = True, timeout: int = 1800
-) -> subprocess.CompletedProcess:
-    """Run the workflow locally on 2 cores in ``workdir``; fail with its output unless ``check`` is off."""
-    command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args)
-    env = {**os.environ, **OFFLINE}
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
-    if check and result.returncode != 0:
-        raise AssertionError(
-            f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}"
-        )
-    return result
-
-
-def planned_jobs(workdir: Path) -> dict[str, int]:
-    """Rule name → job count that a dry run would execute now."""
-    output = run_workflow(workdir, "--dry-run", "--quiet", "rules").stdout
-    jobs = {}
-    for line in output.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
-            jobs[parts[0]] = int(parts[1])
-    return jobs
 
 
 PUBLISHED = ("results/report", "results/topics", "results/metrics.json")

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import SEEDS
+from conftest import SEEDS, default_config
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
@@ -34,6 +34,7 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
         random_state=42,
         word_weight=0.0,
         word_dimensions=100,
+        exact_neighbours_up_to=default_config()["umap"]["exact_neighbours_up_to"],
     )
 
 

@@ -4,11 +4,18 @@ large-corpus path).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
+import yaml
+from conftest import REPO, default_config
 from papertopics.cluster import cluster_points
 from papertopics.reduce import exact_neighbours, neighbour_graph, reduce_embeddings
 from sklearn.metrics import normalized_mutual_info_score
+
+# The default a run reads (config.yaml's, the schema's): the one place it is written.
+EXACT_UP_TO = default_config()["umap"]["exact_neighbours_up_to"]
 
 
 def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
@@ -28,7 +35,18 @@ SETTINGS = dict(
     min_dist=0.0,
     metric="cosine",
     random_state=42,
+    exact_neighbours_up_to=EXACT_UP_TO,
 )
+
+
+def test_the_exact_neighbours_limit_has_one_default_the_schemas():
+    schema = yaml.safe_load(
+        (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text(encoding="utf-8")
+    )
+    assert schema["properties"]["umap"]["properties"]["exact_neighbours_up_to"]["default"] == EXACT_UP_TO
+    for function in (neighbour_graph, reduce_embeddings):
+        parameter = inspect.signature(function).parameters["exact_neighbours_up_to"]
+        assert parameter.default is inspect.Parameter.empty, f"{function.__name__} repeats the default"
 
 
 def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_structure():
@@ -122,7 +140,14 @@ def test_umap_kernels_are_kept_in_numbas_disk_cache_one_variant_per_function():
 def test_a_projection_from_the_shared_neighbour_graph_equals_one_that_searched_its_own():
     points, _ = blobs(n_per_blob=40)
     graph = neighbour_graph(
-        points, None, n_neighbors=10, metric="cosine", random_state=42, word_weight=0.0, word_dimensions=100
+        points,
+        None,
+        n_neighbors=10,
+        metric="cosine",
+        random_state=42,
+        word_weight=0.0,
+        word_dimensions=100,
+        exact_neighbours_up_to=EXACT_UP_TO,
     )
     kept = (graph[0].copy(), graph[1].copy())
     own, settings = reduce_embeddings(points, **SETTINGS)
@@ -144,7 +169,15 @@ def test_a_graph_of_other_settings_is_refused():
 def test_no_graph_is_searched_for_a_fit_on_a_sample():
     points, _ = blobs()
     graph = neighbour_graph(
-        points, None, 10, "cosine", 42, word_weight=0.0, word_dimensions=100, fit_sample_size=100
+        points,
+        None,
+        10,
+        "cosine",
+        42,
+        word_weight=0.0,
+        word_dimensions=100,
+        fit_sample_size=100,
+        exact_neighbours_up_to=EXACT_UP_TO,
     )
     assert graph is None
     _, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
@@ -162,7 +195,7 @@ def test_above_the_exact_limit_the_graph_is_nn_descent_close_to_exact_and_the_sa
     # Like the exact graph, a function of the papers: not of the UMAP seed.
     again = neighbour_graph(points, None, exact_neighbours_up_to=100, **{**arguments, "random_state": 7})
     np.testing.assert_array_equal(again[0], approximate[0])
-    cluster_space, settings = reduce_embeddings(points, exact_neighbours_up_to=100, **SETTINGS)
+    cluster_space, settings = reduce_embeddings(points, **{**SETTINGS, "exact_neighbours_up_to": 100})
     assert settings["neighbours"] == "nn-descent"
     labels, _ = cluster_points(
         cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 from conftest import SEEDS, make_workdir, offline_chromium, run_workflow
 
+from bench import report_bench
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 REPORT = Path("results/report/index.html")
@@ -391,23 +393,11 @@ def test_reports_of_one_topic_and_of_none_render(
     assert report.remote_requests == []
 
 
-def _report_bench():
-    """bench/report_bench.py, which makes up synthetic stage outputs and builds reports of them."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "report_bench", Path(__file__).parents[1] / "bench" / "report_bench.py"
-    )
-    report_bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(report_bench)
-    return report_bench
-
-
 @pytest.fixture(scope="module")
 def synthetic_10000(tmp_path_factory) -> Path:
     """A report of 10,000 synthetic papers in 150 topics and 15 groups, without BERTopic's figures."""
     path = tmp_path_factory.mktemp("synthetic") / "report.html"
-    return _report_bench().build_synthetic_report(path, 10_000, 150, 15, with_figures=False)
+    return report_bench.build_synthetic_report(path, 10_000, 150, 15, with_figures=False)
 
 
 def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
@@ -425,7 +415,7 @@ def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def synthetic_outputs() -> dict:
     """The stage outputs the 10,000-paper report is built from."""
-    return _report_bench().synthetic_stage_outputs(10_000, 150, 15)
+    return report_bench.synthetic_stage_outputs(10_000, 150, 15)
 
 
 def _ranked_ids(page) -> list[str]:
@@ -654,7 +644,7 @@ def test_a_shown_paper_lists_its_ten_most_similar_papers_each_of_which_can_be_sh
     synthetic_10000, synthetic_outputs, browser_context
 ):
     papers = synthetic_outputs["papers"]
-    similar = _report_bench().synthetic_similar_papers(synthetic_outputs)
+    similar = report_bench.synthetic_similar_papers(synthetic_outputs)
     report = OpenedReport(browser_context, synthetic_10000)
     page = report.page
     report.search("kalo")

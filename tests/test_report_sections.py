@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
@@ -18,7 +17,7 @@ from papertopics.report.colours import (
     topic_colours,
 )
 from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows, topic_places
-from papertopics.report.embedding import data_block, gzip_block, script_json
+from papertopics.report.embedding import gzip_block
 from papertopics.report.overview import overview_section
 from papertopics.report.topic_table import topic_table_section
 
@@ -103,14 +102,6 @@ def _inputs(
         # as the topics stage stores them; without a fitted model each chart says why it is missing
         figures=model_figures(None, sum(d["topic"] != -1 for d in details)),
     )
-
-
-def test_script_json_cannot_close_its_script_tag_and_round_trips():
-    encoded = script_json({"abstract": HOSTILE})
-    assert "<" not in encoded and ">" not in encoded and "&" not in encoded and "\u2028" not in encoded
-    assert json.loads(encoded) == {"abstract": HOSTILE}
-    block = data_block("papers-data", [HOSTILE])
-    assert block.count("</script") == 1 and block.endswith("</script>")
 
 
 def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_tag():

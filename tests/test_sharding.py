@@ -82,10 +82,12 @@ def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
         abstract_column=None,
     )
     common = dict(backend="onnx", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
-    stages.embed(str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common)
+    stages.embed_shard(
+        str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common
+    )
     shard_paths = [str(tmp_path / f"{index}-of-3.npz") for index in range(3)]
     for index, path in enumerate(shard_paths):
-        stages.embed(
+        stages.embed_shard(
             str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common
         )
     stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))

@@ -22,6 +22,7 @@ from papertopics.startup import (
     check_yaml,
     config_origin,
     config_problems,
+    move_deprecated_keys,
     prepare_run,
     unwritable,
 )
@@ -247,3 +248,13 @@ def test_no_cluster_found_gives_one_topic_with_a_note():
     labels, settings = cluster_points(points, "auto", 1, "eom")
     assert labels.tolist() == [0, 0, 0, 0, 0]
     assert "all of them form one topic" in settings["note"]
+
+
+def test_a_moved_key_is_read_at_its_new_place_with_a_warning():
+    config = {"umap": {"n_neighbors": "auto"}, "hdbscan": {"consensus_runs": 2, "min_samples": None}}
+    warnings = move_deprecated_keys(config)
+    assert config == {"umap": {"n_neighbors": "auto", "consensus_runs": 2}, "hdbscan": {"min_samples": None}}
+    assert warnings == [
+        "hdbscan.consensus_runs is deprecated and read as umap.consensus_runs; move it there in your configuration."
+    ]
+    assert move_deprecated_keys(config) == []

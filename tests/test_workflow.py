@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from conftest import REPO, SEEDS, make_workdir, planned_jobs, run_workflow, write_config
 from plotly.offline import get_plotlyjs
 
@@ -58,7 +59,7 @@ def test_seed_run_outputs_add_up(seed_run):
         "neighbours",
         "reduce",
         "consensus_run",
-        "map",
+        "map_layout",
         "cluster",
         "topics",
         "changes",
@@ -87,25 +88,36 @@ def dag_edges(workdir: Path) -> set[tuple[str, str]]:
     return {(rules[a], rules[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, flags=re.MULTILINE)}
 
 
-def test_the_consensus_runs_are_jobs_of_their_own_beside_reduce_and_map(tmp_path):
+def test_the_consensus_runs_are_jobs_of_their_own_beside_reduce_and_map_layout(tmp_path):
     workdir = make_workdir(tmp_path)
     plan = planned_jobs(workdir)
-    assert plan["neighbours"] == 1 and plan["reduce"] == 1 and plan["map"] == 1
-    assert plan["consensus_run"] == 2  # hdbscan.consensus_runs 3: the reduce stage's run and two more
+    assert plan["neighbours"] == 1 and plan["reduce"] == 1 and plan["map_layout"] == 1
+    assert plan["consensus_run"] == 2  # umap.consensus_runs 3: the reduce stage's run and two more
     edges = dag_edges(workdir)
     # All projections start from the one neighbour graph; none waits for another.
-    for projection in ("reduce", "consensus_run", "map"):
+    for projection in ("reduce", "consensus_run", "map_layout"):
         assert ("neighbours", projection) in edges
-    assert ("reduce", "consensus_run") not in edges and ("consensus_run", "map") not in edges
+    assert ("reduce", "consensus_run") not in edges and ("consensus_run", "map_layout") not in edges
     assert {("reduce", "cluster"), ("consensus_run", "cluster")} <= edges
 
-    write_config(workdir, hdbscan={"consensus_runs": 1})
+    write_config(workdir, umap={"consensus_runs": 1})
     assert "consensus_run" not in planned_jobs(workdir)
+
+
+def test_consensus_runs_under_hdbscan_still_count_with_a_warning(tmp_path):
+    workdir = make_workdir(tmp_path)
+    config = write_config(workdir)
+    del config["umap"]["consensus_runs"]
+    config["hdbscan"]["consensus_runs"] = 4  # a config written before the key moved
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    run = run_workflow(workdir, "--dry-run", "--quiet", "rules")
+    assert "hdbscan.consensus_runs is deprecated and read as umap.consensus_runs" in run.stdout + run.stderr
+    assert planned_jobs(workdir)["consensus_run"] == 3
 
 
 # What a changed setting reruns: the cluster stage and all after it; the cluster spaces and the map.
 CLUSTER_ONWARD = {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "publish": 1, "all": 1}
-PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map": 1}
+PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map_layout": 1}
 
 
 @pytest.fixture()
@@ -138,7 +150,7 @@ def test_changed_cluster_dimensions_leave_the_map_alone(finished_run):
 
 
 def test_a_further_consensus_run_is_one_more_job_and_the_earlier_runs_are_kept(finished_run):
-    write_config(finished_run, hdbscan={"consensus_runs": 4})
+    write_config(finished_run, umap={"consensus_runs": 4})
     assert planned_jobs(finished_run) == {"consensus_run": 1, **CLUSTER_ONWARD}
     outputs = [
         line for line in run_workflow(finished_run, "--dry-run").stdout.splitlines() if "output:" in line
@@ -148,7 +160,7 @@ def test_a_further_consensus_run_is_one_more_job_and_the_earlier_runs_are_kept(f
 
 
 def test_fewer_consensus_runs_recluster_without_projecting_again(finished_run):
-    write_config(finished_run, hdbscan={"consensus_runs": 2})
+    write_config(finished_run, umap={"consensus_runs": 2})
     assert planned_jobs(finished_run) == CLUSTER_ONWARD
 
 
@@ -192,7 +204,7 @@ def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
         "neighbours": 1,
         "reduce": 1,
         "consensus_run": 2,
-        "map": 1,
+        "map_layout": 1,
         "cluster": 1,
         "topics": 1,
         "changes": 1,

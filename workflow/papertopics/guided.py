@@ -24,14 +24,13 @@ from papertopics.topics import OUTLIER, topic_centroids
 
 _LOG = logging.getLogger(__name__)
 
-# Softmax temperature of the cosine similarities in the matching (measured on IJCAI's 16 areas:
-# 0.02-0.03 gave the best accuracy; 0.1 sends nearly every paper to the broadest name).
+# The matching's settings, each chosen by accuracy on labelled corpora (bench/one-off-measurements.md,
+# "Guided topics: the matching's settings"). The softmax temperature of the cosine similarities:
 TEMPERATURE = 0.03
-# Rounds in which each category's papers replace its name (more moved accuracy by under 0.01).
+# Rounds in which each category's papers replace its name:
 ROUNDS = 5
 _PRIOR_ITERATIONS = 50
-# Papers that join each name before the matching, weighing as much as the name (measured on IJCAI's
-# 16 areas and arXiv's 7 largest categories: 5-50 papers all raised accuracy on IJCAI, by 0.02-0.03).
+# Papers that join each name before the matching, weighing as much as the name:
 FEEDBACK_PAPERS = 10
 
 

@@ -45,7 +45,7 @@ class TopicSnapshot:
     papers: frozenset[str]
 
     def to_record(self) -> dict:
-        """The snapshot as JSON (without its papers, which the history keeps apart)."""
+        """The snapshot as JSON, its papers' ids included."""
         return {
             "id": self.id,
             "label": self.label,

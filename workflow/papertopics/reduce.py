@@ -24,8 +24,7 @@ _ANGULAR_METRICS = ("cosine", "correlation")
 
 # NN-descent's own seed, fixed: its graph is then a function of the papers, as the exact graph is.
 # Seeded by umap.random_state instead, the graph's errors moved with the seed, and the consensus
-# topics over seeds 42/7/1/2/3 on IJCAI agreed less (mean pairwise ARI 0.798 with one graph per
-# seed, 0.842 with one per consensus run; bench/results.md, "Consensus runs").
+# topics agreed less across seeds (bench/results.md, "Consensus runs").
 NEIGHBOUR_SEARCH_SEED = 0
 
 _LOG = logging.getLogger(__name__)
@@ -255,8 +254,31 @@ def hybrid_vectors(
     return np.hstack([np.sqrt(1 - word_weight) * embeddings, np.sqrt(word_weight) * words]).astype(np.float32)
 
 
-# Up to this many papers, projections start from the exact neighbours (see paper_neighbours).
-EXACT_NEIGHBOURS_UP_TO = 25000
+# The umap settings (config.yaml's umap section) that the neighbour graph reads, and those that a
+# projection reads besides; the 2-d map reads all but n_components, which the cluster space reads too.
+NEIGHBOUR_SETTINGS = (
+    "n_neighbors",
+    "metric",
+    "random_state",
+    "word_weight",
+    "word_dimensions",
+    "fit_sample_size",
+    "exact_neighbours_up_to",
+)
+LAYOUT_SETTINGS = ("min_dist", "n_epochs")
+
+
+def neighbour_settings(umap: dict) -> dict:
+    """The settings of ``umap`` (config.yaml's umap section) that ``neighbour_graph`` reads."""
+    return {name: umap[name] for name in NEIGHBOUR_SETTINGS}
+
+
+def projection_settings(umap: dict, *, cluster_space: bool) -> dict:
+    """The settings of ``umap`` that ``reduce_embeddings`` reads: for the cluster space, or the 2-d map."""
+    names = NEIGHBOUR_SETTINGS + LAYOUT_SETTINGS + (("n_components",) if cluster_space else ())
+    return {name: umap[name] for name in names}
+
+
 # The fewest dimensions a projection has (the 2-d map): below this + 2 papers, no UMAP runs.
 _FEWEST_COMPONENTS = 2
 
@@ -279,7 +301,8 @@ def neighbour_graph(
     word_weight: float,
     word_dimensions: int,
     fit_sample_size: int | None = None,
-    exact_neighbours_up_to: int = EXACT_NEIGHBOURS_UP_TO,
+    *,
+    exact_neighbours_up_to: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The papers' neighbour graph that every UMAP projection of them (cluster space, map,
     consensus runs) starts from, so that it is searched once; None where no projection uses one.
@@ -303,7 +326,8 @@ def reduce_embeddings(
     word_dimensions: int,
     fit_sample_size: int | None = None,
     n_epochs: int | str = "auto",
-    exact_neighbours_up_to: int = EXACT_NEIGHBOURS_UP_TO,
+    *,
+    exact_neighbours_up_to: int,
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The papers' UMAP coordinates, and the settings actually used.

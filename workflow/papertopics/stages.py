@@ -67,7 +67,7 @@ def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -
     _LOG.info("corpus: %d papers from %d dumps", record["papers"], len(dumps))
 
 
-def embed(
+def embed_shard(
     papers: str,
     embeddings: str,
     model: str,
@@ -124,11 +124,11 @@ def embed(
     )
 
 
-def embed_dump(
+def embed(
     papers: str, shards: list[str], embeddings: str, summary: str, threads: int = 1, **embedding
 ) -> None:
     """A dump's embedding file: its ``shards`` gathered when it was embedded in shards, else embedded
-    here whole (``embedding``: the settings of ``embed``); and its ``summary``: the papers longer
+    here whole (``embedding``: the settings of ``embed_shard``); and its ``summary``: the papers longer
     than the model's window (ids; null where they could not be counted), read by the report.
     """
     from papertopics.models import effective_max_seq_length, resolve_model_location
@@ -136,7 +136,7 @@ def embed_dump(
     if shards:
         gather_embedding_shards(shards, embeddings)
     else:
-        embed(papers, embeddings, threads=threads, **embedding)
+        embed_shard(papers, embeddings, threads=threads, **embedding)
     stored = storage.read_arrays(embeddings)
     location = resolve_model_location(embedding["model"])
     storage.write_json(
@@ -231,13 +231,22 @@ def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
 def reduce(
     papers: str, embeddings: list[str], neighbours: str, coordinates: str, settings: str, **umap
 ) -> None:
-    """A cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions (the
-    reduce stage's with ``umap.random_state``, a consensus run's with a seed drawn from it).
+    """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions, seeded
+    with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it).
     """
     ids, cluster_space, used = _reduce_corpus(papers, embeddings, neighbours, **umap)
     storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space)
     storage.write_json(settings, used)
     _LOG.info("reduced %d papers with %s", len(ids), used)
+
+
+def consensus_run(
+    papers: str, embeddings: list[str], neighbours: str, coordinates: str, settings: str, **umap
+) -> None:
+    """A further cluster space of ``umap.consensus_runs``: the reduce stage's projection with
+    another seed (``umap.random_state`` here is the run's own, drawn from the configured one).
+    """
+    reduce(papers, embeddings, neighbours, coordinates, settings, **umap)
 
 
 def map_layout(

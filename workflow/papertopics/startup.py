@@ -165,6 +165,28 @@ def _schema_at(schema: dict, path) -> dict:
     return node
 
 
+# Keys that moved, each with its place now: a config that gives one at its former place still works
+# (the value read at its new place, with a warning), until a release notes its removal.
+MOVED_KEYS = {("hdbscan", "consensus_runs"): ("umap", "consensus_runs")}
+
+
+def move_deprecated_keys(config: dict) -> list[str]:
+    """Move the ``MOVED_KEYS`` that ``config`` gives at their former place to their place now (the
+    value given there wins: config.yaml gives the key at its new place); a warning a key moved.
+    """
+    warnings = []
+    for (old_section, old_key), (section, key) in MOVED_KEYS.items():
+        old = config.get(old_section)
+        if not isinstance(old, Mapping) or old_key not in old:
+            continue
+        config.setdefault(section, {})[key] = old.pop(old_key)
+        warnings.append(
+            f"{old_section}.{old_key} is deprecated and read as {section}.{key}; "
+            f"move it there in your configuration."
+        )
+    return warnings
+
+
 def check_config(
     config: dict, schema_path: str | os.PathLike, origin: Callable[[Sequence[str]], str] | None = None
 ) -> None:

@@ -178,8 +178,9 @@ def fit_topic_model(
 def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarray):
     """BERTopic whose representative documents are the 3 papers nearest each topic's centroid.
 
-    They are the report's choice too. BERTopic's own ranks a 500-paper sample per topic by
-    c-TF-IDF, tokenising about the whole corpus once more.
+    The report picks its ``n_representative_docs`` the same way (``representative_ids``).
+    BERTopic's own ranks a 500-paper sample per topic by c-TF-IDF, tokenising about the whole
+    corpus once more.
     """
 
     class CentroidRepresentatives(bertopic_class):

@@ -12,11 +12,13 @@ from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.parse import dump_name
 from papertopics.publish import PUBLISHED, STAGED, published_entries
+from papertopics.reduce import neighbour_settings, projection_settings
 from papertopics.sharding import RecordCounts, planned_shards
 from papertopics.startup import (
     check_config,
     config_origin,
     exit_with,
+    move_deprecated_keys,
     prepare_run,
     publish_again_if_missing,
 )
@@ -64,6 +66,9 @@ def check_config_consistency(config):
 CONFIG_ORIGIN = config_origin(workflow.config_settings.config, workflow.config_settings.configfiles)
 
 try:
+    for warning in move_deprecated_keys(config):
+        if workflow.is_main_process:
+            logger.warning(warning)
     check_config(config, SCHEMA, CONFIG_ORIGIN)
     validate(config, str(SCHEMA))  # fills in the defaults of keys left out
     check_config_consistency(config)
@@ -131,23 +136,10 @@ def embedding_resources():
 
 
 def umap_params(*, cluster_space, random_state=None):
-    """The umap knobs a projection reads; the 2-d map does not read n_components. ``random_state``:
+    """The umap knobs a projection reads (papertopics.reduce.projection_settings). ``random_state``:
     another seed (a consensus run's, a function of the job's wildcards) than umap.random_state.
     """
-    knobs = [
-        "n_neighbors",
-        "min_dist",
-        "n_epochs",
-        "metric",
-        "random_state",
-        "word_weight",
-        "word_dimensions",
-        "fit_sample_size",
-        "exact_neighbours_up_to",
-    ]
-    if cluster_space:
-        knobs.append("n_components")
-    params = {knob: config["umap"][knob] for knob in knobs}
+    params = projection_settings(config["umap"], cluster_space=cluster_space)
     if random_state is not None:
         params["random_state"] = random_state
     return params
@@ -155,16 +147,7 @@ def umap_params(*, cluster_space, random_state=None):
 
 def neighbour_params():
     """The umap knobs the neighbour graph reads (not the layout's: min_dist, n_epochs, n_components)."""
-    knobs = [
-        "n_neighbors",
-        "metric",
-        "random_state",
-        "word_weight",
-        "word_dimensions",
-        "fit_sample_size",
-        "exact_neighbours_up_to",
-    ]
-    return {knob: config["umap"][knob] for knob in knobs}
+    return neighbour_settings(config["umap"])
 
 
 def consensus_seed(wildcards):
@@ -176,8 +159,8 @@ def consensus_seed(wildcards):
 
 
 def cluster_spaces():
-    """The reduce stage's cluster space, then the consensus runs' (hdbscan.consensus_runs in all)."""
-    runs = range(1, config["hdbscan"]["consensus_runs"])
+    """The reduce stage's cluster space, then the consensus runs' (umap.consensus_runs in all)."""
+    runs = range(1, config["umap"]["consensus_runs"])
     return ["results/reduced/coordinates.npz"] + [f"results/reduced/runs/{run}.npz" for run in runs]
 
 

@@ -40,7 +40,7 @@ rule reduce:
         "../scripts/reduce.py"
 
 
-# With hdbscan.consensus_runs above 1: the further cluster spaces, each a UMAP projection with
+# With umap.consensus_runs above 1: the further cluster spaces, each a UMAP projection with
 # the reduce stage's settings and its own seed (drawn from umap.random_state), clustered together.
 rule consensus_run:
     input:
@@ -62,7 +62,7 @@ rule consensus_run:
         "../scripts/consensus_run.py"
 
 
-rule map:
+rule map_layout:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
@@ -70,15 +70,15 @@ rule map:
     output:
         layout="results/reduced/map.npz",
     log:
-        "results/logs/map.log",
+        "results/logs/map_layout.log",
     benchmark:
-        "results/benchmarks/map.tsv"
+        "results/benchmarks/map_layout.tsv"
     conda:
         ENVIRONMENT
     params:
         **umap_params(cluster_space=False),
     script:
-        "../scripts/map.py"
+        "../scripts/map_layout.py"
 
 
 rule cluster:

@@ -3,4 +3,4 @@
 from papertopics import stages
 from papertopics.adapter import run_rule
 
-run_rule(snakemake, stages.reduce)
+run_rule(snakemake, stages.consensus_run)

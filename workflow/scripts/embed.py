@@ -3,4 +3,4 @@
 from papertopics import stages
 from papertopics.adapter import run_rule
 
-run_rule(snakemake, stages.embed_dump, threads=snakemake.threads)
+run_rule(snakemake, stages.embed, threads=snakemake.threads)

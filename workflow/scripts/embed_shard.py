@@ -5,7 +5,7 @@ from papertopics.adapter import run_rule
 
 run_rule(
     snakemake,
-    stages.embed,
+    stages.embed_shard,
     threads=snakemake.threads,
     shard=int(snakemake.wildcards.shard),
     shards=int(snakemake.wildcards.shards),

@@ -1,8 +1,8 @@
 """Safe embedding of data and figures into the page.
 
-Data for scripts goes into ``<script type="application/json">`` blocks with ``<``, ``>``
-and ``&`` written as JSON escapes, so no text (an abstract holding ``</script>``, say)
-can close the tag; visible text is always HTML-escaped.
+Data for scripts goes into ``<script type="application/gzip+base64">`` blocks: gzip-compressed,
+then base64-encoded, so no text (an abstract holding ``</script>``, say) can close the tag;
+visible text is always HTML-escaped.
 """
 
 from __future__ import annotations
@@ -14,23 +14,6 @@ import json
 import re
 
 import plotly.io
-
-
-def script_json(value) -> str:
-    """JSON that is safe inside a ``<script>`` element (no ``<``, ``>`` or ``&`` left literal)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
-
-
-def data_block(block_id: str, value) -> str:
-    """A JSON data block the page's script reads by its id."""
-    return f'<script type="application/json" id="{html.escape(block_id)}">{script_json(value)}</script>'
 
 
 def gzip_block(block_id: str, content: str | bytes) -> str:

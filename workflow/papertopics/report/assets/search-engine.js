@@ -46,7 +46,8 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
   // answered; a message, unlike setTimeout, is not delayed by the browser between slices.
   // While the page is drawing a chart it holds the engine, which then rests a slice's length
   // after each slice: on two busy cores the engine's work slows the drawing down, and stopping it
-  // outright until the charts are drawn would delay a 10,000-paper search by seconds for nothing.
+  // outright until the charts are drawn would delay a search on a large corpus for nothing
+  // (bench/one-off-measurements.md, "The report's search engine beside the drawing").
   let held = false;
   function pause() {
     return new Promise((resolve) => {

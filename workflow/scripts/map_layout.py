@@ -1,4 +1,4 @@
-"""The 2-d paper map: rule map."""
+"""The 2-d paper map: rule map_layout."""
 
 from papertopics import stages
 from papertopics.adapter import run_rule

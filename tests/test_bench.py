@@ -1,0 +1,85 @@
+"""Every benchmark module runs, on a tiny input, as `make bench*` runs it (python -m bench.<name>),
+and writes its part of results.json and results.md: a benchmark broken by a change fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import OFFLINE, REPO, require_corpus
+
+from bench.common import ARXIV, IJCAI
+
+
+def run_bench(module: str, folder: Path, *args: str) -> dict:
+    """``python -m bench.<module> ARGS`` with its scratch and results in ``folder``; results.json."""
+    command = [sys.executable, "-m", f"bench.{module}", *args]
+    command += ["--scratch", str(folder / "scratch"), "--results", str(folder)]
+    env = {**os.environ, **OFFLINE, "PYTHONPATH": str(REPO / "workflow")}
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-8000:]
+    assert (folder / "results.md").read_text(encoding="utf-8").startswith("# Benchmark results")
+    return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def corpora():
+    require_corpus(ARXIV.name)
+    require_corpus(IJCAI.name)
+
+
+@pytest.fixture(scope="module")
+def scale_run(corpora, tmp_path_factory) -> Path:
+    """The scale benchmark on 300 abstracts in 3 dumps; its run's embeddings serve the neighbour benchmarks."""
+    folder = tmp_path_factory.mktemp("bench-scale")
+    results = run_bench("scale", folder, "--size", "300", "--dump-size", "100", "--label", "tiny")
+    run = results["scale"]["tiny"]
+    assert run["papers"] == 300 and run["dumps"] == 3
+    assert {"neighbours", "reduce", "consensus_run", "map_layout", "cluster", "topics"} <= set(run["rules"])
+    assert "| map_layout |" in (folder / "results.md").read_text(encoding="utf-8")
+    return folder
+
+
+@pytest.mark.slow  # three runs of the workflow and plain BERTopic: a few minutes
+def test_pipeline(corpora, tmp_path):
+    results = run_bench("pipeline", tmp_path, "--size", "40", "--new-dump-size", "10")
+    run = results["pipeline"]["40"]
+    assert run["docs"] == 40 and run["new_dump_size"] == 10
+    assert run["cold_rules"]["embed"]["jobs"] == 1 and run["new_dump_rules"]["embed"]["jobs"] == 1
+    assert set(run["ratios"]) >= {
+        "cold_over_embedding_only",
+        "new_dump_rerun_over_cold",
+        "plain_bertopic_over_cold",
+    }
+
+
+def test_backend_quality_and_speed(corpora, tmp_path):
+    results = run_bench("backend_quality", tmp_path, "--backends", "torch", "--docs", "60")
+    torch = results["quality"]["backends"]["torch"]
+    assert torch["docs"] == 60 and 0 <= torch["nmi"] <= 1 and torch["cosine_to_torch_min"] > 0.999
+    results = run_bench("backend_speed", tmp_path, "--backends", "torch", "--docs", "8", "--rounds", "1")
+    assert results["speed"]["backends"]["torch"]["speedup_over_torch"] == 1.0
+    assert "quality" in results, "each benchmark keeps the others' figures"
+
+
+@pytest.mark.slow  # a run of the workflow, then UMAP's neighbour search compiled in fresh processes
+def test_scale_neighbours_and_reduce_paths(scale_run):
+    results = run_bench("neighbours", scale_run, "--sizes", "200", "--scale-size", "300")
+    assert results["neighbours"]["200"]["nn-descent"]["recall"] > 0.5
+    paths = ["full fit, NN-descent", "full fit, seed 7, seed 42's neighbours"]
+    results = run_bench(
+        "reduce_paths", scale_run, "--size", "300", "--scale-size", "300", "--queries", "50", "--only", *paths
+    )
+    assert set(results["reduce_paths"]["paths"]) == set(paths)
+    assert all(0 < path["neighbours_preserved"] <= 1 for path in results["reduce_paths"]["paths"].values())
+
+
+def test_consensus_neighbours(corpora, tmp_path):
+    results = run_bench("consensus_neighbours", tmp_path, "--docs", "80", "--modes", "exact")
+    exact = results["consensus_neighbours"]["exact"]
+    assert exact["papers"] == 80 and len(exact["topics"]) == len(exact["seeds"]) == 5
