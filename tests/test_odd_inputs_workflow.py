@@ -107,7 +107,7 @@ def test_a_5_mb_abstract_among_20000_tiny_ones(seed_run, tmp_path):
 
     counted = dumps_in_results(workdir)
     assert counted["huge"] == 1 and counted["tiny"] == 20_000
-    over_window = re.compile(r"(\d[\d,]*) abstracts? embedded from their first 256 tokens")
+    over_window = re.compile(r"(\d[\d,]*) abstracts? embedded from (?:its|their) first 256 tokens")
     seeds_over = int(over_window.search((seed_run / "results/report/index.html").read_text()).group(1))
     report = (workdir / "results" / "report" / "index.html").read_text(encoding="utf-8")
     assert int(over_window.search(report).group(1).replace(",", "")) == seeds_over + 1

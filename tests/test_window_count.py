@@ -62,6 +62,8 @@ def test_the_overview_counts_the_abstracts_longer_than_the_window(tmp_path):
         "<dt>Longer than the model&#x27;s window</dt><dd>2 abstracts embedded from their first 256 tokens</dd>"
         in overview_section(inputs)
     )
+    inputs.over_window = {"p3"}
+    assert "<dd>1 abstract embedded from its first 256 tokens</dd>" in overview_section(inputs)
     inputs.over_window = set()
     assert "<dt>Longer than the model&#x27;s window</dt><dd>none</dd>" in overview_section(inputs)
 

@@ -125,7 +125,8 @@ def _window_figure(inputs: ReportInputs) -> dict:
     count = int(inputs.papers["id"].isin(inputs.over_window).sum())
     return {
         "Longer than the model's window": (
-            f"{count:,} abstract{'' if count == 1 else 's'} embedded from their first {inputs.window_tokens} tokens"
+            f"{count:,} abstract{' embedded from its' if count == 1 else 's embedded from their'} first "
+            f"{inputs.window_tokens} tokens"
             if count
             else "none"
         )
