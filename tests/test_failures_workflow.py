@@ -184,7 +184,14 @@ def test_a_job_left_running_by_a_killed_snakemake_is_stopped_by_the_next_run(see
 
 def test_a_second_run_beside_a_live_one_is_refused_with_its_pid(seed_run, tmp_path):
     workdir = good_run(seed_run, tmp_path)
-    first = start_workflow(workdir, "--forcerun", "topics")
+    release = tmp_path / "release"
+    # The topics job waits for the test: a run of 38 papers could end before the checks below.
+    held = {
+        "PYTHONPATH": f"{FAULTS}{os.pathsep}{REPO / 'workflow'}",
+        "PAPERTOPICS_TEST_FAULT": "topics:hold",
+        "PAPERTOPICS_TEST_RELEASE": str(release),
+    }
+    first = start_workflow(workdir, "--forcerun", "topics", env=held)
     try:
         wait_for_job(workdir, "topics", first)
         second = run_workflow(workdir, check=False)
@@ -201,6 +208,7 @@ def test_a_second_run_beside_a_live_one_is_refused_with_its_pid(seed_run, tmp_pa
         assert dry.returncode == 0, dry.stdout + dry.stderr
         assert "A run is in progress in this folder" in dry.stdout + dry.stderr
     finally:
+        release.touch()
         output = first.communicate(timeout=900)[0]
     assert first.returncode == 0, output[-4000:]
 

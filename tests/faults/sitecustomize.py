@@ -6,7 +6,9 @@ With this folder on PYTHONPATH, Python runs this file at start-up in every proce
 
 - ``enospc``: every file the job opens for writing under results/ fails to write, as on a full
   disk (for where the tests cannot mount a small file system);
-- ``raise``: the job's stage fails at once with a RuntimeError, as a stage with a bug would.
+- ``raise``: the job's stage fails at once with a RuntimeError, as a stage with a bug would;
+- ``hold``: the job waits, before its stage runs, until the file ``PAPERTOPICS_TEST_RELEASE``
+  names exists (so that a test acts while the job is surely alive, however fast the stage).
 """
 
 import builtins
@@ -14,6 +16,7 @@ import errno
 import io
 import os
 import sys
+import time
 
 _RULE, _, _FAULT = os.environ.get("PAPERTOPICS_TEST_FAULT", "").partition(":")
 
@@ -63,3 +66,18 @@ if _RULE and sys.argv and sys.argv[0].endswith(f".{_RULE}.py"):
 
         _real_run_rule = adapter.run_rule
         adapter.run_rule = lambda job, stage, **extra: _real_run_rule(job, _failing_stage)
+    elif _FAULT == "hold":
+        from papertopics import adapter
+
+        def _held_stage(stage):
+            def held(**arguments):
+                release = os.environ["PAPERTOPICS_TEST_RELEASE"]
+                deadline = time.monotonic() + 900
+                while not os.path.exists(release) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                return stage(**arguments)
+
+            return held
+
+        _real_run_rule = adapter.run_rule
+        adapter.run_rule = lambda job, stage, **extra: _real_run_rule(job, _held_stage(stage), **extra)
