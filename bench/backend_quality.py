@@ -15,7 +15,15 @@ import time
 from pathlib import Path
 
 from bench import results
-from bench.common import BENCH, IJCAI, in_fresh_process, make_workdir, read_corpus, text_dump, workdir_config
+from bench.common import (
+    IJCAI,
+    in_fresh_process,
+    make_workdir,
+    output_arguments,
+    read_corpus,
+    text_dump,
+    workdir_config,
+)
 
 BACKENDS = ["torch", "torch-bf16", "onnx", "onnx-int8"]
 
@@ -95,8 +103,7 @@ def main() -> None:
     )
     parser.add_argument("--backends", nargs="+", default=BACKENDS)
     parser.add_argument("--docs", type=int, help="only the first DOCS abstracts (default: all)")
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     result = bench_quality(args.backends, args.scratch, args.docs)
     results.save(lambda stored: stored.__setitem__("quality", result), args.results)

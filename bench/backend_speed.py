@@ -17,7 +17,14 @@ from pathlib import Path
 
 from bench import results
 from bench.backend_quality import BACKENDS
-from bench.common import BENCH, IJCAI, in_fresh_process, make_workdir, read_corpus, workdir_config
+from bench.common import (
+    IJCAI,
+    in_fresh_process,
+    make_workdir,
+    output_arguments,
+    read_corpus,
+    workdir_config,
+)
 
 
 def interleaved_seconds(
@@ -85,8 +92,7 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=BACKENDS)
     parser.add_argument("--docs", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     result = bench_speed(args.backends, args.docs, args.rounds, args.scratch)
     results.save(lambda stored: stored.__setitem__("speed", result), args.results)

@@ -206,3 +206,9 @@ def in_fresh_process(function, **arguments) -> dict:
     run = measured([sys.executable, "-m", "bench.child", target, json.dumps(arguments)])
     run["result"] = json.loads(run.pop("output").strip().splitlines()[-1])
     return run
+
+
+def output_arguments(parser) -> None:
+    """The options every benchmark module takes: where its scratch copies and its results go."""
+    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
+    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench import quality, results
-from bench.common import BENCH, IJCAI, in_fresh_process
+from bench.common import IJCAI, in_fresh_process, output_arguments
 
 EXACT = "exact"
 PER_RUN = "NN-descent, a graph per consensus run (seeded by its UMAP seed)"
@@ -121,8 +121,7 @@ def main() -> None:
     )
     parser.add_argument("--modes", nargs="+", default=list(CONSENSUS_MODES), choices=CONSENSUS_MODES)
     parser.add_argument("--docs", type=int, help="only the first DOCS abstracts (default: all)")
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     result = bench_consensus_neighbours(args.scratch, args.modes, args.docs)
     results.save(lambda stored: stored.setdefault("consensus_neighbours", {}).update(result), args.results)

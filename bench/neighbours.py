@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from bench import results
-from bench.common import BENCH, in_fresh_process
+from bench.common import in_fresh_process, output_arguments
 
 
 def scale_embeddings(embeddings: str, size: int):
@@ -95,8 +95,7 @@ def main() -> None:
     parser.add_argument(
         "--scale-size", type=int, default=100000, help="the scale run whose embeddings are read"
     )
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     embeddings = scale_run_embeddings(args.scratch, args.scale_size)
     result = bench_neighbours(args.sizes, args.scratch, embeddings)

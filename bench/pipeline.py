@@ -19,12 +19,12 @@ from pathlib import Path
 from bench import results
 from bench.common import (
     ARXIV,
-    BENCH,
     IJCAI,
     NEW_DUMP_SIZE,
     in_fresh_process,
     make_workdir,
     measured_snakemake,
+    output_arguments,
     read_corpus,
     rule_benchmarks,
     text_dump,
@@ -166,8 +166,7 @@ def main() -> None:
     parser.add_argument(
         "--new-dump-size", type=int, default=NEW_DUMP_SIZE, help="IJCAI abstracts in the new dump"
     )
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     result = bench_pipeline(args.size, args.backend, args.scratch, args.skip_baseline, args.new_dump_size)
     key = run_key(args.size, args.backend)

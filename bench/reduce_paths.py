@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench import results
-from bench.common import BENCH, default_config, in_fresh_process
+from bench.common import default_config, in_fresh_process, output_arguments
 from bench.neighbours import scale_embeddings, scale_run_embeddings
 
 # The reduce-stage paths compared at scale: (name, method, UMAP seed, whose neighbours it reuses).
@@ -195,8 +195,7 @@ def main() -> None:
     parser.add_argument(
         "--scale-size", type=int, default=100000, help="the scale run whose embeddings are read"
     )
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     embeddings = scale_run_embeddings(args.scratch, args.scale_size)
     result = bench_reduce_paths(args.size, args.scratch, embeddings, args.queries, args.only, args.results)

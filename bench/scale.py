@@ -23,13 +23,13 @@ import yaml
 from bench import results
 from bench.common import (
     ARXIV,
-    BENCH,
     IJCAI,
     SCALE_DROPPED_WORDS,
     SCALE_DUMP_SIZE,
     in_fresh_process,
     make_workdir,
     measured_snakemake,
+    output_arguments,
     read_corpus,
     rule_benchmarks,
     write_config,
@@ -209,8 +209,7 @@ def main() -> None:
         metavar="SECTION.KEY=VALUE",
         help="a config value for this run, e.g. umap.fit_sample_size=25000",
     )
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch", help="where the scratch copies go")
-    parser.add_argument("--results", type=Path, default=BENCH, help="the folder of results.json and .md")
+    output_arguments(parser)
     args = parser.parse_args()
     result = bench_scale(args.size, args.scratch, args.noise, args.label, args.overrides, args.dump_size)
     results.save(
