@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
+from conftest import SEEDS
 from papertopics.labels import (
     GROUP_LABEL_LINES,
     PhraseTable,
@@ -15,6 +18,7 @@ from papertopics.labels import (
     topic_labels,
 )
 from papertopics.lineage import carry_labels, label_still_fits
+from papertopics.parse import parse_dump
 from papertopics.report.document_map import label_lines
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -129,6 +133,36 @@ def test_a_hyphenated_compound_with_a_stop_word_is_one_word_shown_with_its_hyphe
     # Without a stop word a compound reads as the vectorizer reads it, word by word.
     assert phrase_key("multi-agent systems") == ("multi", "agent", "system") in found.forms
     assert ("shot", "learning") not in found.forms and ("identification",) not in found.forms
+
+
+def test_the_table_counts_each_phrase_as_reading_each_paper_alone_would():
+    """The table reads each paper once for both of its passes; its counts must be those of
+    ``paper_phrases`` applied to each paper on its own (the definition), here on real abstracts.
+    """
+    texts = [paper["text"] for seed in SEEDS for paper in parse_dump(seed, min_abstract_chars=20).papers]
+    topics = np.arange(len(texts)) % 3
+    longer = "learning with very many noisy labels"
+    table = PhraseTable(texts, topics, STOP, extra_phrases=[longer])
+    for topic, unit in table.units.items():
+        counts, nominal, late, forms = Counter(), Counter(), Counter(), {}
+        for row in np.flatnonzero(topics == topic):
+            found = paper_phrases(texts[row], STOP, longest=len(phrase_key(longer)))
+            counts.update(found.forms.keys())
+            nominal.update(found.nominal)
+            late.update(found.late)
+            for key, form in found.forms.items():
+                forms.setdefault(key, Counter())[form] += 1
+        assert unit.candidates and unit.candidates <= counts.keys()
+        for key in unit.counts:
+            assert (unit.counts[key], unit.nominal[key], unit.late[key]) == (
+                counts[key],
+                nominal[key],
+                late[key],
+            )
+            assert unit.forms[key] == forms[key]
+        # Every phrase some topic counts as its own is counted in every topic that uses it.
+        counted = set().union(*(u.candidates for u in table.units.values()))
+        assert {key for key in counts if key in counted} <= unit.counts.keys()
 
 
 def test_generic_words_never_label_a_topic(labelled):

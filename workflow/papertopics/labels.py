@@ -46,6 +46,7 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -143,42 +144,108 @@ class PaperPhrases:
     late: set[Key] = field(default_factory=set)
 
 
-def paper_phrases(text: str, stop_words: frozenset[str], longest: int = MAX_PHRASE_WORDS) -> PaperPhrases:
-    """Each phrase of 1..``longest`` words of a paper's text that may name a topic (the rules are
-    in the module's docstring).
+class Word(NamedTuple):
+    """A word as the labeller reads it."""
+
+    text: str
+    singular: str
+    stop: bool
+    begins: bool  # can begin a name
+    ends: bool  # can end a name
+
+
+# A run of words between punctuation marks; its ``Word`` objects are shared by every paper using them.
+Stretch = tuple[Word, ...]
+
+
+def paper_words(
+    text: str, stop_words: frozenset[str], vocabulary: dict[str, Word] | None = None
+) -> list[Stretch]:
+    """A paper's text as the labeller reads it, in stretches between punctuation marks.
+    ``vocabulary``, shared by many papers, reads each word once and keeps one copy of it.
     """
+    vocabulary = {} if vocabulary is None else vocabulary
+    stretches = []
+    for stretch in phrase_words(text).split("\n"):
+        known = []
+        for text_word in stretch.split():
+            word = vocabulary.get(text_word)
+            if word is None:
+                word = vocabulary[text_word] = _read_word(text_word, stop_words)
+            known.append(word)
+        stretches.append(tuple(known))
+    return stretches
+
+
+def _read_word(word: str, stop_words: frozenset[str]) -> Word:
+    stop = word in stop_words
+    begins = not stop and not _NUMBER.match(word) and word not in NOT_NAME_WORDS
+    past_participle = word.endswith("ed") and not word.endswith("eed")
+    return Word(word, singular(word), stop, begins, begins and not past_participle)
+
+
+def _spans(stretch: Stretch, longest: int) -> list[tuple[int, int]]:
+    """(start, end) of each run of words in the stretch that may name a topic: no stop word
+    inside but for "X of Y" and "X and Y".
+    """
+    spans = []
+    for start, first in enumerate(stretch):
+        if not first.begins:
+            continue
+        inner_stop = False
+        for end in range(start + 1, min(start + longest, len(stretch)) + 1):
+            if end >= start + 3:
+                inner_stop = inner_stop or stretch[end - 2].stop
+                if inner_stop and not (end - start == 3 and stretch[start + 1].text in _JOINING_WORDS):
+                    break
+            if stretch[end - 1].ends:
+                spans.append((start, end))
+    return spans
+
+
+def phrase_keys(stretches: list[Stretch], longest: int = MAX_PHRASE_WORDS) -> set[Key]:
+    """The keys of the paper's candidate phrases (``paper_phrases``' ``forms``, without the rest)."""
+    return {
+        tuple(word.singular for word in stretch[start:end])
+        for stretch in stretches
+        for start, end in _spans(stretch, longest)
+    }
+
+
+def paper_phrases(
+    text: str | list[Stretch],
+    stop_words: frozenset[str],
+    longest: int = MAX_PHRASE_WORDS,
+    only: set[Key] | None = None,
+) -> PaperPhrases:
+    """Each phrase of 1..``longest`` words of a paper's text (or its ``paper_words``) that may name
+    a topic (the rules are in the module's docstring); of those in ``only``, when given.
+    """
+    stretches = paper_words(text, stop_words) if isinstance(text, str) else text
     found = PaperPhrases()
-    stretches = [stretch.split() for stretch in phrase_words(text).split("\n")]
-    total = sum(len(words) for words in stretches)
+    total = sum(len(stretch) for stretch in stretches)
     position = 0
     early: set[Key] = set()
     named_otherwise: set[Key] = set()
-    for words in stretches:
-        stems = [singular(word) for word in words]
-        stop = [word in stop_words for word in words]
-        ends = [not stop[i] and not _NUMBER.match(w) and w not in NOT_NAME_WORDS for i, w in enumerate(words)]
-        for start in range(len(words)):
-            if not ends[start]:
+    for stretch in stretches:
+        words = [word.text for word in stretch]
+        for start, end in _spans(stretch, longest):
+            key = tuple(word.singular for word in stretch[start:end])
+            if only is not None and key not in only:
                 continue
-            for end in range(start + 1, min(start + longest, len(words)) + 1):
-                if any(stop[start + 1 : end - 1]) and not (
-                    end - start == 3 and words[start + 1] in _JOINING_WORDS
-                ):
-                    break
-                last = words[end - 1]
-                if not ends[end - 1] or (last.endswith("ed") and not last.endswith("eed")):
-                    continue
-                key = tuple(stems[start:end])
-                found.forms.setdefault(key, shown(words[start:end]))
-                if position + start < LATE_POSITION * total:
-                    early.add(key)
-                following = words[end] if end < len(words) else None
-                if following in DATASET_WORDS:
-                    found.before_dataset.add(key)
-                else:
-                    named_otherwise.add(key)
-                if (following is None or stop[end]) and (start == 0 or words[start - 1] not in VERB_CONTEXT):
-                    found.nominal.add(key)
+            if key not in found.forms:
+                found.forms[key] = shown(words[start:end])
+            if position + start < LATE_POSITION * total:
+                early.add(key)
+            following = words[end] if end < len(words) else None
+            if following in DATASET_WORDS:
+                found.before_dataset.add(key)
+            else:
+                named_otherwise.add(key)
+            if (following is None or stretch[end].stop) and (
+                start == 0 or words[start - 1] not in VERB_CONTEXT
+            ):
+                found.nominal.add(key)
         position += len(words)
     found.late = found.forms.keys() - early
     found.before_dataset -= named_otherwise
@@ -254,28 +321,35 @@ class PhraseTable:
         sampled = {t: _sample(np.flatnonzero(topics == t), sample) for t in real}
         extra = {phrase_key(p) for p in extra_phrases} - {()}
         longest = max([MAX_PHRASE_WORDS, *(len(k) for k in extra)])
-        # First pass: each topic's own candidates, those enough of its papers use.
+        # Each sampled paper read once; the first pass finds each topic's own candidates, those
+        # enough of its papers use, the second counts them in every topic.
+        vocabulary: dict[str, Word] = {}
+        read = {
+            t: [paper_words(texts[row], stop_words, vocabulary) for row in rows]
+            for t, rows in sampled.items()
+        }
         own: dict[int, set[Key]] = {}
-        for topic, rows in sampled.items():
+        for topic, papers in read.items():
             counts: Counter = Counter()
-            for row in rows:
-                counts.update(paper_phrases(texts[row], stop_words).forms.keys())
-            least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(rows)))
+            for stretches in papers:
+                counts.update(phrase_keys(stretches))
+            least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(papers)))
             own[topic] = {key for key, count in counts.items() if count >= least}
         counted = set(extra).union(*own.values())
-        # Second pass: every counted phrase in every topic, for precision and co-occurrence.
         self.units: dict[int, Unit] = {}
-        for topic, rows in sampled.items():
-            unit = Unit(int((topics == topic).sum()), len(rows), candidates=own[topic])
-            for row in rows:
-                phrases = paper_phrases(texts[row], stop_words, longest)
-                kept = phrases.forms.keys() & counted
+        for topic, papers in read.items():
+            unit = Unit(int((topics == topic).sum()), len(papers), candidates=own[topic])
+            for stretches in papers:
+                phrases = paper_phrases(stretches, stop_words, longest, only=counted)
+                kept = phrases.forms.keys()
                 unit.counts.update(kept)
-                unit.nominal.update(phrases.nominal & kept)
-                unit.before_dataset.update(phrases.before_dataset & kept)
-                unit.late.update(phrases.late & kept)
-                for key in kept:
-                    unit.forms.setdefault(key, Counter())[phrases.forms[key]] += 1
+                unit.nominal.update(phrases.nominal)
+                unit.before_dataset.update(phrases.before_dataset)
+                unit.late.update(phrases.late)
+                for key, form in phrases.forms.items():
+                    if key not in unit.forms:
+                        unit.forms[key] = Counter()
+                    unit.forms[key][form] += 1
                 unit.papers.append(frozenset(kept & (own[topic] | extra)))
             self.units[topic] = unit
         self._in_corpus: Counter = Counter()
