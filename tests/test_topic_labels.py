@@ -85,6 +85,47 @@ def test_shared_keywords_reads_the_share_of_each_topics_papers_using_a_word():
     assert [w for w, _ in kept[1]] == ["image", "pixel"]
 
 
+def test_shared_keywords_reads_each_text_once_and_answers_as_a_fresh_reading_would():
+    """topics_over_time asks again about each period's papers: the answer must be what reading
+    them afresh gives, without the vectorizer reading them again, until it is refitted.
+    """
+    import pandas as pd
+    from scipy.sparse import csr_matrix
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["graph node", "graph zebra", "graph node", "image pixel", "image zebra", "pixel image"]
+    documents = pd.DataFrame({"Document": texts, "Topic": [0, 0, 0, 1, 1, 1]})
+    period = documents.iloc[[1, 2, 4]]
+
+    class CountingVectorizer(CountVectorizer):
+        read: list = []
+
+        def transform(self, raw_documents):
+            self.read.extend(raw_documents)
+            return super().transform(raw_documents)
+
+    class FittedModel:
+        vectorizer_model = CountingVectorizer().fit(texts)
+
+    def ask(keywords, frame):
+        words = FittedModel.vectorizer_model.get_feature_names_out().tolist()
+        c_tf_idf = csr_matrix(np.random.default_rng(0).random((2, len(words))))
+        candidates = {0: [(w, 0.0) for w in words[:3]], 1: [(w, 0.0) for w in words[:3]]}
+        return keywords.extract_topics(FittedModel(), frame, c_tf_idf, candidates)
+
+    reused = SharedKeywords(min_share=0.5)
+    ask(reused, documents)
+    assert sorted(CountingVectorizer.read) == sorted(set(texts))
+    CountingVectorizer.read.clear()
+    assert ask(reused, period) == ask(SharedKeywords(min_share=0.5), period)
+    assert CountingVectorizer.read == ["graph zebra", "graph node", "image zebra"]  # the fresh one's
+    # A refitted vectorizer (another vocabulary) is read afresh.
+    FittedModel.vectorizer_model.fit([*texts, "graph ocean"])
+    CountingVectorizer.read.clear()
+    ask(reused, period)
+    assert CountingVectorizer.read == ["graph zebra", "graph node", "image zebra"]
+
+
 def test_keyword_text_reads_words_as_the_vectorizer_does_and_breaks_at_punctuation():
     assert keyword_text(["Graph neural networks (GNNs) learn; a multi-agent system."]) == (
         "graph neural networks\ngnns\nlearn\nmulti agent system"

@@ -39,10 +39,31 @@ class SharedKeywords:
     words that one or two of its papers repeat: they make incoherent, unrepresentative labels.
     Used as the first of BERTopic's chained representation models (a list), so MMR or
     KeyBERTInspired, when chosen, re-rank the candidates it keeps.
+
+    BERTopic asks again for the papers of each period (``topics_over_time``): each distinct text
+    is read by the vectorizer once, for as long as its vocabulary is the same.
     """
 
     def __init__(self, min_share: float):
         self.min_share = min_share
+        self._vocabulary = None
+        self._words = None
+        self._row_of: dict[str, int] = {}
+        self._used_blocks: list = []
+
+    def _words_used(self, vectorizer, documents: list[str]):
+        """The vocabulary, and which of its words each document uses (a sparse 0/1 matrix)."""
+        import scipy.sparse as sp
+
+        if self._vocabulary is not vectorizer.vocabulary_:
+            self._vocabulary, self._words = vectorizer.vocabulary_, vectorizer.get_feature_names_out()
+            self._row_of, self._used_blocks = {}, []
+        unread = [text for text in dict.fromkeys(documents) if text not in self._row_of]
+        if unread:
+            self._row_of.update({text: len(self._row_of) + i for i, text in enumerate(unread)})
+            self._used_blocks.append((vectorizer.transform(unread) > 0).astype(np.float64))
+        used = sp.vstack(self._used_blocks, format="csr")
+        return self._words, used[[self._row_of[text] for text in documents]]
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics: dict) -> dict:
         """Each topic's c-TF-IDF keywords, those that ``min_share`` of its papers use ranked first."""
@@ -51,8 +72,7 @@ class SharedKeywords:
         # c_tf_idf's rows are the topics in sorted order (as BERTopic builds and reads it).
         labels = sorted(int(t) for t in documents.Topic.unique())
         row_of = {label: row for row, label in enumerate(labels)}
-        words = topic_model.vectorizer_model.get_feature_names_out()
-        used = (topic_model.vectorizer_model.transform(documents.Document.tolist()) > 0).astype(np.float64)
+        words, used = self._words_used(topic_model.vectorizer_model, documents.Document.tolist())
         rows = np.array([row_of[int(t)] for t in documents.Topic])
         membership = sp.csr_matrix(
             (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows))
