@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
 from papertopics.guided import expanded_names, guided_topics, load_guide, unmatched_names
+from papertopics.topics import OUTLIER
 
 
 def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):
@@ -69,6 +70,18 @@ def test_papers_that_fit_a_name_form_its_topic_and_the_rest_keep_their_discovere
     assert topics[:120].tolist() == truth[:120].tolist()
     # The unnamed subject's papers are far from every category's papers: their own topic, numbered after the named ones.
     assert set(topics[120:].tolist()) == {3}
+
+
+def test_what_the_names_leave_of_a_discovered_topic_is_a_topic_only_if_as_large_as_the_smallest():
+    truth, embeddings, names, _ = _corpus()
+    # HDBSCAN put 3 papers of the unnamed subject in with the first named subject's papers.
+    clusters = np.repeat([5, 6, 7, 8], [40, 40, 40, 30])
+    clusters[120:123] = 5
+    topics, named = guided_topics(embeddings, names, clusters, min_similarity=0.6)
+    assert topics[:120].tolist() == truth[:120].tolist()
+    # Those 3 are left of topic 5 once its named papers go: fewer than the smallest topic (27).
+    assert topics[120:123].tolist() == [OUTLIER] * 3
+    assert set(topics[123:].tolist()) == {3}
 
 
 def test_with_no_similarity_threshold_every_paper_joins_a_named_category():

@@ -128,6 +128,8 @@ def guided_topics(
     A paper joins the category it matches best if its cosine similarity to that category's
     papers' centroid is at least ``min_similarity`` (0: every paper joins one). Each name is
     first joined by its ``feedback_papers`` most similar papers (``expanded_names``; 0: not).
+    What the names leave of a discovered topic stays a topic only if it is as large as the
+    smallest discovered topic; smaller remnants (a paper or two) become outliers.
     """
     units = _unit_rows(embeddings)
     names = expanded_names(units, _unit_rows(name_vectors), feedback_papers)
@@ -136,8 +138,12 @@ def guided_topics(
     topics = np.full(len(units), OUTLIER, dtype=np.int64)
     for number, name in enumerate(named):
         topics[fit & (category == name)] = number
+    clusters = np.asarray(clusters)
     rest = ~fit
-    discovered = sorted(set(np.asarray(clusters)[rest].tolist()) - {OUTLIER})
+    sizes = np.unique(clusters[clusters != OUTLIER], return_counts=True)[1]
+    smallest = int(sizes.min()) if len(sizes) else 0
+    left, counts = np.unique(clusters[rest], return_counts=True)
+    discovered = [int(c) for c, count in zip(left, counts, strict=True) if c != OUTLIER and count >= smallest]
     for number, cluster in enumerate(discovered, start=len(named)):
         topics[rest & (clusters == cluster)] = number
     return topics, dict(enumerate(named))
