@@ -30,10 +30,14 @@ The second phrase, when there is one, is one of the others that scores at least
 ``SECOND_PHRASE_SCORE`` of the first, repeats none of its words ("reinforcement, reinforcement
 learning"; "vertex, vertices"), and whose papers use the first at least ``MIN_CO_LIFT`` as often
 as the topic's papers do: two phrases of one theme, never two themes a topic happens to hold side
-by side ("hyperbolic space, hashing"). Of those, a topic's label takes the one whose meaning is
-most the topic's (``PhrasePlacement``): the phrase embedded by the corpus's embedding model, its
-cosine to each topic's centroid, softmax at ``PLACEMENT_TEMPERATURE``, gives the topic's share,
-weighed by the phrase's coverage to the power ``SECOND_COVERAGE_POWER``. The first phrase is what
+by side ("hyperbolic space, hashing"). A one-word second must also be the topic's in at least
+``ONE_WORD_SECOND_PRECISION`` of the papers using it: a word the whole field uses ("classes",
+"instance", "learner") says nothing of the topic beside its first phrase ("few-shot learning,
+classes"), while a longer phrase holding it may ("unseen classes"). Of those, a topic's label
+takes the one whose meaning is most the topic's (``PhrasePlacement``): the phrase embedded by
+the corpus's embedding model, its cosine to each topic's centroid, softmax at
+``PLACEMENT_TEMPERATURE``, gives the topic's share, weighed by the phrase's coverage to the power
+``SECOND_COVERAGE_POWER``. The first phrase is what
 the topic's papers say most distinctively ("sentence"), the second the field it belongs to
 ("natural language processing") rather than another word of the same papers ("text"). Without an
 embedding model, and for group labels, the best scoring of them is taken. Group labels are
@@ -69,6 +73,10 @@ COMPLETION_SHARE = 0.5
 NOMINAL_SHARE = 1 / 3
 MIN_CO_LIFT = 0.5
 SECOND_PHRASE_SCORE = 0.3
+# A one-word second phrase is one this share of whose papers, at least, are the topic's: the IJCAI
+# topics' generic second words ("classes", "heuristic") have 0.10 to 0.19, their specific ones
+# ("forecasting", "routing", "attacks") 0.2 and more.
+ONE_WORD_SECOND_PRECISION = 0.2
 # A phrase's placement: the softmax, at this temperature, of its embedding's cosine to the topics'
 # centroids (cosines to the nearest centroids differ by a few hundredths to a tenth or two).
 PLACEMENT_TEMPERATURE = 0.1
@@ -452,6 +460,7 @@ def choose_label(
         if table.score(unit, key) >= least
         and not repeats(first, key)
         and table.co_lift(unit, first, key) >= MIN_CO_LIFT
+        and (len(key) > 1 or table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION)
     ]
     if not seconds:
         return label
