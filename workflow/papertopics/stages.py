@@ -352,7 +352,6 @@ def topics(
     from papertopics.models import resolve_model_location
     from papertopics.topic_run import TopicSettings, run_topics
     from papertopics.topic_wording import wording_per_period
-    from papertopics.topics import needs_embedding_model
 
     records, vectors = _corpus_embeddings(papers, embeddings)
     ids = [p["id"] for p in records]
@@ -364,7 +363,6 @@ def topics(
         **{k: v for k, v in knobs.items() if k in stage_knobs},
         keywords={k: v for k, v in knobs.items() if k not in stage_knobs},
     )
-    needs_model = names or needs_embedding_model(settings.keywords["representation"])
     texts = [p["text"] for p in records]
     found = run_topics(
         texts,
@@ -373,7 +371,8 @@ def topics(
         cluster_labels,
         TopicHistory(history_dir),
         settings,
-        encoder=load_model(embedding_model, max_seq_length) if needs_model else None,
+        # The labels' second phrases are placed by meaning: the model is always needed.
+        encoder=load_model(embedding_model, max_seq_length),
         guide_names=names,
         curation=curation,
     )

@@ -132,16 +132,25 @@ def label_topics(
     names: dict[int, str],
     curation: Curation,
     coarse_topics: int | str,
+    encoder=None,
 ) -> _Labels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
     of the guide, else a curated label, else the earlier label while it still fits
-    (``carry_labels``), else a fresh one (``papertopics.labels``).
+    (``carry_labels``), else a fresh one (``papertopics.labels``; ``encoder``, the model that
+    embedded ``vectors``, places its second phrase).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    from papertopics.labels import PhraseTable, group_labels, label_phrases, nearest_topics, topic_labels
+    from papertopics.labels import (
+        PhrasePlacement,
+        PhraseTable,
+        group_labels,
+        label_phrases,
+        nearest_topics,
+        topic_labels,
+    )
     from papertopics.sizing import resolve_coarse_topics
-    from papertopics.topics import topic_groups
+    from papertopics.topics import topic_centroids, topic_groups
 
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
@@ -158,7 +167,11 @@ def label_topics(
     for topic in real:
         siblings = [t for t in real if t != topic and group_of.get(t, -1) == group_of.get(topic)]
         neighbours[topic] = sorted(set(neighbours[topic]) | (set(siblings) if topic in group_of else set()))
-    found, relabelled = carry_labels(topic_labels(table, neighbours), table.fits, earlier)
+    placement = None
+    if encoder is not None and real:
+        centroids = topic_centroids(vectors, curated.merged, real)
+        placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
+    found, relabelled = carry_labels(topic_labels(table, neighbours, placement), table.fits, earlier)
     label_of = {**found, **names, **{t: label for t, label in curation.rename.items() if t in found}}
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == found[r["id"]]]
@@ -195,7 +208,10 @@ def run_topics(
         cluster_labels: the cluster stage's label per paper (-1: outlier).
         history: the earlier runs' topics.
         settings: the stage's knobs.
-        encoder: the embedding model, where the guide or the representation needs it.
+        encoder: the embedding model (the one that embedded ``vectors``), for the guide, the
+            labels' second phrases (``papertopics.labels.PhrasePlacement``) and the
+            representation where it needs one; without it, labels take their best scoring
+            second phrase.
         guide_names: ``topics.guide``'s names.
         curation: ``topics.curation``'s corrections (None: none).
     """
@@ -227,7 +243,7 @@ def run_topics(
     }
     names = {t: name for t, name in names.items() if t in keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels = label_topics(texts, vectors, curated, earlier, names, curation, settings.coarse_topics)
+    labels = label_topics(texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder)
     outliers = int(((shown == OUTLIER) & (stable == OUTLIER)).sum())
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.hidden.values()))}
     model.set_topic_labels({model_topic[t]: label for t, label in label_of.items() if t in model_topic})
