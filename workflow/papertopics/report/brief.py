@@ -26,7 +26,7 @@ from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
 _VENUE_AND_YEAR = re.compile(r"^\s*(?P<venue>[^\W\d_][^\d]*?)[\s_\-–:]*(?P<year>(?:19|20)\d{2})(?!\d)")
 _TITLES_NAMED = 3  # a fallback title names this many dumps, then counts the others
-_THEMES = 6
+_THEMES = 8
 _FINDINGS = 5
 _LEADS = 2  # suggestive findings shown where fewer than _ENOUGH_SIGNIFICANT are significant
 _ENOUGH_SIGNIFICANT = 3
@@ -266,7 +266,16 @@ def burst_findings(changes: dict, period_label) -> list[Finding]:
     if not record["available"]:
         return []
     findings = []
-    for burst in record["bursts"][:_BURSTS]:
+    shown_words: set[str] = set()
+    for burst in record["bursts"]:
+        if len(findings) == _BURSTS:
+            break
+        # Of the terms that share a word ("large language models", "language models llms"), the
+        # strongest, which comes first.
+        words = {word.removesuffix("s") for word in burst["term"].split()}
+        if words & shown_words:
+            continue
+        shown_words |= words
         first, last = period_label(burst["start"]), period_label(burst["end"])
         span = first if first == last else f"{first}–{last}"
         top = burst["topics"][0]["topic"] if burst["topics"] else None
@@ -290,7 +299,7 @@ def burst_findings(changes: dict, period_label) -> list[Finding]:
 
 @dataclass(frozen=True)
 class Theme:
-    """A large theme: a topic group, or a topic where there are no groups, with its share."""
+    """One of the largest topics, with its share of the papers."""
 
     name: str
     share: float
@@ -304,19 +313,11 @@ class Theme:
 
 
 def largest_themes(inputs: ReportInputs) -> list[Theme]:
-    """The largest topic groups, or (no groups) the largest topics, with their share of the papers."""
-    n_papers = max(len(inputs.papers), 1)
-    if inputs.topic_groups:
-        themes = [
-            Theme(plain_name(g["label"]), g["size"] / n_papers, g["size"], "#topic-groups")
-            for g in inputs.topic_groups
-        ]
-    else:
-        themes = [
-            Theme(plain_name(t["label"]), t["size"] / n_papers, t["size"], f"#topic-{int(t['topic'])}")
-            for t in inputs.real_topics
-        ]
-    return sorted(themes, key=lambda t: -t.papers)[:_THEMES]
+    """The largest topics with their share of the papers. Topics, not their groups: a group's
+    name is that of its largest topics, and the largest group can hold half the papers.
+    """
+    topics = sorted(inputs.real_topics, key=lambda t: (-t["size"], t["topic"]))[:_THEMES]
+    return [Theme(plain_name(t["label"]), t["share"], t["size"], f"#topic-{int(t['topic'])}") for t in topics]
 
 
 def _periods_text(changes: dict | None, period_label) -> str:
@@ -385,7 +386,6 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         "brief.html",
         counts=counts_line(inputs, period_label),
         themes=largest_themes(inputs),
-        themes_are_groups=bool(inputs.topic_groups),
         changed=changed,
         findings=findings,
         bursts=bursts,

@@ -53,15 +53,27 @@ def table_cell(text, sort_value=None, css_class: str | None = None) -> str:
     return f"<td{kind}{value}>{html.escape(str(text))}</td>"
 
 
+_UNPRINTED = ' class="unprinted"'
+
+
 def sortable_table(
-    table_id: str, header: list[str], numeric: set[int], rows: list[tuple[int, list[str]]]
+    table_id: str,
+    header: list[str],
+    numeric: set[int],
+    rows: list[tuple[int, list[str]]],
+    unprinted: frozenset[int] | set[int] = frozenset(),
 ) -> str:
-    """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells)."""
+    """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells), and
+    the rows of the ``unprinted`` topics are left out of print.
+    """
     head = "".join(
         f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
         for i, h in enumerate(header)
     )
-    body = "".join(f'<tr data-topic="{int(topic)}">{"".join(cells)}</tr>' for topic, cells in rows)
+    body = "".join(
+        f'<tr data-topic="{int(topic)}"{_UNPRINTED if topic in unprinted else ""}>{"".join(cells)}</tr>'
+        for topic, cells in rows
+    )
     return (
         f'<table class="sortable" id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table>"
@@ -69,6 +81,7 @@ def sortable_table(
 
 
 _KEYWORDS_SHOWN = 4
+PRINTED_ROWS = 40  # the largest topics printed, so that the brief and the table fit two pages
 
 
 def keywords_cell(keywords: list[str]) -> str:
@@ -118,7 +131,15 @@ def topic_table_section(inputs: ReportInputs) -> str:
     )
     if guided:
         hint += " Source: a category given in topics.guide (named), or a topic found in the papers (found)."
+    by_size = sorted(inputs.topic_details, key=lambda t: (-t["size"], t["topic"]))
+    unprinted = {t["topic"] for t in by_size[PRINTED_ROWS:]}
+    printed = (
+        f'<p class="print-only">Printed: the {PRINTED_ROWS} largest of the {len(rows)} topics; the report '
+        "lists all.</p>"
+        if unprinted
+        else ""
+    )
     return (
         f'<section id="topics"><h2>Topics</h2><p class="hint">{hint}</p>'
-        f"{sortable_table('topic-table', header, numeric, rows)}</section>"
+        f"{sortable_table('topic-table', header, numeric, rows, unprinted)}{printed}</section>"
     )
