@@ -10,7 +10,7 @@ stage's record (``changes.json``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -88,26 +88,33 @@ def report_title(setting: str, corpus_summary: dict, paper_years: Sequence[int] 
 
 @dataclass(frozen=True)
 class Movement:
-    """A topic's share and papers in the first and last period of a finding."""
+    """A topic's papers and share in each period of a finding, and each period's papers."""
 
-    first_share: float
-    last_share: float
-    first_papers: int
-    last_papers: int
+    papers: list[int]
+    shares: list[float]
+    totals: list[int]
+
+    def counts(self) -> list[str]:
+        """Each period's count as "n of N"."""
+        return counts_text(self.papers, self.totals)
 
 
-def trend_movement(row: dict) -> Movement:
-    """A trend's first and last tested period (a row of ``changes.json``'s ``trends.topics``).
+def trend_movement(row: dict, trends: dict) -> Movement:
+    """A trend's every tested period (``row``: one of ``changes.json``'s ``trends.topics``).
     The one place the brief reads a trend's counts from.
     """
-    return Movement(row["share"][0], row["share"][-1], row["papers"][0], row["papers"][-1])
+    return Movement(row["papers"], row["share"], trends["period_papers"])
 
 
 def step_movement(row: dict) -> Movement:
-    """The baseline and target of a pairwise comparison (a row of ``changes.json``'s ``comparison``).
-    The one place the brief reads a comparison's counts from.
+    """The baseline and target of a pairwise comparison (``row``: one of ``changes.json``'s
+    ``comparison``). The one place the brief reads a comparison's counts from.
     """
-    return Movement(row["baseline_share"], row["target_share"], row["baseline_papers"], row["target_papers"])
+    return Movement(
+        [row["baseline_papers"], row["target_papers"]],
+        [row["baseline_share"], row["target_share"]],
+        [row["baseline_period_papers"], row["target_period_papers"]],
+    )
 
 
 @dataclass(frozen=True)
@@ -141,8 +148,8 @@ def movement_text(direction: str, grade: str, moved: Movement) -> str:
     """The rest of a sentence after the topic's name: "rose from 0.7% to 5.0% of papers (3 → 38)"
     where the evidence is significant, "may be rising: ..." where it is only suggestive.
     """
-    shares = f"{_percent(moved.first_share)} to {_percent(moved.last_share)} of papers"
-    counts = f"({moved.first_papers} → {moved.last_papers})"
+    shares = f"{_percent(moved.shares[0])} to {_percent(moved.shares[-1])} of papers"
+    counts = f"({moved.papers[0]} → {moved.papers[-1]})"
     if grade == SIGNIFICANT:
         verb = "rose" if direction == RISING else "fell"
         return f" {verb} from {shares} {counts}."
@@ -150,8 +157,8 @@ def movement_text(direction: str, grade: str, moved: Movement) -> str:
     return f" may be {verb}: from {shares} {counts}, a lead worth a look."
 
 
-def _trend_evidence(row: dict, trends: dict, changes: dict, period_label) -> str:
-    counts = " → ".join(counts_text(row["papers"], trends["period_papers"]))
+def _trend_evidence(row: dict, moved: Movement, trends: dict, changes: dict, period_label) -> str:
+    counts = " → ".join(moved.counts())
     periods = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
     movement = "rise" if row["direction"] == RISING else "fall"
     below = changes["false_discovery_rate"] if row["grade"] == SIGNIFICANT else changes["suggestive_q"]
@@ -162,23 +169,22 @@ def _trend_evidence(row: dict, trends: dict, changes: dict, period_label) -> str
     )
 
 
-def _step_evidence(row: dict, changes: dict, period_label) -> str:
+def _step_evidence(row: dict, moved: Movement, changes: dict, period_label) -> str:
     before, after = period_label(changes["baseline"]), period_label(changes["target"])
     return (
         f"{after} against {before}: Fisher's exact test, q = {row['q_value']:.2g} (Benjamini–Hochberg "
         f"across {len(changes['comparison'])} topics); change {row['change_pp']:+.1f} points "
         f"({round(100 * changes['confidence'])}% interval {row['change_low_pp']:+.1f} to "
-        f"{row['change_high_pp']:+.1f}); papers {row['baseline_papers']} of {row['baseline_period_papers']} → "
-        f"{row['target_papers']} of {row['target_period_papers']}."
+        f"{row['change_high_pp']:+.1f}); papers {' → '.join(moved.counts())}."
     )
 
 
-def _chosen(rows: list[dict], grade_of: Callable[[dict], str]) -> list[dict]:
+def _chosen(rows: list[dict]) -> list[dict]:
     """The rows to tell, strongest evidence first (as ``rows`` come): the significant ones, and
     where few are, a couple of suggestive leads.
     """
-    significant = [r for r in rows if grade_of(r) == SIGNIFICANT][:_FINDINGS]
-    leads = [r for r in rows if grade_of(r) == SUGGESTIVE]
+    significant = [r for r in rows if r["grade"] == SIGNIFICANT][:_FINDINGS]
+    leads = [r for r in rows if r["grade"] == SUGGESTIVE]
     return significant + (leads[:_LEADS] if len(significant) < _ENOUGH_SIGNIFICANT else [])
 
 
@@ -187,17 +193,16 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
     trends = changes["trends"]
     periods = [period_label(p) for p in trends["periods"]]
     findings = []
-    for row in _chosen(trends["topics"], lambda r: r["grade"]):
-        counts = counts_text(row["papers"], trends["period_papers"])
+    for row in _chosen(trends["topics"]):
+        moved = trend_movement(row, trends)
+        colour = colour_of(colours, int(row["topic"]))
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=movement_text(row["direction"], row["grade"], trend_movement(row)),
-                evidence=_trend_evidence(row, trends, changes, period_label),
+                rest=movement_text(row["direction"], row["grade"], moved),
+                evidence=_trend_evidence(row, moved, trends, changes, period_label),
                 link=f"#topic-{int(row['topic'])}",
-                sparkline=Markup(
-                    share_sparkline(row["share"], periods, counts, colour_of(colours, int(row["topic"])))
-                ),
+                sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),
             )
         )
     return findings
@@ -209,15 +214,18 @@ def step_findings(changes: dict, period_label) -> list[Finding]:
         (r for r in changes["comparison"] if r["q_value"] is not None),
         key=lambda r: (r["q_value"], -abs(r["change_pp"]), r["topic"]),
     )
-    return [
-        Finding(
-            subject=plain_name(row["label"]),
-            rest=movement_text(RISING if row["change_pp"] > 0 else FALLING, row["grade"], step_movement(row)),
-            evidence=_step_evidence(row, changes, period_label),
-            link=f"#topic-{int(row['topic'])}",
+    findings = []
+    for row in _chosen(rows):
+        moved = step_movement(row)
+        findings.append(
+            Finding(
+                subject=plain_name(row["label"]),
+                rest=movement_text(RISING if row["change_pp"] > 0 else FALLING, row["grade"], moved),
+                evidence=_step_evidence(row, moved, changes, period_label),
+                link=f"#topic-{int(row['topic'])}",
+            )
         )
-        for row in _chosen(rows, lambda r: r["grade"])
-    ]
+    return findings
 
 
 @dataclass(frozen=True)
