@@ -70,10 +70,10 @@ def _papers(counts: dict[int, list[int]], years: list[str]) -> pd.DataFrame:
     )
 
 
-def _changes(papers: pd.DataFrame, texts=None, **overrides) -> dict:
+def _changes(papers: pd.DataFrame, texts=None, labels=LABELS, **overrides) -> dict:
     settings = CompareSettings(**{**default_config()["compare"], **overrides})
     details = [
-        {"topic": t, "label": LABELS[t], "representative_ids": []} for t in sorted(set(papers["topic"]))
+        {"topic": t, "label": labels[t], "representative_ids": []} for t in sorted(set(papers["topic"]))
     ]
     dumps = sorted(set(papers["dumps"]))
     texts = texts if texts is not None else ["nothing to count"] * len(papers)
@@ -105,7 +105,17 @@ def test_what_changed_leads_with_the_strongest_trend_in_plain_words_and_keeps_th
         assert "95% interval" in finding.evidence and "points a year" in finding.evidence
     adversarial = next(f for f in changed.findings if f.subject == "Adversarial examples")
     assert "papers 3 of 426 → 15 of 611 → 38 of 760" in adversarial.evidence
-    assert changed.none_found is None
+    assert changed.none_found is None and changed.more is None
+
+
+def test_the_significant_changes_beyond_five_are_counted_not_told():
+    # Seven topics rising from 2 to 30 papers of a thousand, one shrinking to make room.
+    counts = {0: [986, 930, 790]} | {t: [2, 10, 30] for t in range(1, 8)}
+    labels = {t: f"topic {t}" for t in counts}
+    changes = _changes(_papers(counts, YEARS), labels=labels)
+    changed = what_changed(changes, _same, {})
+    assert len(changed.findings) == 5
+    assert changed.more == "3 more significant changes under What changed."
 
 
 def test_only_suggestive_evidence_is_worded_as_a_lead():

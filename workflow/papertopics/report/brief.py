@@ -237,6 +237,17 @@ class WhatChanged:
     heading: str
     findings: list[Finding]
     none_found: str | None
+    more: str | None = None  # the significant changes left out, where some are
+
+
+def _more_text(rows: list[dict]) -> str | None:
+    """How many significant changes ``_chosen`` leaves out (it tells ``_FINDINGS`` of them)."""
+    left = sum(r["grade"] == SIGNIFICANT for r in rows) - _FINDINGS
+    return (
+        f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+        if left > 0
+        else None
+    )
 
 
 def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatChanged:
@@ -251,7 +262,8 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        return WhatChanged(f"What changed, {span}", findings, None if findings else none)
+        more = _more_text(trends["topics"])
+        return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
     span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"
     if not changes["tested"]:
         small = [
@@ -265,7 +277,8 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         )
     findings = step_findings(changes, period_label)
     none = f"No topic's share changed beyond what chance explains from {span}."
-    return WhatChanged(f"What changed, {span}", findings, None if findings else none)
+    more = _more_text(changes["comparison"])
+    return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
 
 
 def burst_findings(changes: dict, period_label) -> list[Finding]:
