@@ -323,7 +323,7 @@ def test_hostile_abstracts_run_no_code_and_show_literally(hostile_run, browser_c
     report = open_report(browser_context, hostile_run)
     page = report.page
     assert HOSTILE_TITLE in page.title() and HOSTILE_TITLE in page.text_content("h1")
-    assert HOSTILE_TITLE in page.text_content("#overview table.dumps")
+    assert HOSTILE_TITLE in page.text_content("#method table.dumps")
 
     found = report.search("pwned")
     papers = pd.read_csv(hostile_run / "results/topics/papers.csv", keep_default_na=False)

@@ -18,7 +18,7 @@ from papertopics.report.colours import (
 )
 from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows, topic_places
 from papertopics.report.embedding import gzip_block
-from papertopics.report.overview import overview_section
+from papertopics.report.overview import method_section
 from papertopics.report.topic_table import topic_table_section
 
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"> <!-- \u2028 &amp;'
@@ -231,39 +231,37 @@ def test_topic_table_marks_named_and_found_topics_when_guided():
 
 def test_overview_states_the_largest_topic_allowed_or_that_there_is_no_limit():
     inputs = _inputs([0, 1, 0, 1, 0, -1])
-    assert "<dd>0 (largest topic allowed: no limit)</dd>" in overview_section(inputs)
+    assert "<dd>0 (largest topic allowed: no limit)</dd>" in method_section(inputs)
     inputs.hdbscan_settings.update(max_cluster_share=0.1, max_cluster_size=40)
-    assert "<dd>0.1 (largest topic allowed: 40 papers)</dd>" in overview_section(inputs)
+    assert "<dd>0.1 (largest topic allowed: 40 papers)</dd>" in method_section(inputs)
 
 
 def test_overview_lists_the_guide_and_warns_of_names_no_paper_fits():
     inputs = _inputs([0, 1, 0, 1, 0, -1])
-    assert "topics.guide" not in overview_section(inputs)
+    assert "topics.guide" not in method_section(inputs)
     inputs.topic_settings.update(
         guide=["Graphs", HOSTILE], guide_min_similarity=0.4, named_topics=1, guide_unmatched=[HOSTILE]
     )
-    overview = overview_section(inputs)
+    overview = method_section(inputs)
     assert "<dt>topics.guide_min_similarity</dt><dd>0.4 (1 of 2 names made a topic)</dd>" in overview
     notices = re.findall(r'<p class="notice">(.*?)</p>', overview)
     assert len(notices) == 1 and notices[0].startswith("topics.guide: no paper fits ")
     assert "<img" not in overview and "<script>window" not in overview
     inputs.topic_settings["guide_unmatched"] = []
-    assert '<p class="notice">' not in overview_section(inputs)
+    assert '<p class="notice">' not in method_section(inputs)
 
 
 def test_topic_table_has_a_sortable_share_and_count_column_per_dump_and_escapes_titles():
     # Papers alternate between the dumps: d0 holds topic 0 only, d1 topic 1 and the outlier.
     table = topic_table_section(_inputs([0, 1, 0, 1, 0, -1], titles=("<script>x</script>", "B")))
     headers = re.findall(r"<th data-type=\"(\w+)\"[^>]*>(.*?)</th>", table)
-    assert headers[-2:] == [
-        ("number", "% of &lt;script&gt;x&lt;/script&gt; (papers)"),
-        ("number", "% of B (papers)"),
-    ]
+    assert headers[-2:] == [("number", "&lt;script&gt;x&lt;/script&gt;"), ("number", "B")]
     assert re.findall(r'<tr data-topic="(-?\d+)">', table) == ["0", "1", "-1"]
     topic_0 = re.search(r'<tr data-topic="0">(.*?)</tr>', table).group(1)
     assert topic_0.endswith(
-        '<td class="share" data-sort="0.5">50.0%</td><td data-sort="-2"></td><td data-sort="1.0">100.0% (3)</td><td data-sort="0.0">0.0% (0)</td>'
-    ), "share of corpus, coherence (none without metrics), then the share and count of each dump"
+        '<td class="share num" data-sort="0.5">50.0%</td><td class="num" data-sort="1.0">100.0% (3)</td>'
+        '<td class="num" data-sort="0.0">0.0% (0)</td>'
+    ), "share of corpus, then the share and count of each dump"
 
 
 @pytest.mark.parametrize("hostile_title", [False, True])

@@ -2,7 +2,9 @@ import pytest
 from papertopics.sizing import resolve_min_cluster_size, resolve_n_neighbors
 
 
-@pytest.mark.parametrize("n, expected", [(2, 1), (3, 2), (38, 5), (80, 10), (10_000, 15)])
+@pytest.mark.parametrize(
+    "n, expected", [(2, 1), (3, 2), (38, 4), (80, 8), (150, 15), (3281, 15), (10_000, 15)]
+)
 def test_auto_n_neighbors_follows_corpus_size_and_stays_below_it(n, expected):
     assert resolve_n_neighbors("auto", n) == expected
 
@@ -12,7 +14,7 @@ def test_explicit_n_neighbors_is_kept_below_the_corpus_size():
     assert resolve_n_neighbors(15, 6) == 5
 
 
-@pytest.mark.parametrize("n, expected", [(5, 2), (38, 4), (100, 10), (10_000, 40)])
+@pytest.mark.parametrize("n, expected", [(5, 2), (38, 3), (100, 8), (120, 10), (3281, 13), (10_000, 40)])
 def test_auto_min_cluster_size(n, expected):
     assert resolve_min_cluster_size("auto", n) == expected
     assert resolve_min_cluster_size(7, n) == 7

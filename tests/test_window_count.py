@@ -13,7 +13,7 @@ from papertopics.embed import embedding_text, over_window
 from papertopics.models import PACKAGED_MODEL, resolve_model_location
 from papertopics.parse import parse_dump
 from papertopics.report.inputs import load_report_inputs
-from papertopics.report.overview import overview_section
+from papertopics.report.overview import method_section
 from test_report_sections import _inputs
 
 
@@ -56,16 +56,16 @@ def test_a_dump_embedded_in_shards_counts_as_one_embedded_whole(tmp_path):
 
 def test_the_overview_counts_the_abstracts_longer_than_the_window(tmp_path):
     inputs = _inputs([0, 1, 0, 1, 0, -1])
-    assert "window" not in overview_section(inputs)  # not counted (an older embedding)
+    assert "window" not in method_section(inputs)  # not counted (an older embedding)
     inputs.over_window, inputs.window_tokens = {"p0", "p3", "not-in-the-corpus"}, 256
     assert (
         "<dt>Longer than the model&#x27;s window</dt><dd>2 abstracts embedded from their first 256 tokens</dd>"
-        in overview_section(inputs)
+        in method_section(inputs)
     )
     inputs.over_window = {"p3"}
-    assert "<dd>1 abstract embedded from its first 256 tokens</dd>" in overview_section(inputs)
+    assert "<dd>1 abstract embedded from its first 256 tokens</dd>" in method_section(inputs)
     inputs.over_window = set()
-    assert "<dt>Longer than the model&#x27;s window</dt><dd>none</dd>" in overview_section(inputs)
+    assert "<dt>Longer than the model&#x27;s window</dt><dd>none</dd>" in method_section(inputs)
 
 
 def test_the_report_reads_the_counts_of_every_dump(tmp_path):

@@ -1,4 +1,6 @@
-"""Corpus overview: dumps, counts, outliers, the settings actually used, versions, input hash."""
+"""Method and settings, at the end of the report: the dumps read, counts, topic quality, the
+settings actually used, versions and the input hash; and the stages' notes on the input.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from importlib import metadata
 
 from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
-from papertopics.report.quality import quality_figures
+from papertopics.report.quality import coherence_by_topic, quality_figures
+from papertopics.report.topic_table import sortable_table, table_cell
 
 _PACKAGES = (
     "papertopics",
@@ -133,8 +136,53 @@ def _window_figure(inputs: ReportInputs) -> dict:
     }
 
 
-def overview_section(inputs: ReportInputs) -> str:
-    """The overview: corpus figures, the dumps read, settings, quality and provenance."""
+def input_notes(inputs: ReportInputs) -> list[str]:
+    """The stages' notes a reader must see: too few papers to split, guide names no paper fits,
+    years not compared, curation notices, and each dump's warnings.
+    """
+    settings = inputs.topic_settings
+    dump_warnings = [
+        warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
+    ]
+    year_note = (inputs.changes or {}).get("year_note")
+    curation_notices = (settings.get("curation") or {}).get("notices", [])
+    return [
+        note
+        for note in (
+            inputs.hdbscan_settings.get("note"),
+            _unmatched_guide_note(settings),
+            year_note,
+            *curation_notices,
+            *dump_warnings,
+        )
+        if note
+    ]
+
+
+def _coherence_table(inputs: ReportInputs) -> str:
+    """Each topic's coherence (NPMI of its top words), where the evaluate stage scored it."""
+    coherence = coherence_by_topic(inputs.metrics)
+    if not coherence:
+        return ""
+    rows = []
+    for topic in inputs.real_topics:
+        npmi = coherence.get(topic["topic"])
+        cells = [
+            table_cell(topic["topic"], topic["topic"], "num"),
+            table_cell(topic["label"]),
+            # Topics it could not score: an empty cell, sorted last.
+            table_cell(f"{npmi:.3f}", npmi, "num") if npmi is not None else table_cell("", -2, "num"),
+        ]
+        rows.append((topic["topic"], cells))
+    return "<h3>Coherence per topic</h3>" + sortable_table(
+        "coherence-table", ["Topic", "Label", "Coherence (NPMI)"], {0, 2}, rows
+    )
+
+
+def method_section(inputs: ReportInputs) -> str:
+    """Method and settings, collapsed: corpus figures, the dumps read, quality, the settings used
+    and provenance.
+    """
     papers = inputs.papers
     n_papers = len(papers)
     outliers = int(papers["outlier"].sum())
@@ -180,30 +228,16 @@ def overview_section(inputs: ReportInputs) -> str:
         **_guide_settings(settings),
         **_curation_settings(settings),
     }
-    dump_warnings = [
-        warning for dump in inputs.corpus_summary["dumps"] for warning in dump.get("warnings", [])
-    ]
-    year_note = (inputs.changes or {}).get("year_note")
-    curation_notices = (settings.get("curation") or {}).get("notices", [])
-    notes = [
-        note
-        for note in (
-            hdbscan.get("note"),
-            _unmatched_guide_note(settings),
-            year_note,
-            *curation_notices,
-            *dump_warnings,
-        )
-        if note
-    ]
     versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
     return (
-        '<section id="overview"><h2>Overview</h2>'
-        + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in notes)
+        '<section id="method"><details><summary><h2>Method and settings</h2> '
+        '<span class="hint">the dumps read, topic quality, the settings used, versions</span></summary>'
+        + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in input_notes(inputs))
         + definition_list(figures)
         + _dump_table(inputs.corpus_summary)
+        + _coherence_table(inputs)
         + "<h3>Settings used</h3>"
         + definition_list(used)
         + f'<p class="meta">Input hash (SHA-256 of the dumps): <code>{inputs_hash(inputs.corpus_summary)}</code><br>'
-        + f"Versions: {html.escape(versions)}</p></section>"
+        + f"Versions: {html.escape(versions)}</p></details></section>"
     )

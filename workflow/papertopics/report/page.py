@@ -11,6 +11,7 @@ from plotly.offline import get_plotlyjs
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
+from papertopics.report.brief import brief_section, compared_years, report_title
 from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
 from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
@@ -18,22 +19,27 @@ from papertopics.report.dump_share import dump_share_chart
 from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
-from papertopics.report.overview import overview_section
+from papertopics.report.overview import method_section
 from papertopics.report.quality import topic_groups_section
+from papertopics.report.render import fragment, render
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
+
+# The page's sections as the header's links name them.
+_NAV = (
+    ("topics", "Topics"),
+    ("map", "Map"),
+    ("changes", "What changed"),
+    ("topic-details", "Topics in detail"),
+    ("structure", "Structure"),
+    ("lineage", "Since the last run"),
+    ("downloads", "Downloads"),
+    ("method", "Method and settings"),
+)
 
 
 def _asset(name: str) -> str:
     return resources.files("papertopics.report").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def report_title(setting: str, corpus_summary: dict) -> str:
-    """The report's title: the setting, or (``auto``) the dumps' own titles joined."""
-    if setting != "auto":
-        return setting
-    titles = list(dict.fromkeys(d["title"] for d in corpus_summary["dumps"]))
-    return "Topics of " + " + ".join(titles)
 
 
 def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
@@ -59,7 +65,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
     """The whole report as one offline HTML page; ``period_by``: the map colours and filters papers
     by ``dump`` or ``year`` (``auto``: years where every paper has one, as ``compare.by``).
     """
-    heading = report_title(title, inputs.corpus_summary)
+    heading = report_title(title, inputs.corpus_summary, compared_years(inputs.changes))
     n_topics = len(inputs.real_topics)
     per_dump = papers_per_dump(inputs)
     shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
@@ -120,39 +126,36 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
         inputs.topic_settings.get("wording_by", "dump"),
         colours,
     )
-    body = f"""
-<header><h1>{html.escape(heading)}</h1>
-<nav><a href="#overview">Overview</a><a href="#topics">Topics</a><a href="#map">Map</a>
-<a href="#changes">What changed</a><a href="#topic-details">Topics in detail</a><a href="#structure">Structure</a><a href="#lineage">Since the last run</a><a href="#downloads">Downloads</a></nav></header>
-<main>
-{overview_section(inputs)}
-{topic_table_section(inputs)}
-{topic_groups_section(inputs.topic_details, inputs.topic_groups or [])}
-{map_html}
-{changes_section(inputs.changes, inputs.dump_labels, colours)}
-<section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>
-{cards_html}
-<section id="structure"><h2>Topic structure</h2>{structure_html}</section>
-{lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None, colours)}
-<section id="downloads"><h2>Downloads</h2>
-{"".join(_download_button(name) for name in downloads)}</section>
-</main>
-"""
-    # The tables come after the page's script, so that it starts on the map before the browser
-    # has read them (the papers' table holds the abstracts: most of the file).
+
+    def period_label(name: str) -> str:
+        return inputs.dump_labels.get(name, name) if (inputs.changes or {}).get("by") == "dump" else name
+
+    sections = [
+        brief_section(inputs, period_label, colours),
+        topic_table_section(inputs),
+        topic_groups_section(inputs.topic_details, inputs.topic_groups or []),
+        map_html,
+        changes_section(inputs.changes, inputs.dump_labels, colours),
+        f'<section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>',
+        cards_html,
+        f'<section id="structure"><h2>Topic structure</h2>{structure_html}</section>',
+        lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None, colours),
+        '<section id="downloads"><h2>Downloads</h2>'
+        + "".join(_download_button(name) for name in downloads)
+        + "</section>",
+        method_section(inputs),
+    ]
     tables = "".join(
         gzip_block(_download_id(name), text) for name, text in downloads.items()
     ) + similar_block(similar)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; "
-        "font-src data:; worker-src blob:; connect-src 'none'\">"
-        f"<title>{html.escape(heading)}</title>"
-        f"<style>{_asset('report.css')}</style>"
-        f"<script>{get_plotlyjs()}</script></head><body>"
-        + body
-        + text_block("search-worker", bundle("worker.js"))
-        + f"<script>{bundle('main.js')}</script>{tables}</body></html>\n"
+    return render(
+        "page.html",
+        title=heading,
+        css=fragment(_asset("report.css")),
+        plotly_js=fragment(get_plotlyjs()),
+        nav=_NAV,
+        sections=[fragment(section) for section in sections if section],
+        worker=fragment(text_block("search-worker", bundle("worker.js"))),
+        main_js=fragment(bundle("main.js")),
+        tables=fragment(tables),
     )

@@ -1,4 +1,6 @@
-"""The sortable topic table: id, label, keywords, size, share of corpus and of each dump."""
+"""The sortable topic table, to read at a glance: id, label, its first keywords (the rest a click
+away), size, share of the corpus and of each dump.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +8,6 @@ import html
 from dataclasses import dataclass
 
 from papertopics.report.inputs import ReportInputs
-from papertopics.report.quality import coherence_by_topic
 from papertopics.topics import OUTLIER
 
 
@@ -52,36 +53,56 @@ def table_cell(text, sort_value=None, css_class: str | None = None) -> str:
     return f"<td{kind}{value}>{html.escape(str(text))}</td>"
 
 
+_UNPRINTED = ' class="unprinted"'
+
+
 def sortable_table(
-    table_id: str, header: list[str], numeric: set[int], rows: list[tuple[int, list[str]]]
+    table_id: str,
+    header: list[str],
+    numeric: set[int],
+    rows: list[tuple[int, list[str]]],
+    unprinted: frozenset[int] | set[int] = frozenset(),
 ) -> str:
-    """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells)."""
+    """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells), and
+    the rows of the ``unprinted`` topics are left out of print.
+    """
     head = "".join(
         f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
         for i, h in enumerate(header)
     )
-    body = "".join(f'<tr data-topic="{int(topic)}">{"".join(cells)}</tr>' for topic, cells in rows)
+    body = "".join(
+        f'<tr data-topic="{int(topic)}"{_UNPRINTED if topic in unprinted else ""}>{"".join(cells)}</tr>'
+        for topic, cells in rows
+    )
     return (
         f'<table class="sortable" id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table>"
     )
 
 
-def _npmi_cell(npmi: float | None) -> str:
-    """Coherence, or an empty cell (sorted last) for the outliers and topics it could not score."""
-    return table_cell(f"{npmi:.3f}", npmi) if npmi is not None else table_cell("", -2)
+_KEYWORDS_SHOWN = 4
+PRINTED_ROWS = 40  # the largest topics printed, so that the brief and the table fit two pages
+
+
+def keywords_cell(keywords: list[str]) -> str:
+    """The first keywords, the others a click away (a ``<details>``), so that rows stay one or two lines."""
+    shown = html.escape(", ".join(keywords[:_KEYWORDS_SHOWN]))
+    rest = keywords[_KEYWORDS_SHOWN:]
+    if not rest:
+        return f'<td class="keywords">{shown}</td>'
+    return (
+        f'<td class="keywords"><details><summary>{shown} …</summary>'
+        f"{html.escape(', '.join(rest))}</details></td>"
+    )
 
 
 def topic_table_section(inputs: ReportInputs) -> str:
-    """The sortable topic table: label, keywords, size, share, coherence and share per dump."""
+    """The sortable topic table: label, keywords, size, share and share per dump."""
     per_dump = papers_per_dump(inputs)
     dumps = per_dump.dumps
     dump_labels = inputs.dump_labels
-    coherence = coherence_by_topic(inputs.metrics)
-    header = ["Topic", "Label", "Top keywords", "Size", "% of corpus", "Coherence (NPMI)"] + [
-        f"% of {dump_labels[d]} (papers)" for d in dumps
-    ]
-    numeric = {0, 3, 4, 5} | set(range(6, 6 + len(dumps)))
+    header = ["Topic", "Label", "Top keywords", "Papers", "Share"] + [dump_labels[d] for d in dumps]
+    numeric = {0, 3, 4} | set(range(5, 5 + len(dumps)))
     # With topics.guide, a topic is either one of the given categories or found in the papers.
     guided = any(topic.get("named") for topic in inputs.topic_details)
     if guided:
@@ -89,26 +110,36 @@ def topic_table_section(inputs: ReportInputs) -> str:
     rows = []
     for topic in inputs.topic_details:
         cells = [
-            table_cell(topic["topic"], topic["topic"]),
-            table_cell(topic["label"]),
-            table_cell(", ".join(word for word, _ in topic["keywords"][:8])),
+            table_cell(topic["topic"], topic["topic"], "num"),
+            table_cell(topic["label"], css_class="label"),
+            keywords_cell([word for word, _ in topic["keywords"][:8]]),
             # The map's period filter counts these two again (assets/filters.js).
-            table_cell(topic["size"], topic["size"], "size"),
-            table_cell(f"{topic['share']:.1%}", topic["share"], "share"),
-            _npmi_cell(coherence.get(topic["topic"])),
+            table_cell(topic["size"], topic["size"], "size num"),
+            table_cell(f"{topic['share']:.1%}", topic["share"], "share num"),
         ]
         for dump in dumps:
             share = per_dump.share(dump, topic["topic"])
-            cells.append(table_cell(f"{share:.1%} ({per_dump.count(dump, topic['topic'])})", share))
+            cells.append(table_cell(f"{share:.1%} ({per_dump.count(dump, topic['topic'])})", share, "num"))
         if guided:
             cells.append(
                 table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")
             )
         rows.append((topic["topic"], cells))
-    hint = "Click a column heading to sort. Size and % of corpus count the periods chosen on the map."
+    hint = (
+        "Click a column heading to sort. Papers and share count the periods chosen on the map; each "
+        "dump's column gives the share of its papers (and their number)."
+    )
     if guided:
         hint += " Source: a category given in topics.guide (named), or a topic found in the papers (found)."
+    by_size = sorted(inputs.topic_details, key=lambda t: (-t["size"], t["topic"]))
+    unprinted = {t["topic"] for t in by_size[PRINTED_ROWS:]}
+    printed = (
+        f'<p class="print-only">Printed: the {PRINTED_ROWS} largest of the {len(rows)} topics; the report '
+        "lists all.</p>"
+        if unprinted
+        else ""
+    )
     return (
         f'<section id="topics"><h2>Topics</h2><p class="hint">{hint}</p>'
-        f"{sortable_table('topic-table', header, numeric, rows)}</section>"
+        f"{sortable_table('topic-table', header, numeric, rows, unprinted)}{printed}</section>"
     )

@@ -1,0 +1,207 @@
+"""The brief at the top of the report: its title from the dumps, and its sentences from a real
+comparison (the changes stage's record of hand-made papers).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from conftest import default_config
+from papertopics.changes import CompareSettings, describe_changes
+from papertopics.report.brief import (
+    burst_findings,
+    counts_line,
+    reader_notes,
+    report_title,
+    what_changed,
+)
+from papertopics.report.inputs import ReportInputs
+
+NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
+LABELS = {0: "reinforcement learning", 1: "adversarial examples", 2: "knowledge graphs"}
+
+
+def _summary(*titles: str) -> dict:
+    return {"dumps": [{"dump": f"d{i}", "title": t} for i, t in enumerate(titles)]}
+
+
+@pytest.mark.parametrize(
+    "titles, years, expected",
+    [
+        (("icml2017", "icml2018", "icml2019"), [2017, 2018, 2019], "ICML 2017–2019"),
+        (("ICML 2026 Papers", "ICML 2026 论文列表"), [], "ICML 2026"),
+        (("NeurIPS 2019 accepted papers", "NeurIPS 2021 accepted papers"), [], "NeurIPS 2019–2021"),
+        (("ijcai_2020", "IJCAI-2021"), [2020, 2021], "IJCAI 2020–2021"),
+        (("ijcai",), [2020, 2021, 2024], "IJCAI 2020–2024"),  # one title, the papers' years
+        (("icml2017", "neurips2017"), [], "Topics of icml2017 + neurips2017"),  # two venues
+        (("arxiv-a", "arxiv-b"), [], "Topics of arxiv-a + arxiv-b"),  # no year anywhere
+        (("a", "b", "c", "d", "e"), [], "Topics of a + b + c and 2 more dumps"),
+        (("000_5d7e815e", "icml2018"), [], "Topics of 000_5d7e815e + icml2018"),
+    ],
+)
+def test_the_title_names_the_venue_and_years_of_the_dumps(titles, years, expected):
+    assert report_title("auto", _summary(*titles), years) == expected
+
+
+def test_the_configured_title_wins():
+    assert report_title("Area chairs' briefing", _summary("icml2017", "icml2018"), [2017]) == (
+        "Area chairs' briefing"
+    )
+
+
+def _papers(counts: dict[int, list[int]], years: list[str]) -> pd.DataFrame:
+    """Papers per topic and year: ``counts[topic][i]`` papers of topic ``topic`` in ``years[i]``."""
+    rows = [
+        (year, topic)
+        for topic, per_year in counts.items()
+        for year, count in zip(years, per_year, strict=True)
+        for _ in range(count)
+    ]
+    return pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(len(rows))],
+            "dumps": [f"icml{year}" for year, _ in rows],
+            "year": [year for year, _ in rows],
+            "topic": [topic for _, topic in rows],
+            "display_name": [f"Paper {i}" for i in range(len(rows))],
+        }
+    )
+
+
+def _changes(papers: pd.DataFrame, texts=None, labels=LABELS, **overrides) -> dict:
+    settings = CompareSettings(**{**default_config()["compare"], **overrides})
+    details = [
+        {"topic": t, "label": labels[t], "representative_ids": []} for t in sorted(set(papers["topic"]))
+    ]
+    dumps = sorted(set(papers["dumps"]))
+    texts = texts if texts is not None else ["nothing to count"] * len(papers)
+    return describe_changes(papers, texts, details, NO_HISTORY, dumps, settings, "english")[1]
+
+
+def _same(period: str) -> str:
+    return period
+
+
+# Issue #28's three ICML years: adversarial examples 3 of 426 → 15 of 611 → 38 of 760.
+ICML = {0: [400, 560, 640], 1: [3, 15, 38], 2: [23, 36, 82]}
+YEARS = ["2017", "2018", "2019"]
+
+
+def test_what_changed_leads_with_the_strongest_trend_in_plain_words_and_keeps_the_test_a_hover_away():
+    changes = _changes(_papers(ICML, YEARS))
+    changed = what_changed(changes, _same, {})
+    assert changed.heading == "What changed, 2017 to 2019"
+    strongest = next(r for r in changes["trends"]["topics"] if r["grade"] == "significant")
+    assert changed.findings[0].link == f"#topic-{strongest['topic']}"
+    sentences = [f.sentence for f in changed.findings]
+    assert "Adversarial examples rose from 0.7% to 5.0% of papers (3 → 38)." in sentences
+    # Reinforcement learning: 93.9% → 84.2% of papers, a steady fall.
+    assert "Reinforcement learning fell from 93.9% to 84.2% of papers (400 → 640)." in sentences
+    for finding in changed.findings:
+        assert "q =" not in finding.sentence and "Cochran" not in finding.sentence
+        assert re.search(r"Cochran–Armitage trend test, q = [0-9.e-]+", finding.evidence)
+        assert "95% interval" in finding.evidence and "points a year" in finding.evidence
+    adversarial = next(f for f in changed.findings if f.subject == "Adversarial examples")
+    assert "papers 3 of 426 → 15 of 611 → 38 of 760" in adversarial.evidence
+    assert changed.none_found is None and changed.more is None
+
+
+def test_the_significant_changes_beyond_five_are_counted_not_told():
+    # Seven topics rising from 2 to 30 papers of a thousand, one shrinking to make room.
+    counts = {0: [986, 930, 790]} | {t: [2, 10, 30] for t in range(1, 8)}
+    labels = {t: f"topic {t}" for t in counts}
+    changes = _changes(_papers(counts, YEARS), labels=labels)
+    changed = what_changed(changes, _same, {})
+    assert len(changed.findings) == 5
+    assert changed.more == "3 more significant changes under What changed."
+
+
+def test_only_suggestive_evidence_is_worded_as_a_lead():
+    # 6 → 9 → 12 of about 200 a year: a rise the trend test grades suggestive, not significant.
+    changes = _changes(_papers({0: [194, 191, 188], 1: [6, 9, 12]}, YEARS))
+    grades = {r["topic"]: r["grade"] for r in changes["trends"]["topics"]}
+    assert grades[1] == "suggestive", grades
+    sentences = [f.sentence for f in what_changed(changes, _same, {}).findings]
+    assert (
+        "Adversarial examples may be rising: from 3.0% to 6.0% of papers (6 → 12), a lead worth a look."
+        in (sentences)
+    )
+
+
+def test_no_movement_beyond_chance_is_said_so():
+    changes = _changes(_papers({0: [100, 100, 100], 1: [10, 10, 10]}, YEARS))
+    changed = what_changed(changes, _same, {})
+    assert changed.findings == []
+    assert (
+        changed.none_found == "No topic's share rose or fell beyond what chance explains from 2017 to 2019."
+    )
+
+
+def test_two_periods_give_the_pairwise_test_in_plain_words():
+    changes = _changes(_papers({0: [400, 560], 1: [3, 38], 2: [30, 40]}, ["2018", "2019"]))
+    changed = what_changed(changes, _same, {})
+    assert changed.heading == "What changed, 2018 to 2019"
+    strongest = min(changes["comparison"], key=lambda r: r["q_value"])
+    assert changed.findings[0].link == f"#topic-{strongest['topic']}"
+    sentences = [f.sentence for f in changed.findings]
+    assert "Adversarial examples rose from 0.7% to 6.0% of papers (3 → 38)." in sentences
+    assert all("Fisher's exact test, q = " in f.evidence for f in changed.findings)
+
+
+def test_periods_too_small_to_test_say_so_in_the_brief_and_its_notes():
+    changes = _changes(_papers({0: [12, 14], 1: [3, 4]}, ["2018", "2019"]))
+    changed = what_changed(changes, _same, {})
+    assert changed.findings == []
+    assert changed.none_found.startswith("Not tested: 2018 and 2019 have fewer than 20 papers")
+    three = _changes(_papers({0: [12, 100, 110], 1: [3, 20, 40]}, YEARS))
+    inputs = _inputs(_papers({0: [12, 100, 110], 1: [3, 20, 40]}, YEARS), three)
+    assert "2017 has fewer than 20 papers: shown, but left out of the tests." in reader_notes(inputs, _same)
+
+
+def test_bursting_terms_with_their_year():
+    counts = {0: [150, 150, 150], 1: [10, 10, 40]}
+    papers = _papers(counts, YEARS)
+    texts = [
+        "diffusion models" if (t == 1 and y == "2019") else "policy learning"
+        for t, y in zip(papers["topic"], papers["year"], strict=True)
+    ]
+    changes = _changes(papers, texts)
+    bursts = burst_findings(changes, _same)
+    assert any(b.sentence == "“diffusion models” (2019)" for b in bursts), [b.sentence for b in bursts]
+    burst = next(b for b in bursts if b.subject == "“diffusion models”")
+    assert burst.link == "#topic-1" and "q = " in burst.evidence
+
+
+def _inputs(papers: pd.DataFrame, changes: dict, outlier_rows: int = 0) -> ReportInputs:
+    papers = papers.assign(outlier=["True"] * outlier_rows + ["False"] * (len(papers) - outlier_rows))
+    details = [
+        {
+            "topic": t,
+            "label": LABELS[t],
+            "size": int((papers["topic"] == t).sum()),
+            "share": float((papers["topic"] == t).mean()),
+        }
+        for t in sorted(set(papers["topic"]))
+    ]
+    return ReportInputs(
+        corpus_summary={"dumps": [{"dump": d, "title": d} for d in sorted(set(papers["dumps"]))]},
+        umap_settings={},
+        hdbscan_settings={"note": None},
+        topic_settings={"reduce_outliers": True},
+        topic_details=details,
+        topics=pd.DataFrame(),
+        papers=papers,
+        figures={},
+        changes=changes,
+    )
+
+
+def test_counts_and_notes_in_one_line_each():
+    papers = _papers(ICML, YEARS)
+    inputs = _inputs(papers, _changes(papers), outlier_rows=452)
+    assert counts_line(inputs, _same) == "1,797 papers from 3 years (2017–2019) · 3 topics"
+    assert "25% of the papers (452) fit no topic closely; each is counted with its nearest topic." in (
+        reader_notes(inputs, _same)
+    )

@@ -1,0 +1,414 @@
+"""The brief at the top of the report, for a reader with one screen to spare: what the papers are,
+their largest themes, what changed in plain sentences (strongest evidence first, each with its
+shares and counts; the test, q-value and interval a hover or, printed, a footnote away), the terms
+that burst, and what a reader must know about the input.
+
+Everything here is read from the stages' outputs as they are; the sentences come from the changes
+stage's record (``changes.json``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from papertopics.report.colours import colour_of
+from papertopics.report.inputs import ReportInputs
+from papertopics.report.overview import input_notes
+from papertopics.report.render import render
+from papertopics.report.sparkline import counts_text, share_sparkline
+from papertopics.report.trends import slope_text
+from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
+
+# A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
+_VENUE_AND_YEAR = re.compile(r"^\s*(?P<venue>[^\W\d_][^\d]*?)[\s_\-–:]*(?P<year>(?:19|20)\d{2})(?!\d)")
+_TITLES_NAMED = 3  # a fallback title names this many dumps, then counts the others
+_THEMES = 8
+_FINDINGS = 5
+_LEADS = 2  # suggestive findings shown where fewer than _ENOUGH_SIGNIFICANT are significant
+_ENOUGH_SIGNIFICANT = 3
+_BURSTS = 6
+
+
+# ---------------------------------------------------------------- the title
+
+
+def _venue_and_year(title: str) -> tuple[str, int] | None:
+    match = _VENUE_AND_YEAR.match(title)
+    if not match:
+        return None
+    venue = match["venue"].strip(" _-–:,")
+    return (venue, int(match["year"])) if venue else None
+
+
+def _venue_name(venues: Sequence[str]) -> str:
+    """The venue as written where some title capitalises it; a file name's ``icml`` as ``ICML``."""
+    written = [v for v in venues if v != v.lower()]
+    if written:
+        return written[0]
+    venue = venues[0]
+    return venue.upper() if venue.isascii() and venue.isalpha() and len(venue) <= 8 else venue
+
+
+def year_span(years: Sequence[int]) -> str:
+    """``2017`` or ``2017–2019``."""
+    first, last = min(years), max(years)
+    return str(first) if first == last else f"{first}–{last}"
+
+
+def compared_years(changes: dict | None) -> list[int]:
+    """The years the changes stage compared (none where it compared dumps)."""
+    return [int(p) for p in changes["periods"]] if changes and changes["by"] == "year" else []
+
+
+def report_title(setting: str, corpus_summary: dict, paper_years: Sequence[int] = ()) -> str:
+    """The report's title: the setting, or (``auto``) the dumps' venue and years where every dump's
+    title names one venue and a year ("ICML 2026 Papers", "icml2017" → "ICML 2017–2019"), or one
+    title without a year with the papers' years (``paper_years``, as ``compared_years``);
+    else the dumps' own titles joined.
+    """
+    if setting != "auto":
+        return setting
+    titles = list(dict.fromkeys(d["title"] for d in corpus_summary["dumps"]))
+    parsed = [_venue_and_year(title) for title in titles]
+    if all(parsed) and len({venue.casefold() for venue, _ in parsed}) == 1:
+        return f"{_venue_name([venue for venue, _ in parsed])} {year_span([year for _, year in parsed])}"
+    if len(titles) == 1 and paper_years and not re.search(r"\d", titles[0]):
+        return f"{_venue_name([titles[0].strip()])} {year_span(paper_years)}"
+    named = " + ".join(titles[:_TITLES_NAMED])
+    more = len(titles) - _TITLES_NAMED
+    return f"Topics of {named}" + (f" and {more} more dumps" if more > 0 else "")
+
+
+# ---------------------------------------------------------------- what changed, in sentences
+
+
+@dataclass(frozen=True)
+class Movement:
+    """A topic's papers and share in each period of a finding, and each period's papers."""
+
+    papers: list[int]
+    shares: list[float]
+    totals: list[int]
+
+    def counts(self) -> list[str]:
+        """Each period's count as "n of N"."""
+        return counts_text(self.papers, self.totals)
+
+
+def trend_movement(row: dict, trends: dict) -> Movement:
+    """A trend's every tested period (``row``: one of ``changes.json``'s ``trends.topics``).
+    The one place the brief reads a trend's counts from.
+    """
+    return Movement(row["papers"], row["share"], trends["period_papers"])
+
+
+def step_movement(row: dict) -> Movement:
+    """The baseline and target of a pairwise comparison (``row``: one of ``changes.json``'s
+    ``comparison``). The one place the brief reads a comparison's counts from.
+    """
+    return Movement(
+        [row["baseline_papers"], row["target_papers"]],
+        [row["baseline_share"], row["target_share"]],
+        [row["baseline_period_papers"], row["target_period_papers"]],
+    )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One sentence of the brief: its subject (a topic's name, a term) and the rest, the evidence
+    behind it (shown on hover and printed as a footnote), and what it links to.
+    """
+
+    subject: str
+    rest: str
+    evidence: str
+    link: str
+    sparkline: Markup = Markup("")
+
+    @property
+    def sentence(self) -> str:
+        """The finding as one plain sentence."""
+        return self.subject + self.rest
+
+
+def plain_name(label: str) -> str:
+    """A topic label as the start of a sentence: its first letter capitalised."""
+    return label[:1].upper() + label[1:]
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.1f}%"
+
+
+def movement_text(direction: str, grade: str, moved: Movement) -> str:
+    """The rest of a sentence after the topic's name: "rose from 0.7% to 5.0% of papers (3 → 38)"
+    where the evidence is significant, "may be rising: ..." where it is only suggestive.
+    """
+    shares = f"{_percent(moved.shares[0])} to {_percent(moved.shares[-1])} of papers"
+    counts = f"({moved.papers[0]} → {moved.papers[-1]})"
+    if grade == SIGNIFICANT:
+        verb = "rose" if direction == RISING else "fell"
+        return f" {verb} from {shares} {counts}."
+    verb = "rising" if direction == RISING else "falling"
+    return f" may be {verb}: from {shares} {counts}, a lead worth a look."
+
+
+def _trend_evidence(row: dict, moved: Movement, trends: dict, changes: dict, period_label) -> str:
+    counts = " → ".join(moved.counts())
+    periods = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
+    movement = "rise" if row["direction"] == RISING else "fall"
+    below = changes["false_discovery_rate"] if row["grade"] == SIGNIFICANT else changes["suggestive_q"]
+    return (
+        f"Steady {movement} over {periods}: Cochran–Armitage trend test, q = {row['q_value']:.2g} "
+        f"(Benjamini–Hochberg across {len(trends['topics'])} topics; {row['grade']}: below {below:g}); "
+        f"{slope_text(row, trends['unit'])}, {round(100 * changes['confidence'])}% interval; papers {counts}."
+    )
+
+
+def _step_evidence(row: dict, moved: Movement, changes: dict, period_label) -> str:
+    before, after = period_label(changes["baseline"]), period_label(changes["target"])
+    return (
+        f"{after} against {before}: Fisher's exact test, q = {row['q_value']:.2g} (Benjamini–Hochberg "
+        f"across {len(changes['comparison'])} topics); change {row['change_pp']:+.1f} points "
+        f"({round(100 * changes['confidence'])}% interval {row['change_low_pp']:+.1f} to "
+        f"{row['change_high_pp']:+.1f}); papers {' → '.join(moved.counts())}."
+    )
+
+
+def _chosen(rows: list[dict]) -> list[dict]:
+    """The rows to tell, strongest evidence first (as ``rows`` come): the significant ones, and
+    where few are, a couple of suggestive leads.
+    """
+    significant = [r for r in rows if r["grade"] == SIGNIFICANT][:_FINDINGS]
+    leads = [r for r in rows if r["grade"] == SUGGESTIVE]
+    return significant + (leads[:_LEADS] if len(significant) < _ENOUGH_SIGNIFICANT else [])
+
+
+def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list[Finding]:
+    """Sentences from the trends over every tested period, strongest evidence first."""
+    trends = changes["trends"]
+    periods = [period_label(p) for p in trends["periods"]]
+    findings = []
+    for row in _chosen(trends["topics"]):
+        moved = trend_movement(row, trends)
+        colour = colour_of(colours, int(row["topic"]))
+        findings.append(
+            Finding(
+                subject=plain_name(row["label"]),
+                rest=movement_text(row["direction"], row["grade"], moved),
+                evidence=_trend_evidence(row, moved, trends, changes, period_label),
+                link=f"#topic-{int(row['topic'])}",
+                sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),
+            )
+        )
+    return findings
+
+
+def step_findings(changes: dict, period_label) -> list[Finding]:
+    """Sentences from the newest period against the one before, strongest evidence first."""
+    rows = sorted(
+        (r for r in changes["comparison"] if r["q_value"] is not None),
+        key=lambda r: (r["q_value"], -abs(r["change_pp"]), r["topic"]),
+    )
+    findings = []
+    for row in _chosen(rows):
+        moved = step_movement(row)
+        findings.append(
+            Finding(
+                subject=plain_name(row["label"]),
+                rest=movement_text(RISING if row["change_pp"] > 0 else FALLING, row["grade"], moved),
+                evidence=_step_evidence(row, moved, changes, period_label),
+                link=f"#topic-{int(row['topic'])}",
+            )
+        )
+    return findings
+
+
+@dataclass(frozen=True)
+class WhatChanged:
+    """The brief's account of what changed: its heading, its sentences, and what to say where
+    there are none.
+    """
+
+    heading: str
+    findings: list[Finding]
+    none_found: str | None
+    more: str | None = None  # the significant changes left out, where some are
+
+
+def _more_text(rows: list[dict]) -> str | None:
+    """How many significant changes ``_chosen`` leaves out (it tells ``_FINDINGS`` of them)."""
+    left = sum(r["grade"] == SIGNIFICANT for r in rows) - _FINDINGS
+    return (
+        f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+        if left > 0
+        else None
+    )
+
+
+def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatChanged:
+    """The trends over every period where there are three or more to test, else the newest
+    period against the one before; or why nothing can be said.
+    """
+    by = changes["by"]
+    if len(changes["periods"]) < 2:
+        return WhatChanged("What changed", [], f"One {by} only: nothing to compare yet.")
+    trends = changes["trends"]
+    if trends["available"]:
+        span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
+        findings = trend_findings(changes, period_label, colours)
+        none = f"No topic's share rose or fell beyond what chance explains from {span}."
+        more = _more_text(trends["topics"])
+        return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
+    span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"
+    if not changes["tested"]:
+        small = [
+            period_label(p) for p in (changes["baseline"], changes["target"]) if p in changes["small_periods"]
+        ]
+        return WhatChanged(
+            f"What changed, {span}",
+            [],
+            f"Not tested: {' and '.join(small)} {'has' if len(small) == 1 else 'have'} fewer than "
+            f"{changes['min_period_papers']} papers, too few to test; the shares are under What changed.",
+        )
+    findings = step_findings(changes, period_label)
+    none = f"No topic's share changed beyond what chance explains from {span}."
+    more = _more_text(changes["comparison"])
+    return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
+
+
+def burst_findings(changes: dict, period_label) -> list[Finding]:
+    """The terms that burst, strongest first, each with its span and evidence."""
+    record = changes["bursts"]
+    if not record["available"]:
+        return []
+    findings = []
+    shown_words: set[str] = set()
+    for burst in record["bursts"]:
+        if len(findings) == _BURSTS:
+            break
+        # Of the terms that share a word ("large language models", "language models llms"), the
+        # strongest, which comes first.
+        words = {word.removesuffix("s") for word in burst["term"].split()}
+        if words & shown_words:
+            continue
+        shown_words |= words
+        first, last = period_label(burst["start"]), period_label(burst["end"])
+        span = first if first == last else f"{first}–{last}"
+        top = burst["topics"][0]["topic"] if burst["topics"] else None
+        findings.append(
+            Finding(
+                subject=f"“{burst['term']}”",
+                rest=f" ({span})",
+                evidence=(
+                    f"In {100 * burst['share_in_span']:.1f}% of the papers of {span} ({burst['papers_in_span']} "
+                    f"papers), {100 * burst['share_elsewhere']:.1f}% elsewhere; Kleinberg burst strength "
+                    f"{burst['strength']:.1f}, q = {burst['q_value']:.2g}."
+                ),
+                link=f"#topic-{int(top)}" if top is not None else "#changes",
+            )
+        )
+    return findings
+
+
+# ---------------------------------------------------------------- the corpus and its themes
+
+
+@dataclass(frozen=True)
+class Theme:
+    """One of the largest topics, with its share of the papers."""
+
+    name: str
+    share: float
+    papers: int
+    link: str
+
+    @property
+    def share_text(self) -> str:
+        """The share as a reader takes it in at a glance: whole percents from 10%."""
+        return f"{100 * self.share:.0f}%" if self.share >= 0.1 else f"{100 * self.share:.1f}%"
+
+
+def largest_themes(inputs: ReportInputs) -> list[Theme]:
+    """The largest topics with their share of the papers. Topics, not their groups: a group's
+    name is that of its largest topics, and the largest group can hold half the papers.
+    """
+    topics = sorted(inputs.real_topics, key=lambda t: (-t["size"], t["topic"]))[:_THEMES]
+    return [Theme(plain_name(t["label"]), t["share"], t["size"], f"#topic-{int(t['topic'])}") for t in topics]
+
+
+def _periods_text(changes: dict | None, period_label) -> str:
+    if not changes or not changes["periods"]:
+        return ""
+    names = changes["periods"]
+    if changes["by"] == "year":
+        return (
+            f" from {len(names)} year{'s' if len(names) > 1 else ''} ({year_span([int(n) for n in names])})"
+        )
+    return f" in {len(names)} dump{'s' if len(names) > 1 else ''}"
+
+
+def counts_line(inputs: ReportInputs, period_label) -> str:
+    """Papers, periods, topics and topic groups in one line."""
+    n_topics = len(inputs.real_topics)
+    groups = len(inputs.topic_groups or [])
+    topics = f"{n_topics} topic{'s' if n_topics != 1 else ''}" + (f" in {groups} groups" if groups else "")
+    periods = _periods_text(inputs.changes, period_label)
+    if not periods:
+        dumps = len(inputs.corpus_summary["dumps"])
+        periods = f" in {dumps} dump{'s' if dumps > 1 else ''}"
+    return f"{len(inputs.papers):,} papers{periods} · {topics}"
+
+
+def reader_notes(inputs: ReportInputs, period_label) -> list[str]:
+    """What a reader must know about the input: papers left out of the comparison, periods too
+    small to test, papers that fit no topic, and the notes of the stages (``input_notes``).
+    """
+    notes = []
+    changes = inputs.changes
+    if changes:
+        by = changes["by"]
+        if changes["papers_without_period"]:
+            notes.append(
+                f"{changes['papers_without_period']:,} papers without a {by} are left out of what changed."
+            )
+        small = [period_label(p) for p in changes["small_periods"]]
+        if small and len(small) < len(changes["periods"]):
+            notes.append(
+                f"{', '.join(small)} {'has' if len(small) == 1 else 'have'} fewer than "
+                f"{changes['min_period_papers']} papers: shown, but left out of the tests."
+            )
+    outliers = int(inputs.papers["outlier"].sum())
+    if outliers and inputs.real_topics:
+        share = outliers / len(inputs.papers)
+        counted = (
+            "each is counted with its nearest topic"
+            if inputs.topic_settings.get("reduce_outliers")
+            else "they form the outlier group"
+        )
+        notes.append(f"{share:.0%} of the papers ({outliers:,}) fit no topic closely; {counted}.")
+    return notes + input_notes(inputs)
+
+
+# ---------------------------------------------------------------- the section
+
+
+def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -> Markup:
+    """The brief: counts, largest themes, what changed, bursting terms and the notes on the input."""
+    changes = inputs.changes
+    changed = what_changed(changes, period_label, colours) if changes else None
+    findings = changed.findings if changed else []
+    bursts = burst_findings(changes, period_label) if changes else []
+    return render(
+        "brief.html",
+        counts=counts_line(inputs, period_label),
+        themes=largest_themes(inputs),
+        changed=changed,
+        findings=findings,
+        bursts=bursts,
+        notes=reader_notes(inputs, period_label),
+    )

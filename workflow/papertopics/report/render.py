@@ -1,0 +1,33 @@
+"""The page's templates (``report/templates``): Jinja2, every value escaped unless it is already
+an HTML fragment (``Markup``) that a section built and escaped itself.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from markupsafe import Markup
+
+
+@cache
+def _environment():
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    return Environment(
+        loader=PackageLoader("papertopics.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,  # a value the template names but nobody passed fails, not renders empty
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(template: str, **values) -> Markup:
+    """``template`` (a file in ``report/templates``) filled in with ``values``."""
+    return Markup(_environment().get_template(template).render(**values))
+
+
+def fragment(html_text: str) -> Markup:
+    """An HTML fragment a section has built (and escaped) itself, to be placed as it is."""
+    return Markup(html_text)
