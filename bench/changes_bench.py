@@ -88,6 +88,7 @@ def time_lineage(history_dir: Path, ids, vectors, topics) -> tuple[float, dict]:
 
 def time_changes(folder: Path, ids, topics, dumps, texts, lineage) -> tuple[float, dict]:
     papers = pd.DataFrame({"id": ids, "topic": topics, "dumps": dumps, "display_name": ids})
+    papers["outlier"] = papers["topic"] == -1  # no outlier assigned to a topic in these runs
     details = [
         {"topic": int(t), "label": f"label {t}", "representative_ids": ids[:3]}
         for t in sorted(set(topics.tolist()))

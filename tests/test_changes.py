@@ -60,12 +60,17 @@ def test_benjamini_hochberg_by_hand():
     assert benjamini_hochberg([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.02, 0.04, 0.04, 0.02])
 
 
-def _papers(assignments: list[tuple[str, int]], years=None) -> pd.DataFrame:
+def _papers(assignments: list[tuple[str, int]], years=None, outlier=None) -> pd.DataFrame:
+    """The paper table of ``(dumps, topic)`` pairs; ``outlier``: which were HDBSCAN outliers
+    (by default the outlier group's papers, none assigned to a topic).
+    """
+    topics = np.array([topic for _, topic in assignments], dtype=np.int64)
     frame = pd.DataFrame(
         {
             "id": [f"p{i}" for i in range(len(assignments))],
             "dumps": [dumps for dumps, _ in assignments],
-            "topic": [topic for _, topic in assignments],
+            "topic": topics,
+            "outlier": topics == -1 if outlier is None else np.asarray(outlier, dtype=bool),
             "display_name": [f"Paper {i}" for i in range(len(assignments))],
         }
     )
@@ -287,3 +292,82 @@ def test_two_small_dumps_are_compared_for_their_shares_but_not_tested():
     assert {row["grade"] for row in record["comparison"]} == {"not tested"}
     assert all(row["q_value"] is None and not row["significant"] for row in record["comparison"])
     assert record["comparison"][0]["target_share"] == pytest.approx(11 / 12)
+
+
+def test_each_share_is_counted_clustered_and_with_the_outliers_assigned_to_it():
+    # Dump a: topic 0 has 4 clustered papers and 2 assigned outliers; topic 1 has 3 clustered;
+    # 1 outlier left unassigned. Dump b: topic 1 has 2 clustered and 2 assigned.
+    assignments = [("a", 0)] * 6 + [("a", 1)] * 3 + [("a", -1)] + [("b", 1)] * 4
+    outlier = [False] * 4 + [True] * 2 + [False] * 3 + [True] + [False] * 2 + [True] * 2
+    papers = _papers(assignments, outlier=outlier)
+    table = dump_shares(
+        papers, paper_periods(papers, "dump", ["a", "b"]), {0: "zero", 1: "one", -1: "Outliers"}, 0.95
+    ).set_index(["topic", "period"])
+    row = table.loc[(0, "a")]
+    assert (row["papers"], row["clustered_papers"], row["assigned_papers"]) == (6, 4, 2)
+    assert row["share"] == pytest.approx(0.6) and row["clustered_share"] == pytest.approx(0.4)
+    # Both shares are of all the period's papers; the clustered one's interval is its own.
+    low, high = wilson_interval([4], [10])
+    assert (row["clustered_share_low"], row["clustered_share_high"]) == pytest.approx((low[0], high[0]))
+    assert table.loc[(1, "b"), ["papers", "clustered_papers", "assigned_papers"]].tolist() == [4, 2, 2]
+
+
+def _outliers_rising_into_a_flat_topic(rng) -> pd.DataFrame:
+    """600 papers a year over 2021-2023 in 10 topics; topic 0's clustered papers stay at 5% while
+    outliers assigned to it go 0 → 15 → 30 a year (the issue's topic whose rise was outliers).
+    """
+    rows, years, outlier = [], [], []
+    for year, assigned in ((2021, 0), (2022, 15), (2023, 30)):
+        clustered = rng.choice(10, size=600 - assigned, p=np.r_[0.05, np.full(9, 0.95 / 9)])
+        rows += [("x", int(t)) for t in clustered] + [("x", 0)] * assigned
+        years += [year] * 600
+        outlier += [False] * len(clustered) + [True] * assigned
+    return _papers(rows, years=years, outlier=outlier)
+
+
+def test_a_rise_made_of_assigned_outliers_is_not_a_trend_and_both_counts_are_given():
+    papers = _outliers_rising_into_a_flat_topic(np.random.default_rng(3))
+    _, record = describe(papers, list(range(10)), ["x"])
+    trends = record["trends"]
+    assert trends["tested_on"] == record["tested_on"] == "clustered"
+    topic = next(t for t in trends["topics"] if t["topic"] == 0)
+    assert topic["grade"] == "no evidence" and topic["direction"] == "flat"
+    # Counting the assigned outliers, the same topic would have risen significantly.
+    assert topic["papers"][2] - topic["clustered_papers"][2] == 30
+    assert topic["share"][2] > topic["clustered_share"][2] + 0.04
+    # The pairwise view tests clustered papers too: 15 more assigned outliers are no change.
+    row = next(r for r in record["comparison"] if r["topic"] == 0)
+    assert record["tested_on"] == "clustered" and not row["significant"]
+    assert (row["target_papers"] - row["target_clustered_papers"], row["target_assigned_papers"]) == (30, 30)
+    assert row["change_pp"] == pytest.approx(
+        100 * (row["target_clustered_share"] - row["baseline_clustered_share"]), abs=1e-4
+    )
+    series = next(s for s in record["series"] if s["topic"] == 0)
+    assert series["assigned_papers"] == [0, 15, 30]
+
+
+def test_a_clustered_rise_is_found_and_shuffled_years_find_nothing():
+    papers, texts = _three_years_with_a_rising_topic(np.random.default_rng(5))
+    # A third of topic 0's papers, and of the others', were outliers assigned for display.
+    papers["outlier"] = np.random.default_rng(8).random(len(papers)) < 1 / 3
+    _, record = describe(papers, list(range(10)), ["x"], texts=texts)
+    first = record["trends"]["topics"][0]
+    assert (first["topic"], first["grade"], first["direction"]) == (0, "significant", "rising")
+    assert all(c < p for c, p in zip(first["clustered_papers"], first["papers"], strict=True))
+    # The null check: the same papers with their years shuffled have no trend and no change.
+    shuffled = papers.assign(year=np.random.default_rng(9).permutation(papers["year"].to_numpy()))
+    _, null = describe(shuffled, list(range(10)), ["x"], texts=texts)
+    assert {t["grade"] for t in null["trends"]["topics"]} <= {"no evidence", "suggestive"}
+    assert not any(t["grade"] == "significant" for t in null["trends"]["topics"])
+    assert not any(r["significant"] for r in null["comparison"])
+
+
+def test_the_trend_table_says_what_it_tested_and_gives_both_counts_per_period():
+    papers = _outliers_rising_into_a_flat_topic(np.random.default_rng(4))
+    _, record = describe(papers, list(range(10)), ["x"], min_wording_papers=7)
+    assert record["min_wording_papers"] == 7
+    table = trend_table(record).set_index("topic")
+    assert set(table["tested_on"]) == {"clustered"}
+    assert table.loc[0, "papers 2023"] - table.loc[0, "clustered papers 2023"] == 30
+    assert table.loc[0, "clustered share 2023"] == pytest.approx(table.loc[0, "clustered papers 2023"] / 600)
+    assert table[[f"papers {y}" for y in (2021, 2022, 2023)]].to_numpy().sum() == 1800

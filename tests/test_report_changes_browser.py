@@ -143,14 +143,17 @@ def test_three_years_add_a_share_over_time_chart(seed_inputs, browser_context, t
     assert _drawn_points(page, "share-series") == 3 * len(inputs.changes["series"])
     assert _drawn_points(page, "share-change") == 2 * len(inputs.changes["comparison"])
     text = page.locator("#changes").inner_text()
-    assert "2022" in text and "Across 2021 to 2023 (3 years" in text
+    assert "2022" in text and "From 2021 to 2023 (3 years" in text
     trends = inputs.changes["trends"]["topics"]
     assert page.locator("#trend-table tbody tr").count() == len(trends)
-    # The largest movements are always listed, each with its counts per year and a share line.
+    # The largest other movements are always listed (none of the rising or falling topics again),
+    # each with its shares and counts per year and a share line.
+    others = [t for t in trends if t["grade"] == "no evidence"]
     largest = page.locator("#largest-trends li")
-    assert largest.count() == min(5, len(trends))
-    assert re.search(r"\d+ of \d+ → \d+ of \d+ → \d+ of \d+ papers", largest.first.inner_text())
-    assert page.locator("#largest-trends svg.sparkline").count() == largest.count()
+    assert largest.count() == min(5, len(others))
+    if others:
+        assert re.search(r"\d+\.\d% → \d+\.\d% of papers \(\d+ → \d+ → \d+", largest.first.inner_text())
+        assert page.locator("#largest-trends svg.sparkline").count() == largest.count()
     # A topic card opens in place on its share line and wording per year.
     card = page.locator("details.topic-card").first
     card.locator(":scope > summary").click()
@@ -170,4 +173,43 @@ def test_the_comparison_files_download_as_they_are_on_disk(seed_run, seed_inputs
         saved = tmp_path / name
         download.value.save_as(saved)
         assert saved.read_bytes() == (seed_run / "results" / "topics" / name).read_bytes()
+    assert not errors and not remote
+
+
+def test_a_topic_card_lists_all_its_papers_and_downloads_its_rows_of_papers_csv(
+    seed_run, seed_inputs, browser_context, tmp_path
+):
+    import pandas as pd
+
+    page, errors, remote = _open(browser_context, tmp_path, seed_inputs)
+    on_disk = pd.read_csv(seed_run / "results" / "topics" / "papers.csv", keep_default_na=False, dtype=str)
+    for topic in seed_inputs.topic_details:
+        card = page.locator(f"details#topic-{topic['topic']}")
+        card.locator(":scope > summary").click()
+        box = card.locator(".topic-papers")
+        # Every paper of the topic, a page at a time, each once; the representative ones first.
+        names = []
+        while True:
+            page.wait_for_function("b => b.dataset.page !== undefined", arg=box.element_handle())
+            names += box.locator("ol.paper-list > li summary").evaluate_all(
+                "items => items.map(s => s.firstChild.textContent)"
+            )
+            following = box.locator(".pager button", has_text="Next")
+            if following.count() == 0 or following.is_disabled():
+                break
+            shown = box.get_attribute("data-page")
+            following.click()
+            page.wait_for_function("([b, p]) => b.dataset.page !== p", arg=[box.element_handle(), shown])
+        members = on_disk[on_disk["topic"] == str(topic["topic"])]
+        assert sorted(names) == sorted(members["display_name"]) and len(names) == topic["size"]
+        first = seed_inputs.papers.set_index("id").loc[topic["representative_ids"][0], "display_name"]
+        assert names[0] == first
+        # Its download: that topic's rows of papers.csv, every column, in the file's order.
+        with page.expect_download() as download:
+            box.locator(f'a[download="topic-{topic["topic"]}-papers.csv"]').click()
+        assert download.value.suggested_filename == f"topic-{topic['topic']}-papers.csv"
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+        got = pd.read_csv(saved, keep_default_na=False, dtype=str)
+        pd.testing.assert_frame_equal(got, members.reset_index(drop=True))
     assert not errors and not remote

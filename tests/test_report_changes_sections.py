@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes
@@ -39,18 +41,23 @@ LATER_RUN = {
 }
 
 
-def _record(years: list[int], rising: bool = True, earlier: dict | None = None):
-    """Three topics over ``years`` (600 papers each); topic 2 (a hostile label) rises 3% a year."""
-    rows, year_of = [], []
+def _record(years: list[int], rising: bool = True, earlier: dict | None = None, assigned: int = 0):
+    """Three topics over ``years`` (600 papers each); topic 2 (a hostile label) rises 3% a year;
+    ``assigned`` of topic 0's papers each year are outliers assigned to it.
+    """
+    rows, year_of, outlier = [], [], []
     for index, year in enumerate(years):
         planted = round(600 * (0.1 + (0.03 * index if rising else 0)))
-        rows += [0] * ((600 - planted) // 2) + [1] * (600 - planted - (600 - planted) // 2) + [2] * planted
+        zeros = (600 - planted) // 2
+        rows += [0] * zeros + [1] * (600 - planted - zeros) + [2] * planted
+        outlier += [True] * assigned + [False] * (600 - assigned)
         year_of += [year] * 600
     papers = pd.DataFrame(
         {
             "id": [f"p{i}" for i in range(len(rows))],
             "dumps": "x",
             "topic": rows,
+            "outlier": outlier,
             "display_name": "a paper",
             "year": year_of,
         }
@@ -77,9 +84,53 @@ def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed
     assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert page.index('id="trend-summary"') < page.index('id="pairwise-summary"')  # trends lead
     rising = page[page.index('id="rising-topics"') : page.index("<h4>Falling")]
-    assert 'href="#topic-2"' in rising and "significant" in rising and "of 600 →" in rising
+    assert 'href="#topic-2"' in rising and "significant" in rising
+    assert "10.0% → 16.0% of papers" in rising and "(60 → 78 → 96)" in rising
     assert "1 shares of topics that kept their id moved beyond their interval" in page
     assert "; run 1: 30.0%" in page  # the earlier run's figure beside this run's in the trend table
+
+
+def test_a_trend_reads_as_shares_and_counts_first_with_the_test_a_hover_and_a_footnote_away():
+    _, record = _record([2021, 2022, 2023], assigned=40)
+    page = changes_section(record, {}, {})
+    rising = page[page.index('id="rising-topics"') : page.index("<h4>Falling")]
+    # The plain line leads: shares, then counts; no statistics in the line's text itself.
+    line = re.sub(r"<svg.*?</svg>|<[^>]+>", "", rising)
+    assert "10.0% → 16.0% of papers (60 → 78 → 96)" in line
+    assert not re.search(r"q =|Cochran|Benjamini|points a year", line)
+    # The test's figures are in the grade's hover, and the method in a footnote it links to.
+    hover = re.search(r'class="grade grade-significant" title="([^"]+)"', rising).group(1)
+    assert "points a year" in hover and "q = " in hover and "clustered" in hover
+    footnote = page[page.index('id="trend-test"') :]
+    assert (
+        'href="#trend-test"' in rising and "Cochran–Armitage" in footnote and "Benjamini–Hochberg" in footnote
+    )
+    # Topic 0's 40 outliers a year are counted beside its clustered papers, and said to be.
+    trend_0 = next(t for t in record["trends"]["topics"] if t["topic"] == 0)
+    assert trend_0["clustered_papers"] == [t - 40 for t in trend_0["papers"]]
+    summary = page[page.index('id="trend-summary"') : page.index("<h4>Rising")]
+    assert "120 of the 1800 papers (7%) fit no cluster" in summary
+    expected = (
+        f"{' → '.join(map(str, trend_0['clustered_papers']))}; {' → '.join(map(str, trend_0['papers']))}"
+    )
+    assert f"{expected} with the outliers assigned to it" in page
+
+
+def test_the_largest_movements_leave_out_the_topics_listed_above_them():
+    _, record = _record([2021, 2022, 2023])
+    page = changes_section(record, {}, {})
+    listed = set(
+        re.findall(
+            r'<li data-topic="(\d+)"', page[page.index('id="rising-topics"') : page.index("Other large")]
+        )
+    )
+    largest = set(
+        re.findall(
+            r'<li data-topic="(\d+)"', page[page.index('id="largest-trends"') : page.index('id="trend-test"')]
+        )
+    )
+    assert listed == {"2"} and largest == {"0", "1"}
+    assert "Largest movements" not in page
 
 
 def test_nothing_significant_still_lists_the_largest_movements_and_says_what_it_means():

@@ -304,6 +304,10 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
             "dumps": ["d", "d"],
             "abstract": ["a", "b"],
             "url": ["https://example.org/p1", "javascript:alert(1)"],
+            "topic": [0, 0],
+            "outlier": [False, False],
+            "x": [0.0, 1.0],
+            "y": [0.0, 1.0],
         }
     )
     topic = {

@@ -5,6 +5,13 @@ Shares get Wilson score intervals; a change in share gets Newcombe's hybrid scor
 (built from the two Wilson intervals) and a two-sided Fisher exact test, with the
 Benjamini–Hochberg correction across topics, so that a three-paper wobble in a small dump is
 not called a trend. A paper in two dumps counts in both.
+
+A topic's papers are counted twice: its *clustered* papers (HDBSCAN put them in the topic) and
+all the papers it shows, the clustered ones and the outliers assigned to it for display (its
+nearest centroid, ``topics.reduce_outliers``). The tests run on the clustered papers
+(``TESTED_ON``): outliers are papers HDBSCAN found no dense region for, and counting them moves
+a topic's share with whatever the outliers of a year happen to be near (see docs/changes.md).
+Shares of either count are of all the period's papers, outliers included.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from papertopics.trends import NOT_TESTED, cochran_armitage, direction, grade, p
 BY_CHOICES = ("auto", "dump", "year")
 # Topics listed with a bursting term: those holding most of its papers in the burst.
 _BURST_TOPICS = 3
+# The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
+TESTED_ON = "clustered"
 
 
 def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -142,21 +151,33 @@ def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Perio
 def dump_shares(
     papers: pd.DataFrame, periods: Periods, labels: dict[int, str], confidence: float
 ) -> pd.DataFrame:
-    """Topic × period: papers, the period's papers, share and its Wilson interval.
+    """Topic × period: the topic's papers (``papers``: clustered and assigned outliers), its
+    clustered papers and the assigned outliers among them, the period's papers, and the share
+    of each count with its Wilson interval (``share``, ``clustered_share``).
 
+    ``papers`` needs an ``outlier`` column (booleans: the paper was an HDBSCAN outlier).
     Every topic appears in every period (0 papers where it has none), the outlier group too.
     """
-    pairs = pd.DataFrame({"topic": papers["topic"].to_numpy()[periods.rows], "period": periods.period})
-    counts = pairs.groupby(["topic", "period"]).size()
-    totals = pairs.groupby("period").size()
+    pairs = pd.DataFrame(
+        {
+            "topic": papers["topic"].to_numpy()[periods.rows],
+            "period": periods.period,
+            "clustered": ~papers["outlier"].to_numpy(dtype=bool)[periods.rows],
+        }
+    )
     topics = sorted(labels, key=lambda t: (t == OUTLIER, t))
     index = pd.MultiIndex.from_product([topics, periods.names], names=["topic", "period"])
-    table = counts.reindex(index, fill_value=0).rename("papers").reset_index()
+    grouped = pairs.groupby(["topic", "period"])["clustered"]
+    table = grouped.size().reindex(index, fill_value=0).rename("papers").reset_index()
+    table["clustered_papers"] = grouped.sum().reindex(index, fill_value=0).astype(int).to_numpy()
+    table["assigned_papers"] = table["papers"] - table["clustered_papers"]
+    totals = pairs.groupby("period").size()
     table["period_papers"] = table["period"].map(totals).fillna(0).astype(int)
-    table["share"] = table["papers"] / table["period_papers"].where(table["period_papers"] > 0, 1)
-    table["share_low"], table["share_high"] = wilson_interval(
-        table["papers"], table["period_papers"], confidence
-    )
+    for count, share in (("papers", "share"), ("clustered_papers", "clustered_share")):
+        table[share] = table[count] / table["period_papers"].where(table["period_papers"] > 0, 1)
+        table[f"{share}_low"], table[f"{share}_high"] = wilson_interval(
+            table[count], table["period_papers"], confidence
+        )
     table.insert(1, "label", table["topic"].map(labels))
     table.insert(2, "by", periods.by)
     return table
@@ -194,30 +215,29 @@ def _pick_periods(names: list[str], tested: list[str], by: str, baseline, target
 def compare_periods(
     shares: pd.DataFrame, baseline: str, target: str, confidence: float, false_discovery_rate: float
 ) -> pd.DataFrame:
-    """One row per real topic: share in each period, the change in percentage points with its
-    interval, the test's p-value and its Benjamini–Hochberg q-value; largest rise first.
+    """One row per real topic: in each period its papers, clustered papers and assigned outliers
+    with the share of each, and the change in the clustered share in percentage points with its
+    interval, the test's p-value and its Benjamini–Hochberg q-value (the test runs on the
+    clustered papers, ``TESTED_ON``); largest rise first.
     """
     real = shares[shares["topic"] != OUTLIER]
     before = real[real["period"] == baseline].set_index("topic")
     after = real[real["period"] == target].set_index("topic")
     table = pd.DataFrame({"topic": before.index, "label": before["label"].to_numpy()})
+    columns = ("papers", "clustered_papers", "assigned_papers", "period_papers", "share", "share_low")
+    columns += ("share_high", "clustered_share", "clustered_share_low", "clustered_share_high")
     for side, rows in (("baseline", before), ("target", after)):
-        for column in ("papers", "period_papers", "share", "share_low", "share_high"):
+        for column in columns:
             table[f"{side}_{column}"] = rows[column].to_numpy()
-    change, low, high = share_difference_interval(
-        table["baseline_papers"],
+    tested = (
+        table["baseline_clustered_papers"],
         table["baseline_period_papers"],
-        table["target_papers"],
+        table["target_clustered_papers"],
         table["target_period_papers"],
-        confidence,
     )
+    change, low, high = share_difference_interval(*tested, confidence)
     table["change_pp"], table["change_low_pp"], table["change_high_pp"] = 100 * change, 100 * low, 100 * high
-    table["p_value"] = share_change_pvalues(
-        table["baseline_papers"],
-        table["baseline_period_papers"],
-        table["target_papers"],
-        table["target_period_papers"],
-    )
+    table["p_value"] = share_change_pvalues(*tested)
     table["q_value"] = benjamini_hochberg(table["p_value"])
     table["significant"] = table["q_value"] < false_discovery_rate
     return table.sort_values(["change_pp", "topic"], ascending=[False, True], kind="stable").reset_index(
@@ -226,19 +246,23 @@ def compare_periods(
 
 
 def target_weight(comparison: pd.DataFrame) -> pd.Series:
-    """Share of a topic's papers that come from the target, once both periods are weighted to
-    the same size: 1 = only in the target, 0 = only in the baseline, 0.5 = equally common.
+    """Share of a topic's clustered papers that come from the target, once both periods are
+    weighted to the same size: 1 = only in the target, 0 = only in the baseline, 0.5 = equally common.
     """
-    both = comparison["baseline_share"] + comparison["target_share"]
-    return (comparison["target_share"] / both.where(both > 0, 1)).where(both > 0, 0.5)
+    before, after = comparison["baseline_clustered_share"], comparison["target_clustered_share"]
+    both = before + after
+    return (after / both.where(both > 0, 1)).where(both > 0, 0.5)
 
 
 def _examples(
     topic: int, period: str, papers: pd.DataFrame, periods: Periods, representatives: list[str], count: int
 ):
-    """Papers to show for a topic in one period: its representative papers there, else its first."""
+    """Papers to show for a topic in one period: its representative papers there, else its first
+    clustered ones.
+    """
     in_period = set(papers["id"].to_numpy()[periods.rows[periods.period == period]].tolist())
     members = papers[(papers["topic"] == topic) & papers["id"].isin(in_period)]
+    members = pd.concat([members[~members["outlier"]], members[members["outlier"]]])
     chosen = [i for i in representatives if i in set(members["id"])][:count]
     chosen += [i for i in members["id"] if i not in chosen][: count - len(chosen)]
     names = dict(zip(members["id"], members["display_name"], strict=True))
@@ -275,6 +299,7 @@ class CompareSettings:
     faded_topic_share: float
     min_papers: int
     min_period_papers: int
+    min_wording_papers: int
     burst_scaling: float
     burst_transition_cost: float
     burst_min_papers: int
@@ -293,8 +318,8 @@ def describe_changes(
     """The per-dump share table (``dump_shares.csv``) and the comparison (``changes.json``).
 
     Args:
-        papers: the topics stage's paper table (``id``, ``topic``, ``dumps``, ``display_name``,
-            and ``year`` where the input had one).
+        papers: the topics stage's paper table (``id``, ``topic``, ``outlier`` as booleans,
+            ``dumps``, ``display_name``, and ``year`` where the input had one).
         texts: each paper's text (title and abstract), in the order of ``papers``, for the terms.
         topic_details: the topics stage's topic records (label, representative papers).
         lineage: the topics stage's events since the previous run (``lineage.json``).
@@ -325,6 +350,9 @@ def describe_changes(
         "confidence": settings.confidence,
         "false_discovery_rate": settings.false_discovery_rate,
         "suggestive_q": settings.suggestive_q,
+        "tested_on": TESTED_ON,
+        # The report marks a topic's wording in a period with fewer of its papers as too few to read.
+        "min_wording_papers": settings.min_wording_papers,
         "since_previous_run": lineage,
         "series": _share_series(shares, labels),
         "trends": topic_trends(shares, periods.by, tested, settings),
@@ -368,6 +396,7 @@ def describe_changes(
         "target": after,
         "tested": not untested,
         "test": "two-sided Fisher exact test per topic, Benjamini-Hochberg across topics",
+        "tested_on": TESTED_ON,
         "thresholds": {
             "new_topic_share": settings.new_topic_share,
             "faded_topic_share": settings.faded_topic_share,
@@ -375,10 +404,13 @@ def describe_changes(
         },
         "comparison": _records(comparison),
         "new_topics": listed(
-            (weight >= settings.new_topic_share) & (comparison["target_papers"] >= settings.min_papers), after
+            (weight >= settings.new_topic_share)
+            & (comparison["target_clustered_papers"] >= settings.min_papers),
+            after,
         ),
         "faded_topics": listed(
-            (weight <= settings.faded_topic_share) & (comparison["baseline_papers"] >= settings.min_papers),
+            (weight <= settings.faded_topic_share)
+            & (comparison["baseline_clustered_papers"] >= settings.min_papers),
             before,
         ),
     }
@@ -402,8 +434,9 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
         }
     real = shares[(shares["topic"] != OUTLIER) & shares["period"].isin(tested)]
     counts = real.pivot(index="topic", columns="period", values="papers")[tested]
+    clustered = real.pivot(index="topic", columns="period", values="clustered_papers")[tested]
     totals = real.groupby("period")["period_papers"].first()[tested].to_numpy()
-    test = cochran_armitage(counts.to_numpy(), totals, period_scores(tested, by), settings.confidence)
+    test = cochran_armitage(clustered.to_numpy(), totals, period_scores(tested, by), settings.confidence)
     q_values = benjamini_hochberg(test.p_value)
     graded = grade(q_values, settings.false_discovery_rate, settings.suggestive_q)
     labels = real.groupby("topic")["label"].first()
@@ -421,13 +454,16 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
         }
     )
     table["papers"] = counts.astype(int).to_numpy().tolist()
+    table["clustered_papers"] = clustered.astype(int).to_numpy().tolist()
     table["share"] = (counts.to_numpy() / totals).round(6).tolist()
+    table["clustered_share"] = (clustered.to_numpy() / totals).round(6).tolist()
     table = table.assign(evidence=test.p_value, size=-np.abs(test.slope)).sort_values(
         ["evidence", "size", "topic"], kind="stable"
     )
     return {
         "available": True,
         "test": TREND_TEST,
+        "tested_on": TESTED_ON,
         "periods": tested,
         "period_papers": totals.astype(int).tolist(),
         "unit": "year" if by == "year" else by,
@@ -522,17 +558,22 @@ def term_bursts(
     }
 
 
+_SERIES_COUNTS = ("papers", "clustered_papers", "assigned_papers")
+_SERIES_SHARES = ("share", "share_low", "share_high", "clustered_share", "clustered_share_low")
+_SERIES_SHARES += ("clustered_share_high",)
+
+
 def _share_series(shares: pd.DataFrame, labels: dict[int, str]) -> list[dict]:
-    """Each topic's shares over the periods, in period order, with their intervals."""
+    """Each topic's counts and shares over the periods, in period order, with their intervals:
+    all its papers and its clustered ones (see ``dump_shares``).
+    """
     real = shares[shares["topic"] != OUTLIER]
     return [
         {
             "topic": int(topic),
             "label": labels[topic],
-            "papers": rows["papers"].astype(int).tolist(),
-            "share": rows["share"].round(6).tolist(),
-            "share_low": rows["share_low"].round(6).tolist(),
-            "share_high": rows["share_high"].round(6).tolist(),
+            **{column: rows[column].astype(int).tolist() for column in _SERIES_COUNTS},
+            **{column: rows[column].round(6).tolist() for column in _SERIES_SHARES},
         }
         for topic, rows in real.groupby("topic", sort=True)
     ]
@@ -548,22 +589,26 @@ _TREND_COLUMNS = [
     "slope_high_pp",
     "p_value",
     "q_value",
+    "tested_on",
 ]
 
 
 def trend_table(record: dict) -> pd.DataFrame:
-    """``trends.csv``: one row per topic, strongest evidence first, with its papers and share in
-    each tested period (``papers <period>``, ``share <period>``); only the header where no trend
-    could be tested.
+    """``trends.csv``: one row per topic, strongest evidence first, the count its test ran on
+    (``tested_on``), and in each tested period its clustered papers and their share
+    (``clustered papers <period>``, ``clustered share <period>``) then all its papers, assigned
+    outliers included (``papers <period>``, ``share <period>``); only the header where no
+    trend could be tested.
     """
     trends = record["trends"]
     if not trends["available"]:
         return pd.DataFrame(columns=_TREND_COLUMNS)
-    table = pd.DataFrame(trends["topics"])
+    lists = ["clustered_papers", "clustered_share", "papers", "share"]
+    table = pd.DataFrame(trends["topics"]).assign(tested_on=trends["tested_on"])
     for index, period in enumerate(trends["periods"]):
-        table[f"papers {period}"] = table["papers"].map(lambda counts, i=index: counts[i])
-        table[f"share {period}"] = table["share"].map(lambda shares, i=index: shares[i])
-    return table.drop(columns=["papers", "share"])
+        for column in lists:
+            table[f"{column.replace('_', ' ')} {period}"] = table[column].map(lambda v, i=index: v[i])
+    return table.drop(columns=lists)
 
 
 def recomputed_shares(now: pd.DataFrame, earlier: pd.DataFrame | None, lineage: dict) -> dict:

@@ -546,13 +546,15 @@ def changes(
     import pandas as pd
 
     from papertopics.changes import CompareSettings, describe_changes, recomputed_shares, trend_table
+    from papertopics.topics import outlier_flags
 
     assigned = pd.read_csv(
         topic_papers,
         keep_default_na=False,
         dtype={"id": str, "dumps": str, "year": str},
-        usecols=lambda name: name in {"id", "topic", "dumps", "display_name", "year"},
+        usecols=lambda name: name in {"id", "topic", "outlier", "dumps", "display_name", "year"},
     )
+    assigned["outlier"] = outlier_flags(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     events = storage.read_json(lineage)
     share_table, record = describe_changes(

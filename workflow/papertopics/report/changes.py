@@ -1,5 +1,8 @@
 """What changed: trends over every dump (or year), the terms that burst, shares over time, and
 the newest period against the one before with its new and faded topics.
+
+Shares and tests are of each topic's clustered papers (``changes["tested_on"]``); the outliers
+assigned to a topic for display are counted beside them, in the hovers and tables.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from papertopics.report.bursts import bursts_block
 from papertopics.report.colours import colour_of
 from papertopics.report.embedding import figure_block, notice
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.report.trends import trends_block
+from papertopics.report.trends import counts_phrase, share_change_text, topics, trends_block
 
 _ROW_PX = 22
 _SERIES_SHOWN = 8  # topics drawn at first in the share-over-time chart; the others are a click away
@@ -35,7 +38,7 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
     ]
     figure = go.Figure()
     for side, colour in (("baseline", "#9a9a9a"), ("target", "#1f5fa8")):
-        shares = [100 * r[f"{side}_share"] for r in rows]
+        shares = [100 * r[f"{side}_clustered_share"] for r in rows]
         period = plotly_text(_period_label(changes[side], changes["by"], dump_labels))
         figure.add_trace(
             go.Scatter(
@@ -47,22 +50,28 @@ def share_change_chart(changes: dict, dump_labels: dict[str, str]) -> go.Figure:
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": [100 * r[f"{side}_share_high"] - s for r, s in zip(rows, shares, strict=True)],
+                    "array": [
+                        100 * r[f"{side}_clustered_share_high"] - s for r, s in zip(rows, shares, strict=True)
+                    ],
                     "arrayminus": [
-                        s - 100 * r[f"{side}_share_low"] for r, s in zip(rows, shares, strict=True)
+                        s - 100 * r[f"{side}_clustered_share_low"] for r, s in zip(rows, shares, strict=True)
                     ],
                     "color": colour,
                     "thickness": 1.2,
                     "width": 3,
                 },
-                customdata=[[r[f"{side}_papers"], r[f"{side}_period_papers"]] for r in rows],
-                hovertemplate=f"{period}: %{{x:.1f}}%% (%{{customdata[0]}} of %{{customdata[1]}} papers)<extra></extra>",
+                customdata=[
+                    [r[f"{side}_clustered_papers"], r[f"{side}_period_papers"], r[f"{side}_assigned_papers"]]
+                    for r in rows
+                ],
+                hovertemplate=f"{period}: %{{x:.1f}}%% (%{{customdata[0]}} clustered of %{{customdata[1]}} "
+                "papers; %{customdata[2]} outliers assigned besides)<extra></extra>",
             )
         )
     figure.update_layout(
         height=90 + _ROW_PX * len(rows),
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
-        xaxis={"title": "% of the papers", "rangemode": "tozero", "gridcolor": "#eee"},
+        xaxis={"title": "% of the papers (clustered)", "rangemode": "tozero", "gridcolor": "#eee"},
         yaxis={"automargin": True, "tickfont": {"size": 11}},
         legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
         plot_bgcolor="white",
@@ -88,7 +97,7 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str], colours: dict
     shown = set(ranked[:_SERIES_SHOWN])
     figure = go.Figure()
     for topic in changes["series"]:
-        shares = [100 * s for s in topic["share"]]
+        shares = [100 * s for s in topic["clustered_share"]]
         figure.add_trace(
             go.Scatter(
                 x=periods,
@@ -100,22 +109,26 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str], colours: dict
                 error_y={
                     "type": "data",
                     "symmetric": False,
-                    "array": [100 * h - s for h, s in zip(topic["share_high"], shares, strict=True)],
-                    "arrayminus": [s - 100 * low for low, s in zip(topic["share_low"], shares, strict=True)],
+                    "array": [
+                        100 * h - s for h, s in zip(topic["clustered_share_high"], shares, strict=True)
+                    ],
+                    "arrayminus": [
+                        s - 100 * low for low, s in zip(topic["clustered_share_low"], shares, strict=True)
+                    ],
                     "thickness": 1,
                     "width": 2,
                 },
-                customdata=[
-                    [n, total] for n, total in zip(topic["papers"], changes["period_papers"], strict=True)
-                ],
-                hovertemplate="%{x}: %{y:.1f}% (%{customdata[0]} of %{customdata[1]} papers)"
-                "<extra>%{fullData.name}</extra>",
+                customdata=list(
+                    zip(topic["clustered_papers"], changes["period_papers"], topic["papers"], strict=True)
+                ),
+                hovertemplate="%{x}: %{y:.1f}% (%{customdata[0]} clustered of %{customdata[1]} papers; "
+                "%{customdata[2]} with the outliers assigned to it)<extra>%{fullData.name}</extra>",
             )
         )
     figure.update_layout(
         height=480,
         margin={"l": 10, "r": 10, "t": 10, "b": 40},
-        yaxis={"title": "% of the papers", "rangemode": "tozero", "gridcolor": "#eee"},
+        yaxis={"title": "% of the papers (clustered)", "rangemode": "tozero", "gridcolor": "#eee"},
         xaxis={"type": "category"},
         legend={"font": {"size": 10}},
         plot_bgcolor="white",
@@ -123,8 +136,14 @@ def share_series_chart(changes: dict, dump_labels: dict[str, str], colours: dict
     return figure
 
 
-def _share_cell_text(share: float, low: float, high: float, papers: int, total: int) -> str:
-    return f"{100 * share:.1f}% ({100 * low:.1f}–{100 * high:.1f}), {papers} of {total}"
+def _share_cell_text(row: dict, side: str) -> str:
+    """A topic's clustered share in one period with its interval and counts:
+    "2.5% (1.6–3.9), 15 of 600 (+4 assigned)".
+    """
+    share, low, high = (row[f"{side}_clustered_share{end}"] for end in ("", "_low", "_high"))
+    text = f"{100 * share:.1f}% ({100 * low:.1f}–{100 * high:.1f}), {row[f'{side}_clustered_papers']} of "
+    text += str(row[f"{side}_period_papers"])
+    return text + (f" (+{row[f'{side}_assigned_papers']} assigned)" if row[f"{side}_assigned_papers"] else "")
 
 
 def _change_cell_text(change_pp: float, low_pp: float, high_pp: float) -> str:
@@ -135,8 +154,8 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
     header = [
         "Topic",
         "Label",
-        f"Share in {before}",
-        f"Share in {after}",
+        f"Clustered share in {before}",
+        f"Clustered share in {after}",
         "Change (pp)",
         "q-value",
         "Evidence",
@@ -147,26 +166,8 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
             [
                 table_cell(r["topic"], r["topic"]),
                 table_cell(r["label"]),
-                table_cell(
-                    _share_cell_text(
-                        r["baseline_share"],
-                        r["baseline_share_low"],
-                        r["baseline_share_high"],
-                        r["baseline_papers"],
-                        r["baseline_period_papers"],
-                    ),
-                    r["baseline_share"],
-                ),
-                table_cell(
-                    _share_cell_text(
-                        r["target_share"],
-                        r["target_share_low"],
-                        r["target_share_high"],
-                        r["target_papers"],
-                        r["target_period_papers"],
-                    ),
-                    r["target_share"],
-                ),
+                table_cell(_share_cell_text(r, "baseline"), r["baseline_clustered_share"]),
+                table_cell(_share_cell_text(r, "target"), r["target_clustered_share"]),
                 table_cell(
                     _change_cell_text(r["change_pp"], r["change_low_pp"], r["change_high_pp"]), r["change_pp"]
                 ),
@@ -192,9 +193,14 @@ def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> st
     items = []
     for t in topics:
         examples = "".join(f"<li>{html.escape(e['name'])}</li>" for e in t["examples"])
+        counts = counts_phrase(
+            [t["baseline_clustered_papers"], t["target_clustered_papers"]],
+            [t["baseline_papers"], t["target_papers"]],
+        )
         items.append(
-            f"<li><strong>{html.escape(str(t['topic']))}: {html.escape(t['label'])}</strong> "
-            f"({t['target_papers']} papers in {html.escape(period)}, {t['baseline_papers']} before)"
+            f"<li><strong>{html.escape(str(t['topic']))}: {html.escape(t['label'])}</strong>: "
+            f"{html.escape(share_change_text(t['baseline_clustered_share'], t['target_clustered_share']))} "
+            f'<span class="counts">({html.escape(counts)} papers, the last in {html.escape(period)})</span>'
             f'<ul class="examples">{examples}</ul></li>'
         )
     return f'<ul class="topic-list" id="{html.escape(list_id)}">{"".join(items)}</ul>'
@@ -254,6 +260,29 @@ def _periods_sentence(changes: dict, label) -> str:
     return f'<p id="periods">{html.escape(text)}</p>'
 
 
+def _pairwise_item(row: dict) -> str:
+    """One topic whose share changed between the two periods, in plain words; its q-value and
+    interval on hovering its grade.
+    """
+    counts = counts_phrase(
+        [row["baseline_clustered_papers"], row["target_clustered_papers"]],
+        [row["baseline_papers"], row["target_papers"]],
+    )
+    hover = (
+        f"Change {_change_cell_text(row['change_pp'], row['change_low_pp'], row['change_high_pp'])} points, "
+        f"q = {row['q_value']:.2g} (Fisher's exact test on clustered papers)"
+    )
+    mark = f"{_SIGNIFICANT} significant" if row["significant"] else row["grade"]
+    return (
+        f'<li data-topic="{int(row["topic"])}"><strong><a href="#topic-{int(row["topic"])}">'
+        f"{html.escape(row['label'])}</a></strong>: "
+        f"{html.escape(share_change_text(row['baseline_clustered_share'], row['target_clustered_share']))} "
+        f'<span class="counts">({html.escape(counts)})</span> '
+        f'<span class="grade grade-{row["grade"]}" title="{html.escape(hover)}">{html.escape(mark)}</span>'
+        '<a class="footnote-ref" href="#pairwise-test" aria-label="how this is tested">*</a></li>'
+    )
+
+
 def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
     """The newest period against the one before (or the chosen two): chart, table, new and faded."""
     by = changes["by"]
@@ -268,15 +297,19 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
     suggestive = sum(r["grade"] == "suggestive" for r in rows)
     level = round(100 * changes["confidence"])
     intro = (
-        f"{before} ({rows[0]['baseline_period_papers'] if rows else 0} papers) against {after} "
-        f"({rows[0]['target_period_papers'] if rows else 0} papers): each topic's share with {level}% "
-        "intervals, largest rise first. "
+        f"{after} ({rows[0]['target_period_papers'] if rows else 0} papers) against {before} "
+        f"({rows[0]['baseline_period_papers'] if rows else 0} papers), counting each topic's clustered papers. "
     )
     if changes["tested"]:
         intro += (
-            f"{_SIGNIFICANT} marks a significant change (Fisher's exact test, Benjamini–Hochberg false "
-            f"discovery rate {changes['false_discovery_rate']:g} across the {len(rows)} topics): {significant} "
-            f"of {len(rows)}, and {suggestive} more suggestive (q below {changes['suggestive_q']:g}). One step "
+            f"{topics(significant)} of {len(rows)} changed share beyond chance ({_SIGNIFICANT}), "
+            f"{suggestive} more in a way worth a look that may be noise (suggestive)."
+        )
+        footnote = (
+            "* How this is tested: each topic's clustered papers in the two "
+            f"{by}s with Fisher's exact test, the Benjamini–Hochberg correction across the {len(rows)} "
+            f"topics at false discovery rate {changes['false_discovery_rate']:g} (q below "
+            f"{changes['suggestive_q']:g}: suggestive); the chart's bars are {level}% intervals. One step "
             "tests less than the whole span: a steady trend can be significant above while no single step is."
         )
     else:
@@ -284,21 +317,30 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
             f"Not tested: a {by} needs {changes['min_period_papers']} papers or more to take part in the "
             "tests, so these shares are shown with their intervals only."
         )
+        footnote = ""
+    moved = [r for r in rows if r["grade"] in ("significant", "suggestive")]
+    listed = "".join(_pairwise_item(r) for r in moved)
+    listed_html = f'<ul class="trend-list" id="pairwise-changes">{listed}</ul>' if moved else ""
+    footnote_html = (
+        f'<p class="hint footnote" id="pairwise-test">{html.escape(footnote)}</p>' if footnote else ""
+    )
     thresholds = changes["thresholds"]
     return (
         f"<h3>{html.escape(after)} against {html.escape(before)}</h3>"
         f'<p id="pairwise-summary">{html.escape(intro)}</p>'
+        + listed_html
         + figure_block("share-change", share_change_chart(changes, dump_labels))
+        + footnote_html
         + "<details><summary>The comparison as a table</summary>"
         + _comparison_table(changes, before, after)
         + "</details>"
         + f'<h4>New in {html.escape(after)}</h4><p class="hint">Research topics at least '
         f"{thresholds['new_topic_share']:.0%} of whose papers are from {html.escape(after)}, both {html.escape(by)}s "
-        f"weighted to the same size, and at least {thresholds['min_papers']} of them.</p>"
+        f"weighted to the same size, and at least {thresholds['min_papers']} clustered papers there.</p>"
         + _topic_list("new-topics", changes["new_topics"], after, f"No topic is new in {after}.")
         + f'<h4>Faded in {html.escape(after)}</h4><p class="hint">At most {thresholds["faded_topic_share"]:.0%} '
         f"of the topic's papers are from {html.escape(after)}, weighted the same way, and at least "
-        f"{thresholds['min_papers']} from {html.escape(before)}.</p>"
+        f"{thresholds['min_papers']} clustered papers from {html.escape(before)}.</p>"
         + _topic_list("faded-topics", changes["faded_topics"], after, f"No topic faded in {after}.")
     )
 
@@ -323,8 +365,9 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: 
     series = ""
     if len(changes["periods"]) >= 3:
         series = (
-            '<h3>Share over time</h3><p class="hint">The topics with the strongest trend evidence; click a '
-            "legend entry to show another. Hover for the counts.</p>"
+            '<h3>Share over time</h3><p class="hint">Each topic\'s share of the papers, counting the papers '
+            "it clustered; the topics with the strongest trend evidence are drawn, click a legend entry to "
+            "show another. Hover for the counts, with the outliers assigned to the topic beside them.</p>"
             + figure_block("share-series", share_series_chart(changes, dump_labels, colours))
         )
     return (

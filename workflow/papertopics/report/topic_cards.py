@@ -1,14 +1,23 @@
-"""The per-topic view: keyword weights and the papers closest to the topic's centroid."""
+"""The per-topic view: keyword weights, the papers closest to the topic's centroid, its wording
+per period, and every one of its papers (listed a page at a time by the page's script, most
+central first) with a download of them as CSV.
+"""
 
 from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import web_link
+from papertopics.report.embedding import packed_json_block, web_link
 from papertopics.report.sparkline import counts_text, share_sparkline
+from papertopics.report.trends import counts_phrase
+from papertopics.topics import OUTLIER
+
+# The block of each topic's paper rows, most central first (read by assets/topic-papers.js).
+ORDER_BLOCK = "topic-papers-order"
 
 
 def _keyword_bars(keywords: list[list]) -> str:
@@ -39,25 +48,79 @@ def _paper(paper, index: int) -> str:
     )
 
 
-def _wording(topic: dict, by: str, label) -> str:
-    """The topic's keywords within each period, oldest first (BERTopic's topics over time)."""
+def topic_paper_order(papers: pd.DataFrame, topic_details: list[dict]) -> dict[int, list[int]]:
+    """Each topic's papers as rows of ``papers``, most central first: its representative papers
+    (nearest its centroid in the embedding space, in their order), then its other clustered
+    papers, then the outliers assigned to it, each of the two by distance on the map from the
+    middle (median) of its clustered papers.
+
+    ``papers``: the topics stage's paper table (``id``, ``topic``, ``outlier`` as booleans, ``x``, ``y``).
+    """
+    row_of = {paper_id: row for row, paper_id in enumerate(papers["id"])}
+    topic = papers["topic"].to_numpy()
+    outlier = papers["outlier"].to_numpy(dtype=bool)
+    where = papers[["x", "y"]].to_numpy(dtype=np.float64)
+    order = {}
+    for record in topic_details:
+        rows = np.flatnonzero(topic == record["topic"])
+        core = rows[~outlier[rows]]
+        middle = np.median(where[core if len(core) else rows], axis=0) if len(rows) else np.zeros(2)
+        distance = np.linalg.norm(where[rows] - middle, axis=1)
+        first = [row_of[i] for i in record["representative_ids"] if i in row_of]
+        ranked = rows[np.lexsort((rows, distance, outlier[rows]))]
+        chosen = set(first)
+        order[int(record["topic"])] = first + [int(r) for r in ranked if r not in chosen]
+    return order
+
+
+def _wording(topic: dict, by: str, label, min_papers: int) -> str:
+    """The topic's keywords within each period, oldest first (BERTopic's topics over time); a
+    period with fewer than ``min_papers`` of its papers is marked as too few to read, its words
+    shown muted after the mark.
+    """
     if not topic.get("wording"):
         return ""
-    rows = "".join(
-        f"<dt>{html.escape(label(w['period']))} ({w['papers']} papers)</dt><dd>{html.escape(', '.join(w['keywords']))}</dd>"
-        for w in topic["wording"]
+    rows = []
+    for w in topic["wording"]:
+        words = html.escape(", ".join(w["keywords"]))
+        if w["papers"] < min_papers:
+            words = (
+                f'<span class="too-few">too few papers to read (fewer than {min_papers})</span> '
+                f'<span class="too-few-words">{words}</span>'
+            )
+        rows.append(f"<dt>{html.escape(label(w['period']))} ({w['papers']} papers)</dt><dd>{words}</dd>")
+    return f'<div class="wording"><h4>Its wording by {html.escape(by)}</h4><dl>{"".join(rows)}</dl></div>'
+
+
+def _paper_list(topic: dict, clustered: int) -> str:
+    """Where the page's script lists all the topic's papers, and the link to download them."""
+    topic_id = int(topic["topic"])
+    assigned = topic["size"] - clustered
+    if topic_id == OUTLIER:
+        listed = f"{topic['size']} papers that no topic holds"
+    else:
+        besides = f", then the {assigned} outliers assigned to it" if assigned else ""
+        listed = f"{topic['size']} papers: {clustered} clustered, most central first{besides}"
+    return (
+        f'<div class="topic-papers" data-topic="{topic_id}"><h4>All its papers</h4>'
+        f'<p class="hint">{html.escape(listed)}. '
+        f'<a class="topic-csv" href="#" download="topic-{topic_id}-papers.csv">Download its '
+        f"{topic['size']} papers as CSV</a> (every column of papers.csv).</p>"
+        '<ol class="paper-list"></ol><div class="pager"></div></div>'
     )
-    return f'<div class="wording"><h4>Its wording by {html.escape(by)}</h4><dl>{rows}</dl></div>'
 
 
 def _share_line(series: dict | None, changes: dict, colour: str, label) -> str:
-    """The topic's share per period as a small line, with its counts ("3 → 16 → 38 papers")."""
+    """The topic's share of clustered papers per period as a small line, with its counts
+    ("2 → 14 → 31; 3 → 16 → 38 with the outliers assigned to it").
+    """
     if not series or len(changes["periods"]) < 2:
         return ""
     periods = [label(p) for p in changes["periods"]]
-    counts = counts_text(series["papers"], changes["period_papers"])
-    line = share_sparkline(series["share"], periods, counts, colour)
-    return f'{line} <span class="counts">{html.escape(" → ".join(str(n) for n in series["papers"]))}</span>'
+    counts = counts_text(series["clustered_papers"], changes["period_papers"])
+    line = share_sparkline(series["clustered_share"], periods, counts, colour)
+    text = counts_phrase(series["clustered_papers"], series["papers"])
+    return f'{line} <span class="counts">{html.escape(text)}</span>'
 
 
 def topic_cards_section(
@@ -69,9 +132,10 @@ def topic_cards_section(
     colours: dict[int, str] | None = None,
 ) -> str:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
-    opens in place on its keywords, representative papers and wording per period.
+    opens in place on its keywords, representative papers, wording per period and all its papers.
 
-    ``papers``: the topics stage's paper table, with ``dumps`` as the text to show; ``changes``:
+    ``papers``: the topics stage's paper table (``outlier`` as booleans), with ``dumps`` as the
+    text to show; ``changes``:
     the comparison (``changes.json``), for the shares per period, when there is one;
     ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
     map's colour of each topic (``ReportInputs.topic_colours``).
@@ -79,6 +143,8 @@ def topic_cards_section(
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
     series = {s["topic"]: s for s in changes["series"]} if changes else {}
+    min_wording_papers = changes["min_wording_papers"] if changes else 0
+    clustered = papers.loc[~papers["outlier"].to_numpy(dtype=bool), "topic"].value_counts()
 
     def labeller(by: str):
         return lambda period: (dump_labels or {}).get(period, period) if by == "dump" else period
@@ -100,14 +166,18 @@ def topic_cards_section(
         cards.append(
             f'<details class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{colour}">'
             f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span>{curated} '
-            f'<span class="size">{topic["size"]} papers, {topic["share"]:.1%}</span> {share_line}</summary>'
+            f'<span class="size">{topic["size"]} papers ({int(clustered.get(topic["topic"], 0))} clustered), '
+            f"{topic['share']:.1%}</span> {share_line}</summary>"
             f'{note}<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}'
-            f"{_wording(topic, wording_by, labeller(wording_by))}</div></div></details>"
+            f"{_wording(topic, wording_by, labeller(wording_by), min_wording_papers)}</div></div>"
+            f"{_paper_list(topic, int(clustered.get(topic['topic'], 0)))}</details>"
         )
     return (
         '<section id="topic-details"><h2>Topics in detail</h2><p class="hint">Each line opens on the topic\'s '
-        "keywords, its most representative papers and its wording in each period.</p>"
+        "keywords, its most representative papers, its wording in each period and all its papers, "
+        "to read or download.</p>"
         + "".join(cards)
+        + packed_json_block(ORDER_BLOCK, topic_paper_order(papers, topic_details))
         + "</section>"
     )

@@ -1,5 +1,7 @@
-"""Trends across every period: the topics rising and falling over the whole span, graded in
-words, the largest movements with their intervals, and the full trend table.
+"""Trends across every period, written for a reader who is not a statistician: each rising or
+falling topic as "Adversarial examples: 0.5% → 4.1% of papers (2 → 31)", its counts of
+clustered papers first and with the outliers assigned to it beside them; the test, q-value and
+interval in a hover and a footnote; then the largest other movements, and the full trend table.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.topic_table import sortable_table, table_cell
 
 _LARGEST_SHOWN = 5
+TREND_FOOTNOTE_ID = "trend-test"
 
 
 def per_unit(unit: str) -> str:
@@ -26,20 +29,48 @@ def slope_text(row: dict, unit: str) -> str:
     )
 
 
+def share_change_text(first: float, last: float) -> str:
+    """A move in share as a chair reads it: "0.7% → 5.0% of papers"."""
+    return f"{100 * first:.1f}% → {100 * last:.1f}% of papers"
+
+
+def counts_phrase(clustered: list[int], papers: list[int]) -> str:
+    """The clustered counts over the periods, with all the topic's papers beside them where
+    outliers were assigned to it: "2 → 31; 3 → 38 with the outliers assigned to it".
+    """
+    text = " → ".join(str(n) for n in clustered)
+    if list(papers) != list(clustered):
+        text += f"; {' → '.join(str(n) for n in papers)} with the outliers assigned to it"
+    return text
+
+
 def _topic_link(row: dict) -> str:
-    return f'<a href="#topic-{int(row["topic"])}">{int(row["topic"])}: {html.escape(row["label"])}</a>'
+    return f'<a href="#topic-{int(row["topic"])}">{html.escape(row["label"])}</a>'
+
+
+def _evidence_hover(row: dict, unit: str) -> str:
+    """The test's figures for one topic, shown on hovering its grade."""
+    return f"Trend {slope_text(row, unit)}, q = {row['q_value']:.2g} (Cochran–Armitage on clustered papers)"
 
 
 def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> str:
     periods = [period_label(p) for p in trends["periods"]]
-    counts = counts_text(row["papers"], trends["period_papers"])
-    line = " → ".join(counts)
+    clustered = row["clustered_papers"]
+    sparkline = share_sparkline(
+        row["clustered_share"],
+        periods,
+        counts_text(clustered, trends["period_papers"]),
+        colour_of(colours, int(row["topic"])),
+    )
+    grade = row["grade"]
     return (
-        f'<li data-topic="{int(row["topic"])}">'
-        f"{share_sparkline(row['share'], periods, counts, colour_of(colours, int(row['topic'])))} "
-        f'{_topic_link(row)} <span class="grade grade-{row["grade"].replace(" ", "-")}">{html.escape(row["grade"])}</span> '
-        f'<span class="slope">{html.escape(slope_text(row, trends["unit"]))}, q = {row["q_value"]:.2g}</span>'
-        f'<br><span class="counts">{html.escape(line)} papers</span></li>'
+        f'<li data-topic="{int(row["topic"])}">{sparkline} '
+        f"<strong>{_topic_link(row)}</strong>: "
+        f"{html.escape(share_change_text(row['clustered_share'][0], row['clustered_share'][-1]))} "
+        f'<span class="counts">({html.escape(counts_phrase(clustered, row["papers"]))})</span> '
+        f'<span class="grade grade-{grade.replace(" ", "-")}" '
+        f'title="{html.escape(_evidence_hover(row, trends["unit"]))}">{html.escape(grade)}</span>'
+        f'<a class="footnote-ref" href="#{TREND_FOOTNOTE_ID}" aria-label="how this is tested">*</a></li>'
     )
 
 
@@ -49,6 +80,16 @@ def _listed(list_id: str, rows: list[dict], trends: dict, period_label, colours,
     return f'<ol class="trend-list" id="{list_id}">{"".join(_item(r, trends, period_label, colours) for r in rows)}</ol>'
 
 
+def assigned_outliers(trends: dict) -> int:
+    """How many of the tested periods' papers are outliers shown in a topic (its nearest)."""
+    return sum(sum(r["papers"]) - sum(r["clustered_papers"]) for r in trends["topics"])
+
+
+def topics(count: int) -> str:
+    """A count of topics in words: 1 topic, 3 topics."""
+    return f"{count} topic{'' if count == 1 else 's'}"
+
+
 def _summary(trends: dict, changes: dict, period_label) -> str:
     rows = trends["topics"]
 
@@ -56,35 +97,56 @@ def _summary(trends: dict, changes: dict, period_label) -> str:
         return sum(r["direction"] == direction and r["grade"] == grade for r in rows)
 
     first, last = period_label(trends["periods"][0]), period_label(trends["periods"][-1])
+    total = sum(trends["period_papers"])
     text = (
-        f"Across {first} to {last} ({len(trends['periods'])} {changes['by']}s, "
-        f"{sum(trends['period_papers'])} papers), each topic's share is tested for a steady rise or fall "
-        f"(Cochran–Armitage trend test, Benjamini–Hochberg false discovery rate "
-        f"{changes['false_discovery_rate']:g} across the {len(rows)} topics): "
-        f"{count('rising', 'significant')} rising and {count('falling', 'significant')} falling significantly; "
-        f"{count('rising', 'suggestive')} more rising and {count('falling', 'suggestive')} falling suggestively "
-        f"(q below {changes['suggestive_q']:g}: leads worth a look, about one in four may be noise)."
+        f"From {first} to {last} ({len(trends['periods'])} {changes['by']}s, {total} papers): "
+        f"{topics(count('rising', 'significant'))} rose and {count('falling', 'significant')} fell beyond "
+        f"chance; {count('rising', 'suggestive')} more rose and {count('falling', 'suggestive')} fell "
+        "in a way worth a look that may be noise (suggestive)."
     )
+    outliers = assigned_outliers(trends)
+    if outliers:
+        text += (
+            f" Counts are of the papers each topic clustered. {outliers} of the {total} papers "
+            f"({outliers / total:.0%}) fit no cluster and are shown in their nearest topic on the map; "
+            "they are counted beside, not tested."
+        )
     if not any(r["grade"] == "significant" for r in rows):
         text += (
             " No trend is significant, which says the tests cannot tell these movements from chance "
-            "with this many papers, not that nothing moved: the largest movements are listed below "
-            "with their intervals."
+            "with this many papers, not that nothing moved: the largest movements are listed below."
         )
     return f'<p id="trend-summary">{html.escape(text)}</p>'
 
 
+def _footnote(trends: dict, changes: dict) -> str:
+    """How the trends are tested, for the reader who asks."""
+    level = round(100 * changes["confidence"])
+    text = (
+        "* How this is tested: each topic's share of the papers, counting only the papers HDBSCAN "
+        "clustered into it (not the outliers assigned to it for display), is tested for a steady rise or "
+        f"fall over the {changes['by']}s with the Cochran–Armitage trend test; the Benjamini–Hochberg "
+        f"correction across the {len(trends['topics'])} topics keeps the expected share of false calls "
+        f"among the significant ones below {changes['false_discovery_rate']:g} (q below it: significant; "
+        f"q below {changes['suggestive_q']:g}: suggestive, about one in four such leads may be noise). "
+        f"Hover a grade for its slope in points {per_unit(trends['unit'])} with its {level}% interval and "
+        "its q-value; the table below lists them all."
+    )
+    return f'<p class="hint footnote" id="{TREND_FOOTNOTE_ID}">{html.escape(text)}</p>'
+
+
 def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
-    """Every topic's trend, with its papers and share per period; where the previous run
-    published a share this run's interval leaves out, that share beside it.
+    """Every topic's trend, with its clustered papers (and all its papers) and clustered share per
+    period; where the previous run published a share this run's interval leaves out, that share
+    beside it.
     """
     periods = [period_label(p) for p in trends["periods"]]
     earlier = {(m["topic"], m["period"]): m["share_before"] for m in recomputed.get("moved", [])}
     header = ["Topic", "Label", "Trend", f"Slope (points {per_unit(trends['unit'])})", "q-value"]
-    header += [f"Papers in {p}" for p in periods]
+    header += [f"Clustered papers in {p} (with assigned outliers)" for p in periods]
     rows = []
     for r in trends["topics"]:
-        counts = counts_text(r["papers"], trends["period_papers"])
+        counts = counts_text(r["clustered_papers"], trends["period_papers"])
         cells = [
             table_cell(r["topic"], r["topic"]),
             table_cell(r["label"]),
@@ -94,18 +156,21 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
             ),
             table_cell(f"{r['q_value']:.3g}", r["q_value"]),
         ]
-        for period, text, share in zip(trends["periods"], counts, r["share"], strict=True):
+        for period, text, share, papers in zip(
+            trends["periods"], counts, r["clustered_share"], r["papers"], strict=True
+        ):
             before = earlier.get((r["topic"], period))
             was = f"; run {recomputed['previous_run']}: {100 * before:.1f}%" if before is not None else ""
-            cells.append(table_cell(f"{text} ({100 * share:.1f}%{was})", share))
+            cells.append(table_cell(f"{text} ({100 * share:.1f}%; {papers}{was})", share))
         rows.append((r["topic"], cells))
     numeric = {0, 3, 4} | {5 + i for i in range(len(periods))}
     return sortable_table("trend-table", header, numeric, rows)
 
 
 def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
-    """The trends part of "What changed": the summary, rising and falling topics with their counts
-    and share lines, the largest movements, and the table; or why trends cannot be tested.
+    """The trends part of "What changed": the summary, rising and falling topics with their shares
+    and counts, the largest other movements, the footnote on the test and the table; or why
+    trends cannot be tested.
     """
     trends = changes["trends"]
     by = changes["by"]
@@ -114,7 +179,15 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
         return heading + f'<p id="trend-summary">No trend test: {html.escape(trends["reason"])}.</p>'
     rows = trends["topics"]
     moving = [r for r in rows if r["grade"] != "no evidence"]
-    largest = sorted(rows, key=lambda r: (-abs(r["slope_pp"]), r["topic"]))[:_LARGEST_SHOWN]
+    # The largest movements are those not already listed as rising or falling.
+    others = [r for r in rows if r["grade"] == "no evidence"]
+    largest = sorted(others, key=lambda r: (-abs(r["slope_pp"]), r["topic"]))[:_LARGEST_SHOWN]
+    largest_html = (
+        "<h4>Other large movements, whatever the evidence</h4>"
+        + _listed("largest-trends", largest, trends, period_label, colours, "")
+        if largest
+        else ""
+    )
     return (
         heading
         + _summary(trends, changes, period_label)
@@ -136,8 +209,8 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
             colours,
             "No topic falls beyond chance.",
         )
-        + "<h4>Largest movements, whatever the evidence</h4>"
-        + _listed("largest-trends", largest, trends, period_label, colours, "")
+        + largest_html
+        + _footnote(trends, changes)
         + "<details><summary>Every topic's trend</summary>"
         + _trend_table(trends, period_label, changes.get("recomputed") or {})
         + "</details>"

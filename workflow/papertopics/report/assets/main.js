@@ -7,6 +7,7 @@ import { createPaperMap } from "./paper-map.js";
 import { createPaperPanel, createSelectionPanel } from "./panels.js";
 import { wireSearch } from "./search-panel.js";
 import { wireDownloads, wireTables } from "./tables.js";
+import { wireTopicPapers } from "./topic-papers.js";
 import { plotlyText, wrapped } from "./text.js";
 import { mapOfPapers, similarPapers } from "./unpack.js";
 
@@ -132,6 +133,7 @@ function startReport(mapDiv) {
       }
     });
   });
+  wireTopicPapers(mapData, abstractOf);
   mapDrawn.then(() => {
     drawChartsWhenSeen(holdEngine);
     whenIdle(similarOf);

@@ -1,0 +1,95 @@
+"""Topic cards: every paper of a topic listed most central first, its download link, clustered
+and assigned counts, and a period's wording marked where the topic has too few papers there.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pandas as pd
+from papertopics.report.embedding import gzip_block
+from papertopics.report.topic_cards import ORDER_BLOCK, topic_cards_section, topic_paper_order
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def _papers() -> pd.DataFrame:
+    """Topic 0: four clustered papers on a line (their median at 2.7) and an assigned outlier
+    right at that middle; topic 1: two clustered papers; one paper of no topic.
+    """
+    return pd.DataFrame(
+        {
+            "id": ["far", "near", "rep", "mid", "outlier-near", "b1", "b2", "none"],
+            "display_name": ["Far", "Near", "Rep", HOSTILE, "Assigned", "B1", "B2", "None"],
+            "dumps": ["d"] * 8,
+            "topic": [0, 0, 0, 0, 0, 1, 1, -1],
+            "outlier": [False, False, False, False, True, False, False, True],
+            "x": [5.0, 1.5, 3.0, 2.4, 2.7, 9.0, 9.5, 4.0],
+            "y": [5.0, 1.5, 3.0, 2.4, 2.7, 9.0, 9.5, 4.0],
+        }
+    )
+
+
+def _details() -> list[dict]:
+    return [
+        {
+            "topic": 0,
+            "label": "zero",
+            "size": 5,
+            "share": 5 / 8,
+            "keywords": [["w", 1.0]],
+            "representative_ids": ["rep"],
+            "wording": [
+                {"period": "2021", "papers": 3, "keywords": ["parseval", "sybil"]},
+                {"period": "2022", "papers": 12, "keywords": ["robust", "attack"]},
+            ],
+        },
+        {"topic": 1, "label": "one", "size": 2, "share": 0.25, "keywords": [], "representative_ids": []},
+        {
+            "topic": -1,
+            "label": "Outliers",
+            "size": 1,
+            "share": 0.125,
+            "keywords": [],
+            "representative_ids": [],
+        },
+    ]
+
+
+def test_a_topics_papers_run_representatives_first_then_clustered_by_centrality_then_assigned():
+    order = topic_paper_order(_papers(), _details())
+    ids = _papers()["id"].tolist()
+    assert [ids[row] for row in order[0]] == ["rep", "mid", "near", "far", "outlier-near"]
+    assert [ids[row] for row in order[1]] == ["b1", "b2"] and [ids[row] for row in order[-1]] == ["none"]
+    # Every paper is listed once, in its own topic.
+    assert sorted(row for rows in order.values() for row in rows) == list(range(8))
+
+
+def test_the_card_lists_its_papers_with_a_download_and_embeds_their_order():
+    changes = {"periods": ["2021", "2022"], "series": [], "by": "year", "min_wording_papers": 10}
+    page = topic_cards_section(_details(), _papers(), changes, {}, "year")
+    card = page[page.index('id="topic-0"') : page.index('id="topic-1"')]
+    assert "5 papers (4 clustered)" in card
+    assert '<a class="topic-csv" href="#" download="topic-0-papers.csv">' in card
+    assert "4 clustered, most central first, then the 1 outliers assigned to it" in card
+    assert 'download="topic--1-papers.csv"' in page and "papers that no topic holds" in page
+    block = re.search(rf'<script type="application/gzip\+base64" id="{ORDER_BLOCK}">[^<]*</script>', page)
+    assert block.group(0) == gzip_block(
+        ORDER_BLOCK,
+        json.dumps(
+            {str(k): v for k, v in topic_paper_order(_papers(), _details()).items()}, separators=(",", ":")
+        ),
+    )
+    assert HOSTILE not in page
+
+
+def test_a_periods_wording_from_too_few_papers_is_marked_and_a_larger_ones_is_not():
+    changes = {"periods": ["2021", "2022"], "series": [], "by": "year", "min_wording_papers": 10}
+    page = topic_cards_section(_details(), _papers(), changes, {}, "year")
+    wording = dict(re.findall(r"<dt>(\d{4}) \(\d+ papers\)</dt><dd>(.*?)</dd>", page))
+    assert "too few papers to read (fewer than 10)" in wording["2021"] and "parseval" in wording["2021"]
+    assert wording["2022"] == html.escape("robust, attack")
+    fewer = topic_cards_section(_details(), _papers(), {**changes, "min_wording_papers": 3}, {}, "year")
+    assert "too few papers to read" not in fewer
