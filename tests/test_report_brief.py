@@ -66,6 +66,7 @@ def _papers(counts: dict[int, list[int]], years: list[str]) -> pd.DataFrame:
             "year": [year for year, _ in rows],
             "topic": [topic for _, topic in rows],
             "display_name": [f"Paper {i}" for i in range(len(rows))],
+            "outlier": [False] * len(rows),
         }
     )
 
@@ -106,6 +107,19 @@ def test_what_changed_leads_with_the_strongest_trend_in_plain_words_and_keeps_th
     adversarial = next(f for f in changed.findings if f.subject == "Adversarial examples")
     assert "papers 3 of 426 → 15 of 611 → 38 of 760" in adversarial.evidence
     assert changed.none_found is None and changed.more is None
+
+
+def test_a_finding_quotes_the_clustered_papers_it_tested_and_the_assigned_outliers_beside_them():
+    papers = _papers(ICML, YEARS)
+    # Ten of the last year's adversarial-examples papers were outliers assigned to the topic.
+    assigned = papers.index[(papers["topic"] == 1) & (papers["year"] == "2019")][:10]
+    papers.loc[assigned, "outlier"] = True
+    changed = what_changed(_changes(papers), _same, {})
+    adversarial = next(f for f in changed.findings if f.subject == "Adversarial examples")
+    assert adversarial.sentence == (
+        "Adversarial examples rose from 0.7% to 3.7% of papers (3 → 28; 3 → 38 with the outliers assigned to it)."
+    )
+    assert "clustered papers 3 of 426 → 15 of 611 → 28 of 760" in adversarial.evidence
 
 
 def test_the_significant_changes_beyond_five_are_counted_not_told():

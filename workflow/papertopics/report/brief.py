@@ -88,11 +88,14 @@ def report_title(setting: str, corpus_summary: dict, paper_years: Sequence[int] 
 
 @dataclass(frozen=True)
 class Movement:
-    """A topic's papers and share in each period of a finding, and each period's papers."""
+    """A topic's clustered papers (the figures the tests ran on) and their share in each period of
+    a finding, each period's papers, and the topic's papers with the outliers assigned to it.
+    """
 
     papers: list[int]
     shares: list[float]
     totals: list[int]
+    with_assigned: list[int]
 
     def counts(self) -> list[str]:
         """Each period's count as "n of N"."""
@@ -103,7 +106,7 @@ def trend_movement(row: dict, trends: dict) -> Movement:
     """A trend's every tested period (``row``: one of ``changes.json``'s ``trends.topics``).
     The one place the brief reads a trend's counts from.
     """
-    return Movement(row["papers"], row["share"], trends["period_papers"])
+    return Movement(row["clustered_papers"], row["clustered_share"], trends["period_papers"], row["papers"])
 
 
 def step_movement(row: dict) -> Movement:
@@ -111,9 +114,10 @@ def step_movement(row: dict) -> Movement:
     ``comparison``). The one place the brief reads a comparison's counts from.
     """
     return Movement(
-        [row["baseline_papers"], row["target_papers"]],
-        [row["baseline_share"], row["target_share"]],
+        [row["baseline_clustered_papers"], row["target_clustered_papers"]],
+        [row["baseline_clustered_share"], row["target_clustered_share"]],
         [row["baseline_period_papers"], row["target_period_papers"]],
+        [row["baseline_papers"], row["target_papers"]],
     )
 
 
@@ -146,10 +150,15 @@ def _percent(share: float) -> str:
 
 def movement_text(direction: str, grade: str, moved: Movement) -> str:
     """The rest of a sentence after the topic's name: "rose from 0.7% to 5.0% of papers (3 → 38)"
-    where the evidence is significant, "may be rising: ..." where it is only suggestive.
+    where the evidence is significant, "may be rising: ..." where it is only suggestive; the counts
+    are the clustered papers the test ran on, then, where they differ, those with the outliers
+    assigned to the topic.
     """
     shares = f"{_percent(moved.shares[0])} to {_percent(moved.shares[-1])} of papers"
-    counts = f"({moved.papers[0]} → {moved.papers[-1]})"
+    counts = f"({moved.papers[0]} → {moved.papers[-1]}"
+    if moved.with_assigned != moved.papers:
+        counts += f"; {moved.with_assigned[0]} → {moved.with_assigned[-1]} with the outliers assigned to it"
+    counts += ")"
     if grade == SIGNIFICANT:
         verb = "rose" if direction == RISING else "fell"
         return f" {verb} from {shares} {counts}."
@@ -165,7 +174,7 @@ def _trend_evidence(row: dict, moved: Movement, trends: dict, changes: dict, per
     return (
         f"Steady {movement} over {periods}: Cochran–Armitage trend test, q = {row['q_value']:.2g} "
         f"(Benjamini–Hochberg across {len(trends['topics'])} topics; {row['grade']}: below {below:g}); "
-        f"{slope_text(row, trends['unit'])}, {round(100 * changes['confidence'])}% interval; papers {counts}."
+        f"{slope_text(row, trends['unit'])}, {round(100 * changes['confidence'])}% interval; clustered papers {counts}."
     )
 
 
@@ -175,7 +184,7 @@ def _step_evidence(row: dict, moved: Movement, changes: dict, period_label) -> s
         f"{after} against {before}: Fisher's exact test, q = {row['q_value']:.2g} (Benjamini–Hochberg "
         f"across {len(changes['comparison'])} topics); change {row['change_pp']:+.1f} points "
         f"({round(100 * changes['confidence'])}% interval {row['change_low_pp']:+.1f} to "
-        f"{row['change_high_pp']:+.1f}); papers {' → '.join(moved.counts())}."
+        f"{row['change_high_pp']:+.1f}); clustered papers {' → '.join(moved.counts())}."
     )
 
 
