@@ -18,22 +18,24 @@ function headingOf(div) {
   return before.length ? before[before.length - 1].textContent.trim() : "";
 }
 
-// A figure's title for export: its own where it has one, else its heading; under it the report's.
-export function exportTitle(div) {
+// A figure's title for export (``height`` pixels tall in all): its own where it has one, else its
+// heading; under it the report's.
+export function exportTitle(div, height) {
   const own = div.layout && div.layout.title && (div.layout.title.text || div.layout.title);
   const name = typeof own === "string" && own ? own : plotlyText(headingOf(div));
   const report = document.querySelector("header h1");
   return { text: report ? `<b>${name}</b><br><sup>${plotlyText(report.textContent.trim())}</sup>` : `<b>${name}</b>`,
-           x: 0.01, xanchor: "left", xref: "container", y: 1, yanchor: "top", yref: "container",
-           pad: { t: 12 }, font: { size: 18 } };
+           x: 0.01, xanchor: "left", xref: "container", y: 1 - 26 / height, yanchor: "top", yref: "container",
+           font: { size: 18 } };
 }
 
-// The figure as drawn, ``TITLE_SPACE`` taller, its plotting area the same.
+// The figure as drawn, ``TITLE_SPACE`` taller, its plotting area the same; the traces switched off
+// in the legend are left out (a legend of every topic would not fit, and they show nothing).
 export function drawnFigure(div) {
-  const full = div._fullLayout, margin = full.margin;
+  const full = div._fullLayout, margin = full.margin, height = full.height + TITLE_SPACE;
   return {
-    data: div.data,
-    layout: { ...div.layout, width: full.width, height: full.height + TITLE_SPACE, title: exportTitle(div),
+    data: div.data.filter((trace) => trace.visible !== "legendonly"),
+    layout: { ...div.layout, width: full.width, height, title: exportTitle(div, height),
               margin: { l: margin.l, r: margin.r, b: margin.b, t: margin.t + TITLE_SPACE, pad: margin.pad },
               paper_bgcolor: "white" },
   };

@@ -21,9 +21,10 @@ export const FONTS = {
 };
 const GAP = 4;  // pixels kept free between two labels
 // The grid (cells of CELL pixels) over which a cluster's papers are counted to find its dense,
-// unshared parts; a label tries its cluster's best CANDIDATES cells, in each its own paper
-// nearest the cell's middle.
+// unshared parts (over the cells up to AROUND cells away: about a label's size); a label tries its
+// cluster's best CANDIDATES cells, in each its own paper nearest the cell's middle.
 const CELL = 16;
+const AROUND = 2;
 const CANDIDATES = 48;
 // Where the label's box goes around its paper, in label widths and heights: centred on it, then
 // with the paper on the middle of an edge, then on a corner (always inside or on the box).
@@ -92,7 +93,7 @@ function cellCounts(grid, inView, map, scale) {
 }
 
 // The papers a cluster's label may lie on, in pixels, best first: in the cells where its papers
-// most outnumber the others' (over the cell and the eight around it), the paper nearest the
+// most outnumber the others' (over the cells around it), the paper nearest the
 // cell's middle. Those HDBSCAN kept in the cluster where any are in view, else all of its papers.
 export function labelAnchors(unit, map, inView, scale, grid, allCounts) {
   const members = unit.topics.flatMap((topic) => inView.papers[topic]);
@@ -113,8 +114,8 @@ export function labelAnchors(unit, map, inView, scale, grid, allCounts) {
   const around = (cell, counts) => {
     const column = cell % grid.columns, row = Math.floor(cell / grid.columns);
     let sum = 0;
-    for (let r = Math.max(0, row - 1); r <= Math.min(grid.rows - 1, row + 1); r++) {
-      for (let c = Math.max(0, column - 1); c <= Math.min(grid.columns - 1, column + 1); c++) {
+    for (let r = Math.max(0, row - AROUND); r <= Math.min(grid.rows - 1, row + AROUND); r++) {
+      for (let c = Math.max(0, column - AROUND); c <= Math.min(grid.columns - 1, column + AROUND); c++) {
         sum += counts(r * grid.columns + c);
       }
     }

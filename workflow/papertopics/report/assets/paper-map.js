@@ -17,7 +17,9 @@ const SHOWN_RING = 7;  // pixels: the ring around the paper shown in the panel
 // The exported map's points are SVG shapes (sharp on a slide) up to this many papers; beyond,
 // plotly's WebGL picture of them (an SVG of 100,000 shapes is slow to open).
 const SVG_POINTS_UP_TO = 20000;
-const LEGEND_FONT = 12, LEGEND_ROW = 20, LEGEND_SWATCH = 40;  // pixels
+// The exported legend's entries: fonts tried, row height and room for the swatch beside the text
+// (pixels); a legend of up to SHORT_LEGEND entries may take one column.
+const LEGEND_FONTS = [12, 11, 10], LEGEND_ROW = 20, LEGEND_SWATCH = 48, SHORT_LEGEND = 12;
 
 // ``hoverTexts()``: each paper's hover label; ``colours``: each point's colour.
 export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, onSelected }) {
@@ -75,10 +77,16 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
   // its legend below in as many columns as fit, the plotting area as on screen.
   function exportedMap() {
     const entries = legendEntries(), width = div.layout.width;
-    const entryWidth = Math.min(width, LEGEND_SWATCH + Math.max(...entries.map((entry) =>
-      measure([entry.name], { size: LEGEND_FONT, weight: 400 }).width)));
-    const rows = Math.ceil(entries.length / Math.max(1, Math.floor(width / entryWidth)));
-    const legendHeight = rows * LEGEND_ROW + 2 * MARGIN;
+    // The largest font that fits the legend in two columns or more (a short one in any).
+    const fits = (size) => {
+      const textWidth = Math.max(...entries.map((entry) => measure([entry.name], { size, weight: 400 }).width));
+      const entryWidth = Math.min(width, textWidth + LEGEND_SWATCH);
+      return { size, entryWidth, columns: Math.max(1, Math.floor(width / entryWidth)) };
+    };
+    const sizes = LEGEND_FONTS.map(fits);
+    const legendFont = sizes.find((fit) => fit.columns >= 2 || entries.length <= SHORT_LEGEND) || sizes[sizes.length - 1];
+    const rows = Math.ceil(entries.length / legendFont.columns);
+    const legendHeight = rows * LEGEND_ROW + 2 * MARGIN, height = map.height + TITLE_SPACE + legendHeight;
     const points = { ...div.data[0], type: map.ids.length <= SVG_POINTS_UP_TO ? "scatter" : "scattergl",
                      hovertext: null, customdata: null };
     const legend = entries.map((entry) => ({
@@ -87,11 +95,12 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
     }));
     return {
       data: [points, ...legend],
-      layout: { ...div.layout, width, height: map.height + TITLE_SPACE + legendHeight, title: exportTitle(div),
+      layout: { ...div.layout, width, height, title: exportTitle(div, height),
                 margin: { l: MARGIN, r: MARGIN, t: MARGIN + TITLE_SPACE, b: MARGIN + legendHeight },
                 showlegend: true, paper_bgcolor: "white",
                 legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "top", traceorder: "normal",
-                          entrywidth: entryWidth, entrywidthmode: "pixels", font: { size: LEGEND_FONT, family: bodyFont } } },
+                          entrywidth: legendFont.entryWidth - LEGEND_SWATCH, entrywidthmode: "pixels",
+                          maxheight: legendHeight, font: { size: legendFont.size, family: bodyFont } } },
     };
   }
 
