@@ -24,7 +24,6 @@ function syntheticMap({ papers = 10000, topics = 150, groups = 15, seed = 1 } = 
   const weights = centres.map((_, t) => 1 / (t + 3));
   const total = weights.reduce((a, b) => a + b, 0);
   const map = { x: [], y: [], topic: [], outlier: [], topics: [], labels: { topics: [], groups: [] } };
-  const sums = centres.map(() => [0, 0, 0]);
   for (let i = 0; i < papers; i++) {
     let pick = next() * total, t = 0;
     while (pick > weights[t] && t < topics - 1) { pick -= weights[t]; t++; }
@@ -32,17 +31,16 @@ function syntheticMap({ papers = 10000, topics = 150, groups = 15, seed = 1 } = 
     const topic = outlier ? topics : t;
     const x = centres[t][0] + 0.45 * normal(next), y = centres[t][1] + 0.45 * normal(next);
     map.x.push(x); map.y.push(y); map.topic.push(topic); map.outlier.push(outlier ? 1 : 0);
-    if (!outlier) { sums[t][0] += x; sums[t][1] += y; sums[t][2]++; }
   }
   for (let t = 0; t < topics; t++) {
     map.topics.push({ topic: t });
     const label = `${t}: ${["graph neural networks", "protein folding", "reinforcement learning for robots"][t % 3]}`;
-    map.labels.topics.push({ lines: [label.slice(0, 24), label.slice(24)].filter(Boolean), x: sums[t][0] / sums[t][2], y: sums[t][1] / sums[t][2], topic: t });
+    map.labels.topics.push({ lines: [label.slice(0, 24), label.slice(24)].filter(Boolean), topic: t });
   }
   map.topics.push({ topic: -1 });
   for (let g = 0; g < groups; g++) {
     const members = groupOf.flatMap((group, t) => (group === g ? [t] : []));
-    map.labels.groups.push({ lines: [`group ${g}`, "of topics"], x: groupCentres[g][0], y: groupCentres[g][1], topics: members });
+    map.labels.groups.push({ lines: [`group ${g}`, "of topics"], topics: members });
   }
   return map;
 }
