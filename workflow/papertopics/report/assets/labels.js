@@ -83,52 +83,61 @@ function overlaps(a, b) {
   return a.left < b.right + GAP && b.left < a.right + GAP && a.top < b.bottom + GAP && b.top < a.bottom + GAP;
 }
 
-// How many papers in view fall in each cell of the grid, of every topic together.
-function cellCounts(grid, inView, map, scale) {
-  const counts = new Int32Array(grid.columns * grid.rows);
+// Each paper in view's place in pixels and its cell of the grid, and how many papers in view fall
+// in each cell, of every topic together (a paper out of view keeps cell -1).
+function gridOfView(grid, inView, map, scale) {
+  const counts = new Int32Array(grid.columns * grid.rows), cellOf = new Int32Array(map.x.length).fill(-1);
+  const px = new Float64Array(map.x.length), py = new Float64Array(map.x.length);
   for (const papers of inView.papers) {
-    for (const paper of papers) { counts[grid.cell(scale.x(map.x[paper]), scale.y(map.y[paper]))]++; }
+    for (const paper of papers) {
+      px[paper] = scale.x(map.x[paper]);
+      py[paper] = scale.y(map.y[paper]);
+      cellOf[paper] = grid.cell(px[paper], py[paper]);
+      counts[cellOf[paper]]++;
+    }
   }
-  return counts;
+  return { counts, cellOf, px, py, own: new Int32Array(counts.length), nearest: new Float64Array(counts.length).fill(Infinity),
+           paper: new Int32Array(counts.length).fill(-1) };
 }
 
-// The papers a cluster's label may lie on, in pixels, best first: in the cells where its papers
-// most outnumber the others' (over the cells around it), the paper nearest the
+// The papers a cluster's label may lie on, best first ({ paper, px, py } in pixels): in the cells
+// where its papers most outnumber the others' (over the cells around it), the paper nearest the
 // cell's middle. Those HDBSCAN kept in the cluster where any are in view, else all of its papers.
-export function labelAnchors(unit, map, inView, scale, grid, allCounts) {
-  const members = unit.topics.flatMap((topic) => inView.papers[topic]);
-  const core = members.filter((paper) => !map.outlier[paper]);
-  const own = new Map();  // cell → { count, paper, distance }
-  for (const paper of members) {
-    const px = scale.x(map.x[paper]), py = scale.y(map.y[paper]), cell = grid.cell(px, py);
-    const entry = own.get(cell) ?? { count: 0, paper: -1, distance: Infinity, px: 0, py: 0 };
-    entry.count++;
-    own.set(cell, entry);
+// ``placed``: gridOfView's, its per-cell arrays left as found.
+export function labelAnchors(unit, map, inView, grid, placed) {
+  const { counts, cellOf, px, py, own, nearest, paper: paperOf } = placed;
+  const touched = [];
+  let kept = 0;
+  for (const topic of unit.topics) {
+    for (const paper of inView.papers[topic]) {
+      if (own[cellOf[paper]]++ === 0) { touched.push(cellOf[paper]); }
+      if (!map.outlier[paper]) { kept++; }
+    }
   }
-  for (const paper of core.length ? core : members) {
-    const px = scale.x(map.x[paper]), py = scale.y(map.y[paper]), cell = grid.cell(px, py);
-    const entry = own.get(cell), [cx, cy] = grid.middle(cell);
-    const distance = (px - cx) ** 2 + (py - cy) ** 2;
-    if (distance < entry.distance) { Object.assign(entry, { paper, distance, px, py }); }
+  for (const topic of unit.topics) {
+    for (const paper of inView.papers[topic]) {
+      if (kept > 0 && map.outlier[paper]) { continue; }
+      const cell = cellOf[paper];
+      const distance = (px[paper] - grid.middleX(cell)) ** 2 + (py[paper] - grid.middleY(cell)) ** 2;
+      if (distance < nearest[cell]) { nearest[cell] = distance; paperOf[cell] = paper; }
+    }
   }
-  const around = (cell, counts) => {
+  const scored = [];
+  for (const cell of touched) {
+    if (paperOf[cell] < 0) { continue; }
     const column = cell % grid.columns, row = Math.floor(cell / grid.columns);
-    let sum = 0;
+    let mine = 0, all = 0;
     for (let r = Math.max(0, row - AROUND); r <= Math.min(grid.rows - 1, row + AROUND); r++) {
       for (let c = Math.max(0, column - AROUND); c <= Math.min(grid.columns - 1, column + AROUND); c++) {
-        sum += counts(r * grid.columns + c);
+        mine += own[r * grid.columns + c];
+        all += counts[r * grid.columns + c];
       }
     }
-    return sum;
-  };
-  const scored = [];
-  own.forEach((entry, cell) => {
-    if (entry.paper < 0) { return; }
-    const mine = around(cell, (c) => own.get(c)?.count ?? 0);
-    scored.push({ score: 2 * mine - around(cell, (c) => allCounts[c]), mine, cell, ...entry });
-  });
+    scored.push({ score: 2 * mine - all, mine, cell, paper: paperOf[cell] });
+  }
+  for (const cell of touched) { own[cell] = 0; nearest[cell] = Infinity; paperOf[cell] = -1; }
   scored.sort((a, b) => b.score - a.score || b.mine - a.mine || a.cell - b.cell);
-  return scored.slice(0, CANDIDATES).map((entry) => ({ paper: entry.paper, px: entry.px, py: entry.py }));
+  return scored.slice(0, CANDIDATES).map(({ paper }) => ({ paper, px: px[paper], py: py[paper] }));
 }
 
 function viewGrid(view) {
@@ -137,7 +146,8 @@ function viewGrid(view) {
   return {
     columns, rows,
     cell: (px, py) => clamp(py, rows) * columns + clamp(px, columns),
-    middle: (cell) => [((cell % columns) + 0.5) * CELL, (Math.floor(cell / columns) + 0.5) * CELL],
+    middleX: (cell) => ((cell % columns) + 0.5) * CELL,
+    middleY: (cell) => (Math.floor(cell / columns) + 0.5) * CELL,
   };
 }
 
@@ -147,13 +157,12 @@ function viewGrid(view) {
 // points in view) }.
 export function placeLabels(view, map, measure) {
   const inView = pointsInView(view, map);
-  const scale = pixelScale(view), grid = viewGrid(view);
-  const allCounts = cellCounts(grid, inView, map, scale);
+  const grid = viewGrid(view), placedOnGrid = gridOfView(grid, inView, map, pixelScale(view));
   const taken = [], placed = [];
   for (const unit of clustersInView(view, map, inView)) {
     const required = unit.count >= REQUIRED_SHARE * inView.total;
     if (placed.length >= MAX_LABELS && !required) { continue; }
-    const anchors = labelAnchors(unit, map, inView, scale, grid, allCounts);
+    const anchors = labelAnchors(unit, map, inView, grid, placedOnGrid);
     const spot = freeSpot(unit, anchors, view, taken, measure);
     if (spot === null) { continue; }
     taken.push(spot.box);
