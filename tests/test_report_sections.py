@@ -10,13 +10,14 @@ from papertopics.figures import model_figures
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,
+    ciede2000,
     lab,
     lighter,
-    nearest_topics,
     period_colours,
     topic_colours,
+    touching_topics,
 )
-from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows, topic_places
+from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows
 from papertopics.report.embedding import gzip_block
 from papertopics.report.overview import method_section
 from papertopics.report.topic_table import topic_table_section
@@ -136,10 +137,10 @@ def test_map_colours_assigned_outliers_lighter_in_their_topic_and_only_topicless
     ]
     assert colour_of == ["#1f77b4", lighter("#1f77b4"), "#d62728", lighter("#d62728"), OUTLIER_COLOUR]
     assert lighter("#000000", 0.5) == "#808080" and lighter("#2a6fdb", 0) == "#2a6fdb"
-    # One label per topic (none for the topic-less), at the median of the papers HDBSCAN kept.
-    assert [(label["x"], label["y"], label["topic"]) for label in data["labels"]["topics"]] == [
-        (0.0, 0.0, 0),
-        (2.0, 2.0, 1),
+    # One label per topic (none for the topic-less); the page places it over the topic's papers.
+    assert [(label["lines"], label["topic"]) for label in data["labels"]["topics"]] == [
+        (["0: label 0"], 0),
+        (["1: label 1"], 1),
     ]
     assert data["labels"]["groups"] == []
 
@@ -158,28 +159,70 @@ def test_map_labels_keep_their_whole_text_in_short_lines():
     assert group_label["labels"]["groups"][0]["topics"] == [0, 1]
 
 
-def test_topics_near_each_other_on_the_map_get_clearly_different_colours():
+def test_ciede2000_gives_the_published_differences():
     import numpy as np
 
+    # Pairs of Sharma, Wu and Dalal (2005), "The CIEDE2000 color-difference formula", table 1.
+    pairs = [
+        ((50, 2.6772, -79.7751), (50, 0, -82.7485), 2.0425),
+        ((50, 0, 0), (50, -1, 2), 2.3669),
+        ((50, 2.5, 0), (73, 25, -18), 27.1492),
+        ((50, 2.5, 0), (61, -5, 29), 22.8977),
+        ((50, 2.5, 0), (56, -27, -3), 31.9030),
+        ((50, 2.5, 0), (58, 24, 15), 19.4535),
+        ((50, 2.5, 0), (50, 3.1736, 0.5854), 1.0),
+        ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+    ]
+    first, second = (np.array([pair[i] for pair in pairs], dtype=float) for i in (0, 1))
+    assert ciede2000(first, second) == pytest.approx([pair[2] for pair in pairs], abs=1e-4)
+    assert ciede2000(second, first) == pytest.approx(ciede2000(first, second))
+
+
+def _blobs(centres, per_topic: int, spread: float, seed: int = 3) -> pd.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = [
+        (topic, x, y)
+        for topic, centre in enumerate(centres)
+        for x, y in np.asarray(centre) + rng.normal(0, spread, size=(per_topic, 2))
+    ]
+    return pd.DataFrame(rows, columns=["topic", "x", "y"])
+
+
+def test_topics_touch_where_their_papers_are_each_others_nearest_not_where_their_middles_are_near():
+    # Topic 0 a long strip along topic 1's whole edge; topic 2 far off; topic 3 between 0 and 2 but apart.
+    strip = pd.DataFrame({"topic": 0, "x": [i * 0.1 for i in range(100)], "y": 0.0})
+    edge = pd.DataFrame({"topic": 1, "x": [i * 0.1 for i in range(100)], "y": 0.12})
+    far = pd.DataFrame({"topic": 2, "x": [100.0 + i * 0.1 for i in range(30)], "y": 0.0})
+    apart = pd.DataFrame({"topic": 3, "x": [50.0 + i * 0.1 for i in range(30)], "y": 0.0})
+    outliers = pd.DataFrame({"topic": -1, "x": [5.0], "y": [0.06]})
+    touching = touching_topics(pd.concat([strip, edge, far, apart, outliers], ignore_index=True))
+    assert touching == {0: {1}, 1: {0}, 2: set(), 3: set()}
+
+
+def test_topics_that_touch_on_the_map_get_colours_at_least_ten_ciede2000_apart():
+    import numpy as np
+
+    # 60 topics packed in a few clusters, as on a real map: many touch many.
     rng = np.random.default_rng(3)
-    # 60 topics packed in a few clusters, as on a real map.
-    centres = rng.normal(0, 5, size=(6, 2))
-    places = {t: tuple(centres[t % 6] + rng.normal(0, 1, size=2)) for t in range(60)}
-    colours = topic_colours(places, {t: 100 - t for t in range(60)})
-    assert colours == topic_colours(places, {t: 100 - t for t in range(60)}), "deterministic"
+    centres = [c + rng.normal(0, 1.2, size=2) for c in rng.normal(0, 5, size=(6, 2)) for _ in range(10)]
+    papers = _blobs(centres, 40, 0.5)
+    touching = touching_topics(papers)
+    sizes = {t: 100 - t for t in range(60)}
+    colours = topic_colours(touching, sizes)
+    assert colours == topic_colours(touching, sizes), "deterministic"
+    assert sum(len(near) for near in touching.values()) / 60 >= 4, "a map where topics have many neighbours"
     values = dict(zip(colours, lab(list(colours.values())), strict=True))
-    closest = min(
-        np.linalg.norm(values[a] - values[b]) for a, near in nearest_topics(places).items() for b in near
-    )
-    assert closest >= 30, "neighbouring topics differ by at least 30 (CIE76)"
-    assert len(set(colours.values())) >= 40, "the palette is spread over the topics"
+    closest = min(ciede2000(values[a], values[b]) for a, near in touching.items() for b in near)
+    assert closest >= 10, f"touching topics differ by {closest:.1f} (CIEDE2000)"
+    assert len(set(colours.values())) >= 30, "the palette is spread over the topics"
     assert OUTLIER_COLOUR not in colours.values()
 
 
-def test_every_topic_but_the_outliers_group_has_a_colour_and_a_place_on_the_map():
+def test_every_topic_but_the_outliers_group_has_a_colour():
     inputs = _inputs([0, 0, 1, 1, 2, 2, -1])
     assert set(inputs.topic_colours) == {0, 1, 2}
-    assert topic_places(inputs.papers) == {0: (0.5, 0.5), 1: (2.5, 1.0), 2: (4.5, 1.5)}
 
 
 def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_titles():

@@ -1,23 +1,34 @@
-"""The report's colours: each topic's, chosen so that topics side by side on the map differ, and
+"""The report's colours: each topic's, chosen so that topics that touch on the map differ, and
 each period's (dump or year), in order along a sequential scale.
 
 A palette handed out by topic id gives neighbouring topics similar colours as often as not (35
-topics drew many similar pinks). Here topics take colours largest first, each the least used
-palette colour that differs by at least ``_MIN_CONTRAST`` (CIE76 distance in Lab) from the
-colours of the topics nearest it on the map, or the most different one where none does.
+topics drew many similar pinks), and so did choosing by the distance of the topics' middles: two
+topics whose middles are far apart can still share a long border (#fb0d0d beside #f6222e). Here
+two topics touch where enough of their papers are among each other's nearest papers on the map,
+and topics take colours largest first, each the least used palette colour that differs by at
+least ``_WANTED_CONTRAST`` (CIEDE2000) from the colours of the topics it touches, or the most
+different one where none does.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from plotly.colors import qualitative, sample_colorscale
+from scipy.spatial import cKDTree
+
+from papertopics.topics import OUTLIER
 
 OUTLIER_COLOUR = "#b0b0b0"
 # A paper HDBSCAN left out but assigned to its nearest topic: the topic's colour this far towards white.
 ASSIGNED_LIGHTNESS = 0.55
-# How many of a topic's nearest topics (by their places on the map) must get other colours.
-_NEIGHBOURS = 6
-_MIN_CONTRAST = 30.0
+# Two topics touch where at least _MIN_CONTACTS of their papers have a paper of the other among
+# their _NEIGHBOURS nearest papers on the map.
+_NEIGHBOURS = 5
+_MIN_CONTACTS = 3
+# The CIEDE2000 difference sought between touching topics (10 is "clearly different"; more where
+# the palette allows, so that the lighter shades of assigned papers differ too).
+_WANTED_CONTRAST = 25.0
 # Colours too pale or too grey to tell apart on white, or from the outliers' grey, are left out.
 _MAX_LIGHTNESS = 85.0
 _MIN_CHROMA = 25.0
@@ -68,39 +79,86 @@ def _palette() -> list[str]:
 PALETTE = _palette()
 
 
-def nearest_topics(places: dict[int, tuple[float, float]], count: int = _NEIGHBOURS) -> dict[int, set[int]]:
-    """Each topic's nearest topics on the map, both ways (b is a's neighbour when a is b's)."""
-    topics = list(places)
-    points = np.array([places[t] for t in topics], dtype=float).reshape(-1, 2)
-    near: dict[int, set[int]] = {t: set() for t in topics}
-    if len(topics) < 2:
-        return near
-    distances = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
-    np.fill_diagonal(distances, np.inf)
-    for i, topic in enumerate(topics):
-        for j in np.argsort(distances[i], kind="stable")[: min(count, len(topics) - 1)]:
-            near[topic].add(topics[j])
-            near[topics[j]].add(topic)
-    return near
+def ciede2000(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The CIEDE2000 colour difference (Sharma, Wu and Dalal 2005) between Lab colours, row by row
+    (the arrays broadcast: shape (..., 3)).
+    """
+    l1, a1, b1 = np.moveaxis(np.asarray(first, dtype=float), -1, 0)
+    l2, a2, b2 = np.moveaxis(np.asarray(second, dtype=float), -1, 0)
+    mean_chroma7 = ((np.hypot(a1, b1) + np.hypot(a2, b2)) / 2) ** 7
+    g = 0.5 * (1 - np.sqrt(mean_chroma7 / (mean_chroma7 + 25.0**7)))
+    a1, a2 = (1 + g) * a1, (1 + g) * a2
+    c1, c2 = np.hypot(a1, b1), np.hypot(a2, b2)
+    h1, h2 = np.degrees(np.arctan2(b1, a1)) % 360, np.degrees(np.arctan2(b2, a2)) % 360
+    grey = c1 * c2 == 0
+    dh = h2 - h1
+    dh = np.where(grey, 0.0, np.where(dh > 180, dh - 360, np.where(dh < -180, dh + 360, dh)))
+    d_hue = 2 * np.sqrt(c1 * c2) * np.sin(np.radians(dh / 2))
+    mean_l, mean_c, hue_sum = (l1 + l2) / 2, (c1 + c2) / 2, h1 + h2
+    mean_h = np.where(
+        grey,
+        hue_sum,
+        np.where(
+            np.abs(h1 - h2) <= 180, hue_sum / 2, np.where(hue_sum < 360, hue_sum + 360, hue_sum - 360) / 2
+        ),
+    )
+    t = (
+        1
+        - 0.17 * np.cos(np.radians(mean_h - 30))
+        + 0.24 * np.cos(np.radians(2 * mean_h))
+        + 0.32 * np.cos(np.radians(3 * mean_h + 6))
+        - 0.20 * np.cos(np.radians(4 * mean_h - 63))
+    )
+    rotation = (
+        -np.sin(np.radians(60 * np.exp(-(((mean_h - 275) / 25) ** 2))))
+        * 2
+        * np.sqrt(mean_c**7 / (mean_c**7 + 25.0**7))
+    )
+    lightness = (l2 - l1) / (1 + 0.015 * (mean_l - 50) ** 2 / np.sqrt(20 + (mean_l - 50) ** 2))
+    chroma = (c2 - c1) / (1 + 0.045 * mean_c)
+    hue = d_hue / (1 + 0.015 * mean_c * t)
+    return np.sqrt(lightness**2 + chroma**2 + hue**2 + rotation * chroma * hue)
 
 
-def topic_colours(places: dict[int, tuple[float, float]], sizes: dict[int, int]) -> dict[int, str]:
-    """A colour per topic in ``places`` (its label's place on the map), so that topics near each
-    other differ; deterministic. ``sizes`` orders the choice (largest first).
+def touching_topics(
+    papers: pd.DataFrame, neighbours: int = _NEIGHBOURS, min_contacts: int = _MIN_CONTACTS
+) -> dict[int, set[int]]:
+    """Each topic's (``papers["topic"]``, the outliers' group left out) topics that touch it on the
+    map (``x``, ``y``): at least ``min_contacts`` papers of one have a paper of the other among their
+    ``neighbours`` nearest papers (every paper counts as a neighbour, the topic-less too).
+    """
+    topic = papers["topic"].to_numpy(dtype=int)
+    touching: dict[int, set[int]] = {int(t): set() for t in np.unique(topic) if t != OUTLIER}
+    count = min(neighbours, len(papers) - 1)
+    if count < 1:
+        return touching
+    points = papers[["x", "y"]].to_numpy(dtype=float)
+    _, nearest = cKDTree(points).query(points, k=count + 1)
+    own = np.repeat(topic, count)
+    other = topic[nearest[:, 1:].ravel()]
+    keep = (own != other) & (own != OUTLIER) & (other != OUTLIER)
+    pairs = np.sort(np.column_stack([own[keep], other[keep]]), axis=1)
+    found, contacts = np.unique(pairs, axis=0, return_counts=True)
+    for a, b in found[contacts >= min_contacts].tolist():
+        touching[a].add(b)
+        touching[b].add(a)
+    return touching
+
+
+def topic_colours(touching: dict[int, set[int]], sizes: dict[int, int]) -> dict[int, str]:
+    """A colour per topic in ``touching`` (``touching_topics``), so that topics that touch differ;
+    deterministic. ``sizes`` orders the choice (largest first).
     """
     palette_lab = lab(PALETTE)
-    near = nearest_topics(places)
     chosen: dict[int, int] = {}
     used = np.zeros(len(PALETTE), dtype=int)
-    for topic in sorted(places, key=lambda t: (-sizes.get(t, 0), t)):
-        taken = [chosen[n] for n in near[topic] if n in chosen]
+    for topic in sorted(touching, key=lambda t: (-sizes.get(t, 0), t)):
+        taken = [chosen[n] for n in sorted(touching[topic]) if n in chosen]
         if taken:
-            contrast = np.linalg.norm(palette_lab[:, None, :] - palette_lab[taken][None, :, :], axis=2).min(
-                axis=1
-            )
+            contrast = ciede2000(palette_lab[:, None, :], palette_lab[taken][None, :, :]).min(axis=1)
         else:
             contrast = np.full(len(PALETTE), np.inf)
-        enough = np.flatnonzero(contrast >= _MIN_CONTRAST)
+        enough = np.flatnonzero(contrast >= _WANTED_CONTRAST)
         pick = int(enough[np.argmin(used[enough])]) if len(enough) else int(np.argmax(contrast))
         chosen[topic] = pick
         used[pick] += 1

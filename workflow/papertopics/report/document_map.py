@@ -6,8 +6,8 @@ grey) or by period (dump or year). The map is not a plotly figure built in Pytho
 papers its per-paper arrays are most of what the page holds, so they go into one compressed JSON
 block (``map-data``) that the page's script turns into a single ``scattergl`` trace, and each
 paper's similar papers into a block of integers (``similar-papers``). The script places the
-labels (topic groups zoomed out, topics zoomed in; assets/labels.js); here each label gets its
-whole text in short lines, its place (the median of its papers) and its topics.
+labels (topic groups zoomed out, topics zoomed in), each over its own papers in view
+(assets/labels.js); here each label gets its whole text in short lines and its topics.
 """
 
 from __future__ import annotations
@@ -37,18 +37,6 @@ def label_lines(text: str) -> list[str]:
 def marker_size(n_papers: int) -> float:
     """Points shrink as papers grow in number, so that dense regions still show their structure."""
     return round(float(np.clip(30 / max(n_papers, 1) ** 0.25, 2.5, 7.0)), 2)
-
-
-def label_place(rows: pd.DataFrame) -> tuple[float, float]:
-    """The median of the papers HDBSCAN put in the topic (all of its papers if it kept none)."""
-    core = rows[~rows["outlier"]]
-    rows = core if len(core) else rows
-    return round(float(rows["x"].median()), 5), round(float(rows["y"].median()), 5)
-
-
-def topic_places(papers: pd.DataFrame) -> dict[int, tuple[float, float]]:
-    """Each topic's (outliers' group left out) label place on the map."""
-    return {int(topic): label_place(rows) for topic, rows in papers.groupby("topic") if topic != OUTLIER}
 
 
 @dataclass
@@ -117,24 +105,20 @@ def map_data(
     unpacked), so that no text is in the file twice. ``colours``: each topic's (``topic_colours``).
     """
     position = {t["topic"]: i for i, t in enumerate(topic_details)}
-    places = topic_places(papers)
+    on_map = set(papers["topic"].tolist()) - {OUTLIER}
     topic_labels = [
-        {
-            "lines": label_lines(f"{t['topic']}: {t['label']}"),
-            "x": places[t["topic"]][0],
-            "y": places[t["topic"]][1],
-            "topic": position[t["topic"]],
-        }
+        {"lines": label_lines(f"{t['topic']}: {t['label']}"), "topic": position[t["topic"]]}
         for t in topic_details
-        if t["topic"] in places
+        if t["topic"] in on_map
     ]
-    group_labels = []
-    for group in groups:
-        rows = papers[papers["topic"].isin(group["topics"])]
-        if len(rows):
-            x, y = label_place(rows)
-            members = [position[t] for t in group["topics"] if t in position]
-            group_labels.append({"lines": label_lines(group["label"]), "x": x, "y": y, "topics": members})
+    group_labels = [
+        {
+            "lines": label_lines(group["label"]),
+            "topics": [position[t] for t in group["topics"] if t in position and t in on_map],
+        }
+        for group in groups
+        if on_map.intersection(group["topics"])
+    ]
     x, y = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
     span = [max(np.ptp(values), 1e-9) if len(values) else 1.0 for values in (x, y)]
     ranges = [
@@ -226,7 +210,8 @@ def _controls(
 
 def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], periods: MapPeriods) -> str:
     """The map's section: search, filters, colouring, the map's placeholder and its compressed
-    data (``map_data``).
+    data (``map_data``). The legend is under the map, whole; beside it (under it on a narrow
+    screen) the search's results, the selection and the paper shown, in view while one types or selects.
     """
     topic_filter, controls, legend = _controls(topic_details, colours, periods)
     return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
@@ -236,12 +221,13 @@ it and see the papers most like it; the lasso or box in the map's tool bar selec
 <input type="search" id="search-box" placeholder="words of a title, an abstract or a topic" autocomplete="off">
 {topic_filter}<span id="search-count" aria-live="polite"></span></div>
 {controls}
-<div class="map-layout"><div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>
-<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div>
-{legend}
-<div id="selection" hidden></div>
-<div id="search-topics"></div>
+<div class="map-layout"><div class="map-column">
+<div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>
+{legend}</div>
+<div class="map-side" style="max-height:{_MAP_HEIGHT}px"><div id="search-topics"></div>
 <ol id="search-results"></ol>
+<div id="selection" hidden></div>
+<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div></div>
 {packed_json_block("map-data", data)}</section>"""
 
 

@@ -46,11 +46,12 @@ class ReportInputs:
 
     @cached_property
     def topic_colours(self) -> dict[int, str]:
-        """Each topic's colour (outliers' group left out), topics near each other on the map differing."""
-        from papertopics.report.colours import topic_colours
-        from papertopics.report.document_map import topic_places
+        """Each topic's colour (outliers' group left out), topics that touch on the map differing."""
+        from papertopics.report.colours import topic_colours, touching_topics
 
-        return topic_colours(topic_places(self.papers), {t["topic"]: t["size"] for t in self.topic_details})
+        return topic_colours(
+            touching_topics(self.papers), {t["topic"]: t["size"] for t in self.topic_details}
+        )
 
     @property
     def dump_labels(self) -> dict[str, str]:

@@ -1,6 +1,9 @@
 // The charts other than the map: each drawn from its compressed plotly JSON when it comes near
-// the screen, one at a time. ``hold(+1 | -1)`` tells the search engine a chart is being drawn.
+// the screen, one at a time, each with its buttons to download it for slides (figure-export.js).
+// ``hold(+1 | -1)`` tells the search engine a chart is being drawn.
+import { addExportButtons } from "./figure-export.js";
 import { unpackJson } from "./page-data.js";
+import { PLOT_CONFIG } from "./plot-config.js";
 
 function nextTask() {
   return new Promise((resolve) => { setTimeout(resolve, 0); });
@@ -8,7 +11,8 @@ function nextTask() {
 
 async function drawFigure(div) {
   const spec = await unpackJson(div.dataset.figure);
-  await Plotly.newPlot(div, spec.data, spec.layout || {}, { responsive: true, displaylogo: false });
+  await Plotly.newPlot(div, spec.data, spec.layout || {}, { ...PLOT_CONFIG, responsive: true });
+  addExportButtons(div);
 }
 
 export function drawChartsWhenSeen(hold) {

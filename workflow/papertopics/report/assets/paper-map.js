@@ -3,7 +3,9 @@
 // that shows the papers found (dimming the rest) and the paper shown in the panel; plotly's
 // 100,000 WebGL points are not redrawn at each keystroke (restyling plotly's selectedpoints did
 // that, and was most of a keystroke's time).
+import { addExportButtons, exportTitle, TITLE_SPACE } from "./figure-export.js";
 import { placeLabels } from "./labels.js";
+import { PLOT_CONFIG } from "./plot-config.js";
 import { plotlyText } from "./text.js";
 
 // Below this many papers plotly's SVG points draw sooner than a WebGL canvas is set up.
@@ -12,6 +14,12 @@ const MARGIN = 4;
 const LABEL_PAD = 3;  // plotly's annotation borderpad, plus its 1px border
 const LINE_HEIGHT = 1.3;  // plotly's, in font sizes
 const SHOWN_RING = 7;  // pixels: the ring around the paper shown in the panel
+// The exported map's points are SVG shapes (sharp on a slide) up to this many papers; beyond,
+// plotly's WebGL picture of them (an SVG of 100,000 shapes is slow to open).
+const SVG_POINTS_UP_TO = 20000;
+// The exported legend's entries: fonts tried, row height and room for the swatch beside the text
+// (pixels); a legend of up to SHORT_LEGEND entries may take one column.
+const LEGEND_FONTS = [12, 11, 10], LEGEND_ROW = 20, LEGEND_SWATCH = 48, SHORT_LEGEND = 12;
 
 // ``hoverTexts()``: each paper's hover label; ``colours``: each point's colour.
 export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, onSelected }) {
@@ -55,6 +63,45 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
       labelling = false;
       div.dataset.labelled = String(div.layout.xaxis.range);  // the view labelled last (tests wait on it)
     });
+  }
+
+  // What the exported map's legend lists: the topics, or the periods when coloured by period.
+  function legendEntries() {
+    if (div.closest("[data-colour-by]")?.dataset.colourBy === "period") {
+      return map.periods.names.map((name, i) => ({ name, colour: map.periods.colours[i] }));
+    }
+    return map.topics.map((t) => ({ name: t.topic === -1 ? t.label : `${t.topic}: ${t.label}`, colour: t.colour }));
+  }
+
+  // The map for slides (figure-export.js): as drawn, its labels included, with a title above it and
+  // its legend below in as many columns as fit, the plotting area as on screen.
+  function exportedMap() {
+    const entries = legendEntries(), width = div.layout.width;
+    // The largest font that fits the legend in two columns or more (a short one in any).
+    const fits = (size) => {
+      const textWidth = Math.max(...entries.map((entry) => measure([entry.name], { size, weight: 400 }).width));
+      const entryWidth = Math.min(width, textWidth + LEGEND_SWATCH);
+      return { size, entryWidth, columns: Math.max(1, Math.floor(width / entryWidth)) };
+    };
+    const sizes = LEGEND_FONTS.map(fits);
+    const legendFont = sizes.find((fit) => fit.columns >= 2 || entries.length <= SHORT_LEGEND) || sizes[sizes.length - 1];
+    const rows = Math.ceil(entries.length / legendFont.columns);
+    const legendHeight = rows * LEGEND_ROW + 2 * MARGIN, height = map.height + TITLE_SPACE + legendHeight;
+    const points = { ...div.data[0], type: map.ids.length <= SVG_POINTS_UP_TO ? "scatter" : "scattergl",
+                     hovertext: null, customdata: null };
+    const legend = entries.map((entry) => ({
+      type: "scatter", mode: "markers", x: [null], y: [null], name: plotlyText(entry.name), showlegend: true,
+      marker: { color: entry.colour, size: 10, symbol: "square" },
+    }));
+    return {
+      data: [points, ...legend],
+      layout: { ...div.layout, width, height, title: exportTitle(div, height),
+                margin: { l: MARGIN, r: MARGIN, t: MARGIN + TITLE_SPACE, b: MARGIN + legendHeight },
+                showlegend: true, paper_bgcolor: "white",
+                legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "top", traceorder: "normal",
+                          entrywidth: legendFont.entryWidth - LEGEND_SWATCH, entrywidthmode: "pixels",
+                          maxheight: legendHeight, font: { size: legendFont.size, family: bodyFont } } },
+    };
   }
 
   // The layer over the points: the found papers in their colours over the whitened map, and a
@@ -134,7 +181,8 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
     // The first labels are placed before the map is drawn, in the same pass.
     layout.annotations = annotations({ width: layout.width - 2 * MARGIN, height: map.height - 2 * MARGIN,
                                        xrange: map.ranges[0], yrange: map.ranges[1] });
-    await Plotly.newPlot(div, [trace], layout, { displaylogo: false, scrollZoom: true });
+    await Plotly.newPlot(div, [trace], layout, { ...PLOT_CONFIG, scrollZoom: true });
+    addExportButtons(div, exportedMap);
     let resizing = null;
     window.addEventListener("resize", () => {
       clearTimeout(resizing);
