@@ -1,5 +1,5 @@
 """The map and the figures of a report of five real conference years (the shared IJCAI corpus,
-one JSON Lines dump per year: title, abstract and year only), in headless Chromium, offline:
+one JSON Lines dump per year: title, abstract and year only; conftest's ``ijcai_years_run``), in headless Chromium, offline:
 labels on their own papers at three zooms, a whole legend, touching topics in clearly different
 colours, search results and the selection beside the map, every figure downloadable for slides,
 and nothing that could send the report anywhere.
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_workdir, offline_chromium, require_corpus, run_workflow
+from conftest import offline_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -28,26 +28,6 @@ LABEL_REACH = 20
 # The least CIEDE2000 difference between the colours of two topics that touch on the map.
 MIN_CONTRAST = 10
 CLOUD = re.compile(r"chart studio|cloud|plot\.ly|plotly\.com", re.IGNORECASE)
-
-
-def year_dumps(corpus: Path) -> dict[str, str]:
-    """One JSON Lines dump per year of the corpus, each record its title, abstract and year only."""
-    years: dict[str, list[str]] = {}
-    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            record = json.loads(line)
-            kept = {key: record[key] for key in ("title", "abstract", "year")}
-            years.setdefault(str(record["year"]), []).append(json.dumps(kept, ensure_ascii=False))
-    return {f"ijcai{year}.jsonl": "\n".join(rows) + "\n" for year, rows in sorted(years.items())}
-
-
-@pytest.fixture(scope="module")
-def ijcai_years_run(tmp_path_factory) -> Path:
-    """The whole workflow on the IJCAI years as dumps (minutes)."""
-    corpus = require_corpus("ijcai_2020_2024_areas.jsonl.gz")
-    workdir = make_workdir(tmp_path_factory.mktemp("ijcai-years"), year_dumps(corpus))
-    run_workflow(workdir, timeout=3600)
-    return workdir
 
 
 @pytest.fixture(scope="module")
