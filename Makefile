@@ -25,11 +25,12 @@ run: $(INSTALLED)
 	@echo "Report: $(CURDIR)/results/report/index.html"
 
 # Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser),
-# and a small CJK font so that Chinese or Japanese dump titles render in screenshots.
+# a small CJK font so that Chinese or Japanese dump titles render in screenshots, and poppler's
+# pdftotext, which reads back the printed brief.
 browser:
-	@{ command -v chromium >/dev/null && fc-list | grep -q "Droid Sans Fallback"; } || \
+	@{ command -v chromium >/dev/null && command -v pdftotext >/dev/null && fc-list | grep -q "Droid Sans Fallback"; } || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends chromium chromium-driver fonts-droid-fallback; }
+		--no-install-recommends chromium chromium-driver fonts-droid-fallback poppler-utils; }
 
 # Debian's SLURM and munge for tests/test_slurm.py, which starts its own single-node cluster
 # (munged, slurmctld, slurmd) and stops the daemons it started; nothing here starts a service.

@@ -79,7 +79,7 @@ def test_the_first_screen_tells_the_strongest_rise_and_printing_gives_two_pages(
         pdf = page.pdf(format="A4")
     assert 1 <= _pdf_pages(pdf) <= 2
     if not shutil.which("pdftotext"):
-        pytest.skip("pdftotext (poppler-utils, `make browser`) is absent: cannot read the printed text")
+        pytest.skip("pdftotext (poppler-utils, which `make browser` installs) is absent: cannot read the printed text")
     (tmp_path / "brief.pdf").write_bytes(pdf)
     printed = _words(
         subprocess.run(
