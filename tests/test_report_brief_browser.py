@@ -54,9 +54,12 @@ def _pdf_pages(pdf: bytes) -> int:
 @pytest.mark.browser
 def test_the_first_screen_tells_the_strongest_rise_and_printing_gives_two_pages(ijcai_years_run, tmp_path):
     rise = _strongest_rise(ijcai_years_run)
+    # The shares and counts the test ran on: the topic's clustered papers (then, where the outliers
+    # assigned to it change them, those counts too).
+    shares, papers = rise["clustered_share"], rise["clustered_papers"]
     sentence = (
-        f"{plain_name(rise['label'])} rose from {100 * rise['share'][0]:.1f}% to "
-        f"{100 * rise['share'][-1]:.1f}% of papers ({rise['papers'][0]} → {rise['papers'][-1]})"
+        f"{plain_name(rise['label'])} rose from {100 * shares[0]:.1f}% to "
+        f"{100 * shares[-1]:.1f}% of papers ({papers[0]} → {papers[-1]}"
     )
     report = ijcai_years_run / "results" / "report" / "index.html"
     with offline_chromium(viewport={"width": 1280, "height": 720}) as context:
@@ -79,14 +82,16 @@ def test_the_first_screen_tells_the_strongest_rise_and_printing_gives_two_pages(
         pdf = page.pdf(format="A4")
     assert 1 <= _pdf_pages(pdf) <= 2
     if not shutil.which("pdftotext"):
-        pytest.skip("pdftotext (poppler-utils, which `make browser` installs) is absent: cannot read the printed text")
+        pytest.skip(
+            "pdftotext (poppler-utils, which `make browser` installs) is absent: cannot read the printed text"
+        )
     (tmp_path / "brief.pdf").write_bytes(pdf)
     printed = _words(
         subprocess.run(
             ["pdftotext", str(tmp_path / "brief.pdf"), "-"], capture_output=True, text=True, check=True
         ).stdout
     )
-    assert plain_name(rise["label"]) in printed and f"{100 * rise['share'][-1]:.1f}%" in printed
+    assert plain_name(rise["label"]) in printed and f"{100 * shares[-1]:.1f}%" in printed
     assert "Cochran–Armitage trend test" in printed  # the evidence, as a footnote
     for word in ("Topics in detail", "Downloads", "Method and settings"):  # no navigation, buttons, method
         assert word not in printed
