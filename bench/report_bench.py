@@ -254,7 +254,7 @@ def _fitted_model(outputs: dict):
     papers = outputs["papers"]
     topic = outputs["topic_of_paper"]
     embeddings = synthetic_embeddings(outputs)
-    model, _, _ = fit_topic_model(
+    model, _ = fit_topic_model(
         papers["abstract"].tolist(),
         embeddings,
         topic,
@@ -262,7 +262,6 @@ def _fitted_model(outputs: dict):
         ngram_range=(1, 1),
         stop_words="english",
         top_n_words=10,
-        reduce_outliers=False,
         reduce_frequent_words=True,
         representation="ctfidf",
         mmr_diversity=0.3,
