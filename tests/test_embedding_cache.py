@@ -151,11 +151,10 @@ def test_concurrent_jobs_leave_only_complete_entries(tmp_path, seed_texts):
 
 
 @pytest.mark.slow
-def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(tmp_path):
-    from conftest import make_workdir, planned_jobs, run_workflow
+def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(seed_run, tmp_path):
+    from conftest import good_run, planned_jobs, run_workflow
 
-    workdir = make_workdir(tmp_path)  # the default backend, auto
-    run_workflow(workdir)
+    workdir = good_run(seed_run, tmp_path)  # the default backend, auto; the cache the seed run filled
     dump = workdir / "data" / "raw" / SEEDS[0].name
     title, first, *rest = dump.read_text(encoding="utf-8").split("\n\n")
     dump.write_text("\n\n".join([title, first + " One sentence more.", *rest]), encoding="utf-8")

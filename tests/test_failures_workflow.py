@@ -1,7 +1,8 @@
 """Nothing lost when a run fails: after a good run, a full disk, a stage that raises, or ``kill -9``
 of the job, at the topics and at the report stage, leave the published report, topic tables and
 metrics byte-identical and complete, with a message that says what happened; the next run, with
-the fault gone, completes. And the cases around them: a killed Snakemake whose job lives on, two
+the fault gone, completes (the faults that need no root follow one another in one folder, and one
+run completes after them all). And the cases around them: a killed Snakemake whose job lives on, two
 runs at once, a results folder another user made.
 """
 
@@ -120,43 +121,77 @@ class Fault:
             subprocess.run(["umount", "--lazy", str(self.workdir / "results")], check=True)
 
 
-@pytest.mark.parametrize("stage", ["topics", "report"])
-@pytest.mark.parametrize("kind", ["full-disk", "injected-full-disk", "raises", "kill-9"])
-def test_a_failed_run_keeps_the_last_good_results_and_the_next_run_completes(seed_run, tmp_path, stage, kind):
+def fails_and_keeps_the_last_good_results(fault: Fault, rerun: tuple[str, ...], before: dict) -> None:
+    """A run with ``fault`` fails, says what happened and that nothing was published, and leaves
+    the published files as ``before``.
+    """
+    run = start_workflow(fault.workdir, *rerun, env=fault.env)
+    fault.strike(run)
+    output = run.communicate(timeout=900)[0]
+    assert run.returncode != 0, f"{fault.kind}: {output[-4000:]}"
+    assert fault.expected() in output, f"{fault.kind}: {output[-6000:]}"
+    if "full-disk" in fault.kind:
+        assert "The last good results were kept" in output
+        assert "--- Logging error ---" not in output and "Traceback" not in output
+    assert (
+        "Nothing was published: results/metrics.json, results/report/ and results/topics/ still hold"
+        in output
+    ), f"{fault.kind}: {output[-6000:]}"
+    assert published_files(fault.workdir) == before, (
+        f"{fault.kind}: the last good results must stay as they were"
+    )
+
+
+def completes(workdir: Path, stage: str, rerun: tuple[str, ...], before: dict) -> None:
+    """The next run, with the faults gone, completes and publishes."""
+    run_workflow(workdir, *rerun)
+    after = published_files(workdir)
+    if stage == "report":
+        assert "After the fault" in after["results/report/index.html"].decode("utf-8")
+        assert {k: v for k, v in after.items() if "report" not in k} == {
+            k: v for k, v in before.items() if "report" not in k
+        }
+    else:  # the same input and settings give the same topics
+        assert after["results/topics/papers.csv"] == before["results/topics/papers.csv"]
+        assert after["results/topics/topics.csv"] == before["results/topics/topics.csv"]
+    assert not (workdir / "results" / ".publishing").exists()
+
+
+def failing_at(stage: str, seed_run: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...], dict]:
+    """A copy of the seed run set to rerun ``stage`` (and what follows it): the folder, the run's
+    arguments, and the published files before any fault.
+    """
     workdir = good_run(seed_run, tmp_path)
     before = published_files(workdir)
     assert {"results/report/index.html", "results/topics/topics.csv", "results/metrics.json"} <= set(before)
     if stage == "report":
         write_config(workdir, report={"title": "After the fault"})
-    rerun = ("--forcerun", "topics") if stage == "topics" else ()
-    fault = Fault(kind, workdir, stage)
-    try:
-        run = start_workflow(workdir, *rerun, env=fault.env)
-        fault.strike(run)
-        output = run.communicate(timeout=900)[0]
-        assert run.returncode != 0, output[-4000:]
-        assert fault.expected() in output, output[-6000:]
-        if "full-disk" in kind:
-            assert "The last good results were kept" in output
-            assert "--- Logging error ---" not in output and "Traceback" not in output
-        assert (
-            "Nothing was published: results/metrics.json, results/report/ and results/topics/ still hold"
-            in output
-        )
-        assert published_files(workdir) == before, "the last good results must stay as they were"
+    return workdir, ("--forcerun", "topics") if stage == "topics" else (), before
 
+
+# The faults any machine can make, one after another in one folder: each failed run is checked on
+# its own, and the run after the last one, which meets what every fault left behind, completes.
+FAULTS_IN_TURN = ("injected-full-disk", "raises", "kill-9")
+
+
+@pytest.mark.parametrize("stage", ["topics", "report"])
+def test_failed_runs_keep_the_last_good_results_and_the_next_run_completes(seed_run, tmp_path, stage):
+    workdir, rerun, before = failing_at(stage, seed_run, tmp_path)
+    for kind in FAULTS_IN_TURN:
+        fault = Fault(kind, workdir, stage)
+        fails_and_keeps_the_last_good_results(fault, rerun, before)
         fault.clear()
-        run_workflow(workdir, *rerun)
-        after = published_files(workdir)
-        if stage == "report":
-            assert "After the fault" in after["results/report/index.html"].decode("utf-8")
-            assert {k: v for k, v in after.items() if "report" not in k} == {
-                k: v for k, v in before.items() if "report" not in k
-            }
-        else:  # the same input and settings give the same topics
-            assert after["results/topics/papers.csv"] == before["results/topics/papers.csv"]
-            assert after["results/topics/topics.csv"] == before["results/topics/topics.csv"]
-        assert not (workdir / "results" / ".publishing").exists()
+    completes(workdir, stage, rerun, before)
+
+
+@pytest.mark.parametrize("stage", ["topics", "report"])
+def test_a_full_disk_keeps_the_last_good_results_and_the_next_run_completes(seed_run, tmp_path, stage):
+    workdir, rerun, before = failing_at(stage, seed_run, tmp_path)
+    fault = Fault("full-disk", workdir, stage)  # a small file system mounted over results/
+    try:
+        fails_and_keeps_the_last_good_results(fault, rerun, before)
+        fault.clear()
+        completes(workdir, stage, rerun, before)
     finally:
         fault.close()
 

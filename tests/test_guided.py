@@ -118,16 +118,19 @@ def test_a_name_is_drawn_towards_the_papers_it_matches_best():
 
 
 @pytest.mark.slow
-def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(tmp_path):
+def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(seed_run, tmp_path):
     import json
 
     import pandas as pd
-    from conftest import make_workdir, run_workflow
+    from conftest import good_run, planned_jobs, run_workflow, write_config
 
-    workdir = make_workdir(tmp_path, topics={"guide": "areas.txt", "guide_min_similarity": 0.0})
+    # A guide given after a first run: the topics stage and those after it run again, nothing before.
+    workdir = good_run(seed_run, tmp_path)
+    write_config(workdir, topics={"guide": "areas.txt", "guide_min_similarity": 0.0})
     (workdir / "areas.txt").write_text(
         "# two areas\nLanguage models\nNeuroscience and brain imaging\n", encoding="utf-8"
     )
+    assert set(planned_jobs(workdir)) == {"topics", "changes", "evaluate", "report", "publish", "all"}
     run_workflow(workdir)
     details = json.loads((workdir / "results" / "topics" / "topic_details.json").read_text())
     named = [t for t in details["topics"] if t["named"]]

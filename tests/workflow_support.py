@@ -1,0 +1,117 @@
+"""The real workflow in a scratch folder, for the tests and the benchmarks: the repository's paths,
+a working folder holding a config and dumps, the workflow run there by Snakemake, and the jobs a
+run would plan. The tests import it through conftest; bench.common imports it as
+``tests.workflow_support`` (the repository root is on the benchmarks' path), never the reverse.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = sorted((REPO / "data" / "raw").glob("*.txt"))
+SHARED = REPO.parent / "shared"
+CORPORA = SHARED / "corpora"
+ARXIV = CORPORA / "arxiv_cs_daily_2025_2026.jsonl.gz"
+IJCAI = CORPORA / "ijcai_2020_2024_areas.jsonl.gz"
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+# Every workflow run of the tests and benchmarks is offline: a model that is not installed fails
+# instead of downloading.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+# Debian's Chromium (`make browser`), headless and without a sandbox, as the project's set-up installs it.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+# ---------------------------------------------------------------- a working folder
+
+
+def default_config() -> dict:
+    return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+
+
+def write_config(root: Path, **overrides) -> dict:
+    """config.yaml in ``root``: the defaults with ``overrides`` (one level deep: a section's dict
+    updates that section, any other value replaces it).
+    """
+    config = copy.deepcopy(default_config())
+    for section, value in overrides.items():
+        if isinstance(value, dict):
+            config[section] = {**config.get(section, {}), **value}
+        else:
+            config[section] = value
+    (root / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return config
+
+
+def make_workdir(root: Path, dumps: dict[str, bytes | str] | None = None, **overrides) -> Path:
+    """A working folder holding config.yaml (defaults plus ``overrides``, see write_config) and
+    ``data/raw`` with the given dumps (the shipped seeds when ``dumps`` is None).
+    """
+    raw = root / "data" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    for name, content in (
+        {seed.name: seed.read_bytes() for seed in SEEDS} if dumps is None else dumps
+    ).items():
+        (raw / name).write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    write_config(root, **overrides)
+    return root
+
+
+def workdir_config(root: Path) -> dict:
+    """The config a working folder's runs read."""
+    return yaml.safe_load((root / "config.yaml").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- the workflow
+
+
+def snakemake_command(workdir: Path, *args: str) -> list[str]:
+    """Snakemake on the repository's Snakefile with ``workdir`` as its working folder."""
+    return [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
+
+
+def run_workflow(
+    workdir: Path, *args: str, check: bool = True, timeout: int = 1800
+) -> subprocess.CompletedProcess:
+    """Run the workflow locally on 2 cores in ``workdir``; fail with its output unless ``check`` is off."""
+    command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete", *args)
+    result = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **OFFLINE}, timeout=timeout
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"snakemake failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-8000:]}"
+        )
+    return result
+
+
+def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
+    """Rule name → job count that a dry run would execute now (for ``targets``, or the default target)."""
+    # The targets before --quiet, which would take them as its own values.
+    return job_counts(run_workflow(workdir, *targets, "--dry-run", "--quiet", "rules").stdout)
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """Rule name → job count, from the "Job stats" table a (dry) run prints; {} where it has none."""
+    jobs = {}
+    for table in output.split("Job stats:")[1:]:
+        for line in table.strip().splitlines()[2:]:  # after the header and its rule
+            parts = line.split()
+            if len(parts) != 2 or not parts[1].isdigit():
+                break
+            if parts[0] != "total":
+                jobs[parts[0]] = int(parts[1])
+    return jobs
