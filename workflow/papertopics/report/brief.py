@@ -20,7 +20,7 @@ from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
-from papertopics.report.trends import slope_text
+from papertopics.report.trends import counts_phrase, slope_text
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
@@ -155,10 +155,8 @@ def movement_text(direction: str, grade: str, moved: Movement) -> str:
     assigned to the topic.
     """
     shares = f"{_percent(moved.shares[0])} to {_percent(moved.shares[-1])} of papers"
-    counts = f"({moved.papers[0]} → {moved.papers[-1]}"
-    if moved.with_assigned != moved.papers:
-        counts += f"; {moved.with_assigned[0]} → {moved.with_assigned[-1]} with the outliers assigned to it"
-    counts += ")"
+    ends = [moved.papers[0], moved.papers[-1]]
+    counts = f"({counts_phrase(ends, [moved.with_assigned[0], moved.with_assigned[-1]])})"
     if grade == SIGNIFICANT:
         verb = "rose" if direction == RISING else "fell"
         return f" {verb} from {shares} {counts}."
