@@ -104,12 +104,38 @@ def wait_for_job(workdir: Path, rule: str, run: subprocess.Popen, limit_s: float
     raise AssertionError(f"{rule} did not start")
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """``build(folder)`` run once for the whole session: with pytest-xdist's workers (`make test`
+    runs two), the first worker to ask builds the folder under the folder all workers share, and
+    the others wait for it and read it. A folder whose build failed is built again by the next.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent
+    folder, built = shared / name, shared / f"{name}.built"
+    with FileLock(shared / f"{name}.lock"):
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            built.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def seed_run(tmp_path_factory) -> Path:
-    """One full run of the workflow on the shipped dumps, shared by the slow tests."""
-    workdir = make_workdir(tmp_path_factory.mktemp("seed-run"))
-    run_workflow(workdir)
-    return workdir
+    """One full run of the workflow on the shipped dumps, shared by the slow tests (read only:
+    a test that changes a run works on a copy, ``good_run``).
+    """
+
+    def run_on_seeds(folder: Path) -> None:
+        run_workflow(make_workdir(folder))
+
+    return built_once(tmp_path_factory, "seed-run", run_on_seeds)
 
 
 @pytest.fixture(scope="session")
@@ -170,11 +196,12 @@ def ijcai_years_run(tmp_path_factory) -> Path:
     UMAP projection instead of three (the consensus is tested on the seed run) keeps it to a few
     minutes.
     """
-    workdir = make_workdir(
-        tmp_path_factory.mktemp("ijcai-years"), ijcai_year_dumps(), umap={"consensus_runs": 1}
-    )
-    run_workflow(workdir, timeout=3600)
-    return workdir
+    dumps = ijcai_year_dumps()
+
+    def run_on_years(folder: Path) -> None:
+        run_workflow(make_workdir(folder, dumps, umap={"consensus_runs": 1}), timeout=3600)
+
+    return built_once(tmp_path_factory, "ijcai-years", run_on_years)
 
 
 # Another user than root, for what only a non-root user meets (nobody: on Debian, uid and gid 65534).
@@ -191,3 +218,24 @@ def open_folder():
     with tempfile.TemporaryDirectory(prefix="papertopics-") as folder:
         os.chmod(folder, 0o755)
         yield Path(folder)
+
+
+# `make test` runs the modules on two pytest-xdist workers, a module at a time each
+# (--dist loadfile: a module's fixtures are built once), handed out in collection order. The
+# longest modules go first, so that the two workers finish together rather than one waiting
+# for a long module handed out last. Measured with `pytest --durations`; the rest keep their order.
+LONGEST_MODULES = (
+    "test_slurm.py",
+    "test_odd_inputs_workflow.py",
+    "test_report_brief_browser.py",
+    "test_bench.py",
+    "test_trends_workflow.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        name = item.path.name
+        return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
+
+    items.sort(key=rank)  # stable: within a module, and among the rest, the order stays
