@@ -452,3 +452,35 @@ def test_parse_stage_on_each_sample(tmp_path, caplog, name):
     assert (f"publisher boilerplate cut from {cuts} abstracts" in log) == bool(cuts)
     assert (f"{placeholders} placeholder abstracts rejected as empty" in log) == bool(placeholders)
     assert log.count("publisher boilerplate cut from the abstract") == cuts
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_keywords_venue_and_authors_feed_nothing_fitted(name):
+    from papertopics.embed import embedding_text
+
+    for paper in sample(name).papers:
+        fitted = embedding_text(paper) + " " + paper["text"]  # what is embedded; what topic words come from
+        for field in ("keywords", "venue"):
+            for value in split_values(paper["extra"].get(field, "")):
+                assert value not in fitted or value in paper["abstract"] or value in paper["title"], (
+                    field,
+                    value,
+                )
+
+
+def split_values(text: str) -> list[str]:
+    return [value.strip() for value in text.split(";") if len(value.strip()) > 3]
+
+
+def test_report_overview_counts_the_cuts_and_placeholders():
+    from papertopics.report.overview import _dump_table
+
+    summary = {**sample("scopus.csv").summary(), "also_in_earlier_dumps": 0, "dump": "<scopus>"}
+    table = _dump_table({"dumps": [summary]})
+    assert (
+        "&lt;scopus&gt;: publisher lines cut from 3 abstracts and 1 placeholders (“[No abstract available]”) "
+        "rejected as empty" in table
+    )
+    assert "abstracts-cut" not in _dump_table(
+        {"dumps": [{**summary, "boilerplate_cut": 0, "placeholders": 0}]}
+    )
