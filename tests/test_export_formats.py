@@ -398,13 +398,34 @@ def test_bibtex_entry_with_an_unclosed_brace(tmp_path):
             "{Journal of Machine Learning Research}", "{Journal of Machine Learning Research"
         ),
     )
-    assert message.startswith("the BibTeX entry at line 15 (@article{nguyen2022causal…) cannot be read: ")
+    assert message.startswith(
+        "the BibTeX entry at line 15 (@article{nguyen2022causal…) cannot be read: Unexpected block start: `@misc`."
+    )
     assert "brace or quote never closed" in message
 
 
 def test_ris_file_without_er(tmp_path):
     message = damaged(tmp_path, "endnote.ris", lambda text: text[: text.rindex("ER  -")])
     assert message.startswith("record 3 (line 27) ends without ER: the file is cut short.")
+
+
+def test_ris_record_without_er_before_the_next(tmp_path):
+    message = damaged(tmp_path, "endnote.ris", lambda text: text.replace("ER  - \n", "", 1))
+    assert message.startswith("record 1 (line 1) has no ER before the next TY at line 16;")
+
+
+def test_wos_line_that_is_no_tag(tmp_path):
+    message = damaged(
+        tmp_path, "wos_savedrecs.txt", lambda text: text.replace("LA English", "Language English")
+    )
+    assert message.startswith(
+        "line 11 (record 1 (line 3) of this Web of Science export) is neither a field tag"
+    )
+
+
+def test_medline_record_not_starting_with_pmid(tmp_path):
+    message = damaged(tmp_path, "pubmed.nbib", lambda text: text.replace("PMID- 34567890\n", ""))
+    assert message.startswith("record 2 (line 29) does not start with PMID- (it starts with OWN);")
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ in :func:`papertopics.export_formats.export_reader`.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +37,14 @@ def read_bibtex(text: str, path: Path) -> RawDump:
             source, append_middleware=[middlewares.SeparateCoAuthors(), decoding]
         )
 
-    library = parse(text)
+    # bibtexparser logs each failed block as a warning of its own; the error below says it once.
+    parser_log = logging.getLogger("bibtexparser")
+    level = parser_log.level
+    parser_log.setLevel(logging.ERROR)
+    try:
+        library = parse(text)
+    finally:
+        parser_log.setLevel(level)
     entries = list(library.entries)
     for block in library.failed_blocks:
         line = block.start_line + 1
@@ -72,8 +80,9 @@ def _latex_decoder():
 
 
 def _bibtex_problem(block) -> str:
-    error = str(getattr(block, "error", "") or "")
-    return error.split("\n", 1)[0].strip().rstrip(".") if error else "the entry does not parse"
+    error = getattr(block, "error", None)
+    reason = str(getattr(error, "abort_reason", "") or error or "").strip()
+    return reason.split("\n", 1)[0].rstrip(".") if reason else "the entry does not parse"
 
 
 def _bibtex_record(position: int, entry, decoder) -> Record:
