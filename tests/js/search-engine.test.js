@@ -162,3 +162,37 @@ test("whole abstracts are sent as asked, also when asked for before the table is
   engine.send({ type: "table", csv: gzipBase64(csv(papers.map((p, i) => ({ id: `p${i}`, abstract: p.abstract })))), hoverChars: 0 });
   assert.deepEqual((await asked).texts, ["Second, \"quoted\".", "First abstract."]);
 });
+
+// Papers as the databases' exports give them: authors, venue, keywords and DOI in papers.csv.
+function engineWithDetails(papers) {
+  const engine = engineOf(papers, [""], { withAbstracts: false });
+  const rows = papers.map((p, i) => ({ id: `p${i}`, abstract: p.abstract, authors: p.authors, venue: p.venue, keywords: p.keywords, doi: p.doi }));
+  engine.send({ type: "table", csv: gzipBase64(csv(rows)), hoverChars: 0 });
+  return engine;
+}
+
+test("a paper's authors and keywords find it; its venue and DOI do not, nor do they make distinctive words", async () => {
+  const papers = [
+    { name: "Routing experts", abstract: `We route tokens. ${filler(20)}`, authors: "Müller, Jörg; García, Ana", venue: "NeurIPS", keywords: "mixture of experts; robustness", doi: "10.5555/1", topic: 0 },
+    { name: "Counting cells", abstract: `We count nuclei. ${filler(20)}`, authors: "O'Neill, Siobhan", venue: "Medical Image Analysis", keywords: "weak supervision", doi: "", topic: 0 },
+    ...Array.from({ length: 4 }, (_, i) => ({ name: `Other ${i}`, abstract: `Nothing of the kind. ${filler(20)}`, authors: "Roe, Richard", venue: "", keywords: "", doi: "", topic: 0 })),
+  ];
+  const engine = engineWithDetails(papers);
+  await engine.ready;
+  assert.deepEqual(Array.from((await search(engine, "müller")).papers), [0]);
+  assert.deepEqual(Array.from((await search(engine, "robustness")).papers), [0]);
+  assert.deepEqual(Array.from((await search(engine, "weak supervision")).papers), [1]);
+  assert.deepEqual(Array.from((await search(engine, "neurips")).papers), []);
+  assert.deepEqual(Array.from((await search(engine, "richard")).papers), [2, 3, 4, 5]);
+  const words = (await engine.request({ type: "words", papers: Int32Array.from([2, 3, 4, 5]), count: 10 })).words.map((w) => w.word);
+  assert.ok(!words.includes("richard") && !words.includes("roe"), words);
+});
+
+test("a paper's details come with its abstract, empty where the table has no such column", async () => {
+  const papers = [{ name: "A", abstract: "First abstract.", authors: "Ada Lovelace", venue: "J", keywords: "k1; k2", doi: "10.1/x", topic: 0 }];
+  const answer = await engineWithDetails(papers).request({ type: "details", paper: 0 });
+  assert.deepEqual(answer.details, { authors: "Ada Lovelace", venue: "J", keywords: "k1; k2", doi: "10.1/x" });
+  assert.equal(answer.abstract, "First abstract.");
+  const plain = engineOf([{ name: "B", abstract: "Plain.", topic: 0 }], [""]);
+  assert.deepEqual(await plain.request({ type: "details", paper: 0 }), { type: "reply", id: 0, abstract: "Plain.", details: {} });
+});

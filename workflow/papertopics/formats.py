@@ -10,6 +10,9 @@ The format is picked by the file's extension, optionally followed by ``.gz``:
   holding one such list, as API responses do). Fields nested under ``content`` and values
   wrapped as ``{"value": ...}`` (OpenReview exports) are lifted.
 - ``.csv`` / ``.tsv``: a header row, then one paper per row.
+- The exports of bibliographic databases (Web of Science, Scopus, BibTeX ``.bib``, RIS ``.ris``,
+  OpenAlex, PubMed ``.nbib``, the arXiv snapshot), recognised by their content as well as their
+  extension, are read by :mod:`papertopics.export_formats`.
 
 Text is decoded from UTF-8 (with or without a byte-order mark), UTF-16 or UTF-32 with a
 byte-order mark, or, failing UTF-8, cp1252/latin-1 with a warning; line endings LF, CRLF
@@ -31,7 +34,7 @@ from pathlib import Path
 from papertopics.errors import PipelineInputError
 from papertopics.text import CONTROL_CHARACTER, is_blank, normalise_text
 
-SUPPORTED_EXTENSIONS = (".txt", ".md", ".jsonl", ".json", ".csv", ".tsv")
+SUPPORTED_EXTENSIONS = (".txt", ".md", ".jsonl", ".json", ".csv", ".tsv", ".bib", ".ris", ".nbib")
 COMPRESSED_SUFFIX = ".gz"
 
 _BYTE_ORDER_MARKS = (  # UTF-32 first: its little-endian mark begins with UTF-16's
@@ -79,6 +82,9 @@ class RawDump:
     # Field names of a table's header or, for JSON, of all records in order of first
     # appearance; None for .txt/.md, whose records name their abstract "abstract".
     columns: list[str] | None = None
+    # What separates the names in ``authors`` where the reader joined them itself (the exports'
+    # "; ", so that "Turing, Alan" stays one name); None: guessed from the text.
+    authors_separator: str | None = None
 
 
 def dump_format(path: str | Path) -> str:
@@ -96,11 +102,17 @@ def dump_format(path: str | Path) -> str:
 
 
 def read_dump(path: str | Path) -> RawDump:
-    """Read the dump at ``path`` with the reader its extension names."""
+    """Read the dump at ``path`` with the reader its content and extension call for: a database's
+    export where the content is one (:func:`papertopics.export_formats.export_reader`), else the
+    reader its extension names.
+    """
+    from papertopics.export_formats import export_reader
+
     path = Path(path)
     extension = dump_format(path)
     text, encoding, warnings = decode(read_bytes(path), path)
-    dump = _READERS[extension](text, path)
+    reader = export_reader(text, extension) or _READERS[extension]
+    dump = reader(text, path)
     dump.encoding = encoding
     dump.warnings = warnings + dump.warnings
     return dump
@@ -133,6 +145,8 @@ def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
             raise PipelineInputError(f"{path}: this is {what}.")
     warnings = []
     encoding = next((name for mark, name in _BYTE_ORDER_MARKS if raw.startswith(mark)), None)
+    if encoding is None and b"\x00" in raw:
+        encoding = _utf16_without_mark(raw)
     if encoding is None and b"\x00" in raw:
         raise PipelineInputError(
             f"{path}: this looks like a binary file (it contains NUL bytes), not a text dump; if it is "
@@ -168,6 +182,23 @@ def decode(raw: bytes, path: Path) -> tuple[str, str, list[str]]:
     if is_blank(text):
         raise _empty_file(path)
     return text, encoding, warnings
+
+
+def _utf16_without_mark(raw: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` for UTF-16 text saved without a byte-order mark (as Web of
+    Science's tab-delimited export can be): mostly Latin text, so nearly every other byte is 0.
+    """
+    if len(raw) % 2 or len(raw) < 4:
+        return None
+    half = len(raw) // 2
+    for zeros, name in ((raw[1::2], "utf-16-le"), (raw[0::2], "utf-16-be")):
+        if zeros.count(0) >= 0.9 * half:
+            try:
+                raw.decode(name)
+            except UnicodeDecodeError:
+                return None
+            return name
+    return None
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:

@@ -2,8 +2,10 @@
 
 Every record read ends up in exactly one place: kept as a paper, counted as a duplicate
 of an earlier paper in the same dump, or rejected with its reason (``empty``,
-``too_short``, ``unparsable``). The formats themselves are read by
-:mod:`papertopics.formats`.
+``too_short``, ``unparsable``). Publisher boilerplate that ends an abstract ("© 2018 Elsevier Ltd.
+All rights reserved.") is cut first, each cut recorded; an export's placeholder for a missing
+abstract ("[No abstract available]") is rejected as ``empty``. The formats themselves are read by
+:mod:`papertopics.formats` (and the databases' exports by :mod:`papertopics.export_formats`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ from pathlib import Path
 
 from papertopics.errors import PipelineInputError
 from papertopics.formats import RawDump, read_dump
-from papertopics.text import clean_for_keywords, display_name, paper_id, strip_html
+from papertopics.text import (
+    clean_for_keywords,
+    cut_boilerplate,
+    display_name,
+    is_placeholder,
+    paper_id,
+    strip_html,
+)
 
 # Where a table or JSON dump has no column set in the config, the abstract is the first of
 # these that a record has (names compared ignoring case, spaces, hyphens and underscores).
@@ -63,6 +72,8 @@ class ParsedDump:
     rejected: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     abstract_field: str = "abstract"
+    # Publisher boilerplate cut from abstracts: {position, location, cut} per record that had some.
+    boilerplate: list[dict] = field(default_factory=list)
 
     def summary(self) -> dict:
         """The counts of what was read, kept, duplicated and rejected (they must add up)."""
@@ -82,8 +93,11 @@ class ParsedDump:
             "rejected_by_reason": {
                 reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]
             },
+            "placeholders": sum(1 for rejection in self.rejected if rejection.get("placeholder")),
+            "boilerplate_cut": len(self.boilerplate),
             "rejections": self.rejected,
             "duplicate_records": self.duplicates,
+            "boilerplate_cuts": self.boilerplate,
             "warnings": self.warnings,
         }
 
@@ -143,15 +157,22 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         abstract_field=abstract_field,
     )
     first_seen: dict[str, str] = {}
+    separator = raw.authors_separator
     for record in raw.records:
         where = {"position": record.position, "location": record.location}
-        abstract = record.fields.get(abstract_field, "")
         if record.problem:
             parsed.rejected.append({**where, "reason": "unparsable", "detail": record.problem})
             continue
+        abstract, cut = cut_boilerplate(record.fields.get(abstract_field, ""))
+        if cut:
+            parsed.boilerplate.append({**where, "cut": cut})
         text = clean_for_keywords(abstract)
         if not text:
             parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
+            continue
+        if is_placeholder(text):
+            detail = f"{text!r} is an export's placeholder, not an abstract"
+            parsed.rejected.append({**where, "reason": "empty", "detail": detail, "placeholder": True})
             continue
         length = len(strip_html(abstract))
         if length < min_abstract_chars:
@@ -171,7 +192,9 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
                 "dump_title": parsed.title,
                 "position": record.position,
                 "location": record.location,
-                "display_name": display_name(text, title=known.get("title"), authors=known.get("authors")),
+                "display_name": display_name(
+                    text, title=known.get("title"), authors=known.get("authors"), authors_separator=separator
+                ),
                 "abstract": abstract,
                 "text": text,
                 **known,

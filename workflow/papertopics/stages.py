@@ -38,10 +38,12 @@ def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstrac
             rejection["reason"],
             rejection["detail"],
         )
+    for cut in parsed.boilerplate:
+        _LOG.info("%s %s: publisher boilerplate cut from the abstract: %r", dump, cut["location"], cut["cut"])
     storage.write_jsonl(papers, parsed.papers)
     storage.write_json(summary, record)
     _LOG.info(
-        "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s",
+        "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s%s%s",
         dump,
         record["format"],
         record["encoding"],
@@ -50,6 +52,12 @@ def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstrac
         record["duplicates"],
         record["rejected"],
         record["rejected_by_reason"] or "",
+        f"; {record['placeholders']} placeholder abstracts rejected as empty"
+        if record["placeholders"]
+        else "",
+        f"; publisher boilerplate cut from {record['boilerplate_cut']} abstracts"
+        if record["boilerplate_cut"]
+        else "",
     )
 
 

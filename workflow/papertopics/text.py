@@ -203,19 +203,92 @@ def first_sentence(cleaned_abstract: str, max_chars: int = _DISPLAY_NAME_MAX_CHA
     return shorten(sentence, max_chars)
 
 
-def short_authors(authors: str) -> str:
-    """The first author and "et al.": ``Ada Lovelace; Alan Turing; Grace Hopper`` → ``Ada Lovelace et al.``."""
-    separator = ";" if ";" in authors else ","
-    names = [name.strip() for name in re.split(rf"{separator}|\band\b", authors) if name.strip()]
+def short_authors(authors: str, separator: str | None = None) -> str:
+    """The first author and "et al.": ``Ada Lovelace; Alan Turing; Grace Hopper`` → ``Ada Lovelace et al.``.
+
+    Names are split at ``separator`` where given (the exports' ``;``, which keeps ``Turing, Alan``
+    one name), else at ";" where there is one, else at "," and "and".
+    """
+    if separator is not None:
+        names = [name.strip() for name in authors.split(separator) if name.strip()]
+    else:
+        separator = ";" if ";" in authors else ","
+        names = [name.strip() for name in re.split(rf"{separator}|\band\b", authors) if name.strip()]
     if len(names) <= 2:
         return " and ".join(names)
     return f"{names[0]} et al."
 
 
-def display_name(cleaned_abstract: str, title: str | None = None, authors: str | None = None) -> str:
+def display_name(
+    cleaned_abstract: str,
+    title: str | None = None,
+    authors: str | None = None,
+    authors_separator: str | None = None,
+) -> str:
     """The paper's title when the dump gives one, else the name its abstract coins or its
-    first sentence; followed by its authors when the dump lists them.
+    first sentence; followed by its authors when the dump lists them (split as :func:`short_authors`).
     """
     name = shorten(clean_for_keywords(title), _TITLE_MAX_CHARS) if title else None
     name = name or coined_name(cleaned_abstract) or first_sentence(cleaned_abstract)
-    return f"{name} — {short_authors(authors)}" if authors and short_authors(authors) else name
+    short = short_authors(authors, authors_separator) if authors else ""
+    return f"{name} — {short}" if short else name
+
+
+# Publisher boilerplate that database exports (Scopus, Web of Science, PubMed) leave at the end of
+# an abstract: a copyright line ("© 2018 Elsevier Ltd. All rights reserved.", "Copyright © 2020
+# IEEE", "(C) 2019 Elsevier B.V."), "All rights reserved." and "Published by ...". Each opener is
+# matched only where a sentence starts (a copyright sign anywhere after a space), and only in a
+# short tail: a sentence such as "Copyright protection of images is ..." or "... recently published
+# by Kucharski et al." is not boilerplate and stays.
+_YEAR = r"(?:1[89]|20)\d\d"
+_SENTENCE_START = r"(?:^|(?<=[.!?;:)\]\"”])\s+)"
+_BOILERPLATE_OPENERS = (
+    # (pattern at the cut, the longest tail it may cut, in characters)
+    (re.compile(rf"(?:^|\s+)(?=(?:Crown\s+)?(?:Copyright\s*)?©[^©]*?(?<!\d){_YEAR}(?!\d))"), 400),
+    (
+        re.compile(rf"{_SENTENCE_START}(?=(?:Crown\s+)?Copyright\s*(?:\(c\)|{_YEAR}|by\b))", re.IGNORECASE),
+        400,
+    ),
+    (
+        re.compile(
+            rf"{_SENTENCE_START}(?=\([cC]\)\s*(?:{_YEAR}\s+[A-Z]|[Cc]opyright\b|[Tt]he\s+[Aa]uthors?\b))"
+        ),
+        300,
+    ),
+    (
+        re.compile(rf"{_SENTENCE_START}(?={_YEAR}\s+\S[^.]*\.?\s*All rights reserved\.?\s*$)", re.IGNORECASE),
+        200,
+    ),
+    (re.compile(rf"{_SENTENCE_START}(?=Published by\b)"), 200),
+    (re.compile(rf"{_SENTENCE_START}(?=All rights reserved\b)", re.IGNORECASE), 60),
+)
+# What an export writes where a paper has no abstract; rejected as empty, never kept as one.
+_PLACEHOLDER = re.compile(
+    r"^[\[(]?\s*(?:no\s+abstract(?:\s+(?:is\s+)?(?:available|provided))?|abstract\s+(?:not\s+available|unavailable|"
+    r"not\s+provided)|not\s+available|n/a)\s*\.?\s*[\])]?\.?$",
+    re.IGNORECASE,
+)
+
+
+def cut_boilerplate(abstract: str) -> tuple[str, str]:
+    """The abstract without the publisher boilerplate that ends it, and what was cut ("" when nothing).
+
+    ``"We show X. © 2018 Elsevier Ltd. All rights reserved."`` → ``("We show X.", "© 2018 Elsevier
+    Ltd. All rights reserved.")``. An abstract that is boilerplate only is cut to "".
+    """
+    if not abstract:
+        return abstract, ""
+    earliest = len(abstract)
+    for opener, longest in _BOILERPLATE_OPENERS:
+        for match in opener.finditer(abstract, max(0, len(abstract) - longest - 1)):
+            if match.start() < earliest and len(abstract) - match.end() <= longest:
+                earliest = match.start()
+            break
+    if earliest == len(abstract):
+        return abstract, ""
+    return abstract[:earliest].rstrip(), abstract[earliest:].strip()
+
+
+def is_placeholder(abstract: str) -> bool:
+    """Whether the abstract is an export's stand-in for none: "[No abstract available]", "Abstract not available"."""
+    return len(abstract) < 40 and _PLACEHOLDER.match(abstract.strip()) is not None

@@ -218,7 +218,7 @@ def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], 
 <p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read
 it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>
 <div class="search"><label for="search-box">Search papers</label>
-<input type="search" id="search-box" placeholder="words of a title, an abstract or a topic" autocomplete="off">
+<input type="search" id="search-box" placeholder="words of a title, an abstract, an author, a keyword or a topic" autocomplete="off">
 {topic_filter}<span id="search-count" aria-live="polite"></span></div>
 {controls}
 <div class="map-layout"><div class="map-column">

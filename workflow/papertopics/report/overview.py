@@ -78,7 +78,26 @@ def _dump_table(corpus_summary: dict) -> str:
             "Rejected",
         )
     )
-    return f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    table = f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return table + _cut_note(corpus_summary)
+
+
+def _cut_note(corpus_summary: dict) -> str:
+    """What parsing took out of the abstracts: publisher lines cut, placeholders rejected, per dump."""
+    parts = []
+    for dump in corpus_summary["dumps"]:
+        cut, placeholders = dump.get("boilerplate_cut", 0), dump.get("placeholders", 0)
+        said = [f"publisher lines cut from {cut} abstracts"] if cut else []
+        said += (
+            [f"{placeholders} placeholders (“[No abstract available]”) rejected as empty"]
+            if placeholders
+            else []
+        )
+        if said:
+            parts.append(f"{dump['dump']}: {' and '.join(said)}")
+    if not parts:
+        return ""
+    return f'<p class="hint" id="abstracts-cut">{html.escape("; ".join(parts))} (each in the parse log).</p>'
 
 
 def _guide_settings(settings: dict) -> dict:

@@ -91,11 +91,14 @@ function startReport(mapDiv) {
   function abstractOf(paper) {
     return engineClient.request({ type: "abstracts", papers: [paper] }).then((answer) => answer.texts[0]);
   }
+  function detailsOf(paper) {
+    return engineClient.request({ type: "details", paper });
+  }
 
   let paperMap = null, paperPanel = null, selectionPanel = null, filters = null;
   const mapDrawn = mapData.then(async (map) => {
     paperPanel = createPaperPanel(document.getElementById("paper-panel"), map, {
-      abstractOf, similarOf, onShown: (paper) => paperMap.setShownPaper(paper),
+      detailsOf, similarOf, onShown: (paper) => paperMap.setShownPaper(paper),
     });
     selectionPanel = createSelectionPanel(document.getElementById("selection"), map, {
       engine: engineClient, showPaper: (paper) => paperPanel.show(paper),

@@ -6,18 +6,39 @@ import { csvField } from "./text.js";
 export const SELECTION_LISTED = 100;
 const DISTINCTIVE_WORDS = 20;
 
-// The paper panel. ``abstractOf(paper)`` resolves with its whole abstract, ``similarOf()`` with
-// the function giving a paper's similar papers; ``onShown(paper)``.
-export function createPaperPanel(panel, map, { abstractOf, similarOf, onShown }) {
+const DOI = /^10\.\d{4,9}\/\S+$/;
+
+// A paper's authors, venue, keywords and DOI (papers.csv's columns, as the exports give them), each
+// a line of text where the paper has it; the DOI a link to doi.org.
+export function detailLines(details) {
+  const lines = [];
+  const line = (label, ...content) => element("p", { className: "paper-detail" }, element("span", { className: "hint", textContent: `${label}: ` }), ...content);
+  if (details.authors) { lines.push(line("Authors", details.authors)); }
+  if (details.venue) { lines.push(line("Venue", details.venue)); }
+  if (details.keywords) { lines.push(line("Keywords", details.keywords)); }
+  if (details.doi) {
+    const doi = details.doi.trim();
+    lines.push(line("DOI", DOI.test(doi)
+      ? element("a", { href: `https://doi.org/${encodeURI(doi)}`, rel: "noopener noreferrer", target: "_blank", textContent: doi })
+      : doi));
+  }
+  return lines;
+}
+
+// The paper panel. ``detailsOf(paper)`` resolves with its whole abstract and its details
+// ({ abstract, details }), ``similarOf()`` with the function giving a paper's similar papers;
+// ``onShown(paper)``.
+export function createPaperPanel(panel, map, { detailsOf, similarOf, onShown }) {
   let shown = null;
 
-  function fill(paper, abstractText, similarTo) {
+  function fill(paper, { abstract: abstractText, details }, similarTo) {
     const topic = map.topics[map.topic[paper]];
     const periods = map.periodsOf(paper).map((period) => map.periods.names[period]);
     const where = map.periods.by === "year" && periods.length ? `${periods.join(", ")} · ${map.dumps[paper]}` : map.dumps[paper];
     const children = [
       element("h3", { textContent: map.names[paper] }),
       element("p", { className: "hint", textContent: `${where} · topic ${topic.topic}: ${topic.label}${map.outlier[paper] ? " (outlier)" : ""}` }),
+      ...detailLines(details || {}),
       element("p", { className: "abstract", textContent: abstractText }),
     ];
     const url = map.urls[paper];
@@ -45,8 +66,8 @@ export function createPaperPanel(panel, map, { abstractOf, similarOf, onShown })
   function show(paper) {
     shown = paper;
     onShown(paper);
-    Promise.all([abstractOf(paper), similarOf()]).then(([text, similarTo]) => {
-      if (shown === paper) { fill(paper, text, similarTo); }
+    Promise.all([detailsOf(paper), similarOf()]).then(([paperDetails, similarTo]) => {
+      if (shown === paper) { fill(paper, paperDetails, similarTo); }
     });
   }
   return { show };

@@ -9,7 +9,9 @@
 // indexed word it starts ("graph" counts "graphs"). A paper matches when each query word is in its
 // title or abstract, or in its topic's label or keywords: such a paper counts the word
 // TOPIC_WEIGHT times, so that "GNN" finds the papers of the graph-neural-network topic, after
-// those that say GNN.
+// those that say GNN. A paper's authors and keywords (where papers.csv has those columns, as the
+// databases' exports give them) are a third field, counted as its abstract's words are, so that a
+// name or a keyword finds the paper; they are not among a selection's distinctive words.
 //
 // Titles are indexed as soon as they come, abstracts once the papers' table comes and is
 // unpacked; until then a query is answered from what is indexed, marked incomplete. The engine
@@ -17,6 +19,10 @@
 // abstract when it asks (the page receiving all 100,000 of them held up its drawing for seconds).
 import { gunzipBase64, parseCsv } from "./unpack.js";
 import { firstWords, snippetAround, wordsOf } from "./text.js";
+
+// The papers.csv columns a paper's panel shows beside its abstract; AUTHORS_AND_KEYWORDS are searched too.
+export const DETAIL_COLUMNS = ["authors", "venue", "keywords", "doi"];
+const AUTHORS_AND_KEYWORDS = ["authors", "keywords"];
 
 export const TITLE_WEIGHT = 3;
 export const TOPIC_WEIGHT = 1;
@@ -33,12 +39,12 @@ const MIN_Z = 1.96;
 
 export function createSearchEngine(post, { sliceMs = 20 } = {}) {
   // word -> postings (paper * 256 + the word's count in the field), ascending by paper
-  const titleIndex = new Map(), abstractIndex = new Map();
+  const titleIndex = new Map(), abstractIndex = new Map(), detailIndex = new Map();
   let sortedWords = null;  // the indexed words sorted; null after a new word is indexed
   let papers = 0, abstractsIndexed = 0, complete = false;
   let titleLength = null, abstractLength = null, weightedLength = 0;
   let topicWords = [], topicPapers = [];
-  let abstracts = null;
+  let abstracts = null, details = null;  // details: { column: values in paper order } of DETAIL_COLUMNS present
   let waitingForAbstracts = [];
   let allowed = null;  // Uint8Array: the papers the page's filters keep; null: all
 
@@ -67,7 +73,7 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
     for (const word of words) {
       const list = fieldIndex.get(word);
       if (list === undefined) {
-        if (!titleIndex.has(word) && !abstractIndex.has(word)) { sortedWords = null; }
+        if (!titleIndex.has(word) && !abstractIndex.has(word) && !detailIndex.has(word)) { sortedWords = null; }
         fieldIndex.set(word, [paper * 256 + 1]);
         continue;
       }
@@ -83,7 +89,8 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
       const until = performance.now() + sliceMs;
       let i = abstractsIndexed;
       for (; i < papers && (i === abstractsIndexed || performance.now() < until); i++) {  // a paper a slice at least
-        abstractLength[i] = Math.min(index(abstractIndex, abstracts[i], i), 65535);
+        const searched = AUTHORS_AND_KEYWORDS.filter((column) => details[column]).map((column) => details[column][i]);
+        abstractLength[i] = Math.min(index(abstractIndex, abstracts[i], i) + index(detailIndex, searched.join(" "), i), 65535);
         weightedLength += abstractLength[i];
       }
       abstractsIndexed = i;
@@ -97,7 +104,7 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
 
   function words() {
     if (sortedWords === null) {
-      sortedWords = Array.from(new Set([...titleIndex.keys(), ...abstractIndex.keys()])).sort();
+      sortedWords = Array.from(new Set([...titleIndex.keys(), ...abstractIndex.keys(), ...detailIndex.keys()])).sort();
     }
     return sortedWords;
   }
@@ -131,6 +138,7 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
       for (let w = firstAtLeast(sorted, prefix); w < sorted.length && sorted[w].startsWith(prefix); w++) {
         for (const posting of titleIndex.get(sorted[w]) || []) { add(posting >>> 8, TITLE_WEIGHT * (posting & 255)); }
         for (const posting of abstractIndex.get(sorted[w]) || []) { add(posting >>> 8, posting & 255); }
+        for (const posting of detailIndex.get(sorted[w]) || []) { add(posting >>> 8, posting & 255); }
       }
       topicPapers.forEach((members, topic) => {
         if (topicHas(topic, prefix)) { for (const paper of members) { add(paper, TOPIC_WEIGHT); } }
@@ -196,6 +204,11 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
     const rows = await parseCsv(await gunzipBase64(csv), { sliceMs, pause });
     const column = rows[0].indexOf("abstract");
     abstracts = rows.slice(1, papers + 1).map((row) => row[column]);
+    details = {};
+    for (const name of DETAIL_COLUMNS) {
+      const at = rows[0].indexOf(name);
+      if (at >= 0) { details[name] = rows.slice(1, papers + 1).map((row) => row[at] || ""); }
+    }
     waitingForAbstracts.forEach((answer) => answer());
     waitingForAbstracts = [];
     post({ type: "snippets", snippets: hoverChars ? abstracts.map((text) => firstWords(text, hoverChars)) : null });
@@ -225,6 +238,11 @@ export function createSearchEngine(post, { sliceMs = 20 } = {}) {
       allowed = message.allowed;
     } else if (message.type === "abstracts") {  // { id, papers }: their whole abstracts, once read
       whenAbstracts(() => reply(message.id, { texts: Array.from(message.papers, (paper) => abstracts[paper]) }));
+    } else if (message.type === "details") {  // { id, paper }: its abstract, authors, venue, keywords and DOI
+      whenAbstracts(() => reply(message.id, {
+        abstract: abstracts[message.paper],
+        details: Object.fromEntries(Object.entries(details).map(([name, values]) => [name, values[message.paper]])),
+      }));
     } else if (message.type === "search") {  // { id, words, snippets }: snippets for the first papers
       const { found, topics } = ranked(message.words);
       const snippets = abstracts === null ? [] : Array.from(found.subarray(0, message.snippets),
