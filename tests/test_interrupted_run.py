@@ -34,9 +34,9 @@ def test_run_killed_during_embed_resumes_on_one_core_to_the_seed_runs_results(se
     run = subprocess.Popen(
         command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    embed_logs = workdir / "results" / "logs" / "embed"
+    embed_log = workdir / "results" / "logs" / "embed.log"
     try:
-        wait_for(lambda: embed_logs.is_dir() and any(embed_logs.glob("*.log")), run)
+        wait_for(embed_log.is_file, run)
         time.sleep(2)  # well inside the embed job: loading the model or encoding
     finally:
         os.killpg(run.pid, signal.SIGKILL)

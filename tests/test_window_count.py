@@ -42,8 +42,7 @@ def test_a_dump_embedded_in_shards_counts_as_one_embedded_whole(tmp_path):
             truncated=np.array(flags),
         )
     shards = [str(tmp_path / "0.npz"), str(tmp_path / "1.npz")]
-    stages.embed(
-        "unused.jsonl",
+    stages.embed_gather(
         shards,
         str(tmp_path / "dump.npz"),
         str(tmp_path / "dump.json"),

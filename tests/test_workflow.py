@@ -196,7 +196,10 @@ def test_changed_matching_threshold_reruns_topics_onward(finished_run):
     }
 
 
-def test_new_dump_parses_and_embeds_only_that_dump(finished_run):
+def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_run):
+    # The embed job embeds every dump of at most embedding.shard_size papers; that it embeds only
+    # the new dump's papers (the others come from the embedding cache) is tested from its log in
+    # tests/test_embedding_cache.py.
     abstracts = SEEDS[0].read_text(encoding="utf-8").split("\n\n")[1:4]
     (finished_run / "data" / "raw" / "new_dump.txt").write_text(
         "New dump\n\n" + "\n\n".join(abstracts), encoding="utf-8"

@@ -92,66 +92,146 @@ def embed_shard(
     """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors;
     ``truncated`` marks those longer than the model's window (when it can be counted).
     """
-    from papertopics.embed import embedding_text, encoder_identity, load_encoder, over_window, resolve_backend
-    from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
     from papertopics.sharding import shard_bounds
 
-    backend = resolve_backend(backend, device)
     records = storage.read_jsonl(papers)
     start, end = shard_bounds(len(records), shard, shards)
-    records = records[start:end]
-    texts = [embedding_text(p) for p in records]
-    cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length, device))
-    vectors, computed = embed_with_cache(
-        texts,
-        cache,
-        lambda: load_encoder(model, backend, max_seq_length, model_cache_dir, threads, device),
-        batch_size=batch_size,
+    embedder = _Embedder(
+        model, backend, batch_size, max_seq_length, cache_dir, model_cache_dir, threads, device
     )
-    truncated, window = over_window(texts, model, max_seq_length)
-    counted = {} if truncated is None else {"truncated": truncated}
-    storage.write_arrays(
-        embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors, **counted
-    )
-    if truncated is not None and truncated.any():
-        _LOG.warning(
-            "%d of %d abstracts are longer than the model's window and are embedded from their first %d tokens",
-            truncated.sum(),
-            len(records),
-            window,
+    embedder.embed(records[start:end], embeddings, f"papers {start}-{end}")
+
+
+class _Embedder:
+    """Embeds papers through the embedding cache, loading the model at most once, and only when
+    some text is not cached: one job can embed many dumps for the cost of one model load.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        backend: str,
+        batch_size: int,
+        max_seq_length: int,
+        cache_dir: str,
+        model_cache_dir: str,
+        threads: int,
+        device: str,
+    ):
+        from papertopics.embed import encoder_identity, load_encoder, resolve_backend
+        from papertopics.embedding_cache import EmbeddingCache
+
+        self.model, self.batch_size, self.max_seq_length = model, batch_size, max_seq_length
+        self.backend, self.device = resolve_backend(backend, device), device
+        self.cache = EmbeddingCache(cache_dir, encoder_identity(model, self.backend, max_seq_length, device))
+        self._load = lambda: load_encoder(
+            model, self.backend, max_seq_length, model_cache_dir, threads, device
         )
-    _LOG.info(
-        "papers %d-%d: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
-        start,
-        end,
-        computed,
-        backend,
-        device,
-        len(records) - computed,
-        cache.rebuilt,
-    )
+        self.loaded = None
+        self.computed = self.cached = 0
+
+    def encoder(self):
+        """The model, loaded on first use."""
+        if self.loaded is None:
+            self.loaded = self._load()
+        return self.loaded
+
+    def embed(self, records: list[dict], embeddings: str, what: str) -> None:
+        """Write ``records``' embeddings (and which are over the window) to ``embeddings``; log
+        how many were embedded now and how many came from the cache, naming them ``what``.
+        """
+        from papertopics.embed import embedding_text, over_window
+        from papertopics.embedding_cache import embed_with_cache
+
+        texts = [embedding_text(p) for p in records]
+        rebuilt = self.cache.rebuilt
+        vectors, computed = embed_with_cache(texts, self.cache, self.encoder, batch_size=self.batch_size)
+        self.computed += computed
+        self.cached += len(records) - computed
+        truncated, window = over_window(texts, self.model, self.max_seq_length)
+        counted = {} if truncated is None else {"truncated": truncated}
+        storage.write_arrays(
+            embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors, **counted
+        )
+        if truncated is not None and truncated.any():
+            _LOG.warning(
+                "%s: %d of %d abstracts are longer than the model's window and are embedded from their "
+                "first %d tokens",
+                what,
+                truncated.sum(),
+                len(records),
+                window,
+            )
+        _LOG.info(
+            "%s: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
+            what,
+            computed,
+            self.backend,
+            self.device,
+            len(records) - computed,
+            self.cache.rebuilt - rebuilt,
+        )
 
 
 def embed(
-    papers: str, shards: list[str], embeddings: str, summary: str, threads: int = 1, **embedding
+    papers: list[str],
+    embeddings: list[str],
+    summaries: list[str],
+    model: str,
+    backend: str,
+    batch_size: int,
+    max_seq_length: int,
+    cache_dir: str,
+    model_cache_dir: str,
+    threads: int = 1,
+    device: str = "cpu",
 ) -> None:
-    """A dump's embedding file: its ``shards`` gathered when it was embedded in shards, else embedded
-    here whole (``embedding``: the settings of ``embed_shard``); and its ``summary``: the papers longer
-    than the model's window (ids; null where they could not be counted), read by the report.
+    """Embed every dump embedded whole (each at most ``embedding.shard_size`` papers) in one job,
+    which loads the model once, and only when some abstract is not in the cache: each dump's
+    ``papers`` give its own ``embeddings`` file and ``summaries`` record (see ``embedding_summary``).
+    """
+    import time
+
+    started = time.perf_counter()
+    embedder = _Embedder(
+        model, backend, batch_size, max_seq_length, cache_dir, model_cache_dir, threads, device
+    )
+    for dump_papers, dump_embeddings, summary in zip(papers, embeddings, summaries, strict=True):
+        embedder.embed(storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_papers).stem}")
+        embedding_summary(dump_embeddings, summary, model, max_seq_length)
+    _LOG.info(
+        "%d dumps in one job: %d abstracts embedded now (%s on %s, model %s), %d from the cache, in %.1f s",
+        len(papers),
+        embedder.computed,
+        embedder.backend,
+        device,
+        "loaded once" if embedder.loaded is not None else "not loaded",
+        embedder.cached,
+        time.perf_counter() - started,
+    )
+
+
+def embed_gather(shards: list[str], embeddings: str, summary: str, model: str, max_seq_length: int) -> None:
+    """A dump embedded in shards (one above ``embedding.shard_size`` papers): its ``shards``
+    gathered into its embedding file, and its ``summary`` (see ``embedding_summary``).
+    """
+    gather_embedding_shards(shards, embeddings)
+    embedding_summary(embeddings, summary, model, max_seq_length)
+
+
+def embedding_summary(embeddings: str, summary: str, model: str, max_seq_length: int) -> None:
+    """A dump's embedding ``summary``: its papers, the model's window, and the papers longer than
+    the window (ids; null where they could not be counted), read by the report.
     """
     from papertopics.models import effective_max_seq_length, resolve_model_location
 
-    if shards:
-        gather_embedding_shards(shards, embeddings)
-    else:
-        embed_shard(papers, embeddings, threads=threads, **embedding)
     stored = storage.read_arrays(embeddings)
-    location = resolve_model_location(embedding["model"])
+    location = resolve_model_location(model)
     storage.write_json(
         summary,
         {
             "papers": len(stored["ids"]),
-            "window_tokens": effective_max_seq_length(location, embedding["max_seq_length"]),
+            "window_tokens": effective_max_seq_length(location, max_seq_length),
             "over_window": stored["ids"][stored["truncated"]].tolist() if "truncated" in stored else None,
         },
     )

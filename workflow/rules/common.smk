@@ -90,10 +90,19 @@ SHARDS = {
     for dump, path in DUMPS.items()
 }
 _record_counts.save()
+# Dumps of at most embedding.shard_size records are embedded together by one embed job (one model
+# load); each larger dump by its embed_shard jobs, gathered by its embed_gather job.
+WHOLE_DUMPS = sorted(dump for dump, count in SHARDS.items() if count == 1)
+SHARDED_DUMPS = sorted(dump for dump, count in SHARDS.items() if count > 1)
+
+
+def one_of(names):
+    """A wildcard pattern matching exactly ``names`` (none when empty)."""
+    return "|".join(map(re.escape, names)) or "(?!)"
 
 
 wildcard_constraints:
-    dump="|".join(map(re.escape, DUMPS)),
+    dump=one_of(DUMPS),
     shard=r"\d+",
     shards=r"\d+",
     run=r"[1-9]\d*",

@@ -1,5 +1,28 @@
-# A dump above embedding.shard_size is embedded as several embed_shard jobs (which --cores or a
-# cluster executor can run side by side); embed then gathers them into the dump's one file.
+# The dumps of at most embedding.shard_size records are embedded by one embed job, which loads the
+# model once (and only when some abstract is not in the embedding cache); each keeps its own file.
+# A larger dump is embedded as several embed_shard jobs (which --cores or a cluster executor can run
+# side by side), gathered into the dump's one file by embed_gather.
+
+
+rule embed:
+    input:
+        papers=expand("results/parsed/{dump}.jsonl", dump=WHOLE_DUMPS),
+    output:
+        embeddings=expand("results/embeddings/{dump}.npz", dump=WHOLE_DUMPS),
+        summaries=expand("results/embeddings/{dump}.json", dump=WHOLE_DUMPS),
+    log:
+        "results/logs/embed.log",
+    benchmark:
+        "results/benchmarks/embed.tsv"
+    conda:
+        ENVIRONMENT
+    threads: config["embedding"]["threads"]
+    resources:
+        **embedding_resources(),
+    params:
+        **embedding_params(),
+    script:
+        "../scripts/embed.py"
 
 
 rule embed_shard:
@@ -22,9 +45,8 @@ rule embed_shard:
         "../scripts/embed_shard.py"
 
 
-rule embed:
+rule embed_gather:
     input:
-        papers="results/parsed/{dump}.jsonl",
         shards=shard_files,
     output:
         embeddings="results/embeddings/{dump}.npz",
@@ -33,13 +55,12 @@ rule embed:
         "results/logs/embed/{dump}.log",
     benchmark:
         "results/benchmarks/embed/{dump}.tsv"
+    wildcard_constraints:
+        dump=one_of(SHARDED_DUMPS),
     conda:
         ENVIRONMENT
-    threads: lambda wildcards: 1 if SHARDS[wildcards.dump] > 1 else config["embedding"]["threads"]
-    resources:
-        # the gathering of shards needs no GPU
-        gpu=lambda wildcards: 0 if SHARDS[wildcards.dump] > 1 else embedding_resources().get("gpu", 0),
     params:
-        **embedding_params(),
+        model=config["embedding"]["model"],
+        max_seq_length=config["embedding"]["max_seq_length"],
     script:
-        "../scripts/embed.py"
+        "../scripts/embed_gather.py"

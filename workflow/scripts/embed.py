@@ -1,4 +1,4 @@
-"""A dump's embeddings, embedded whole or gathered from its shards: rule embed."""
+"""Every dump of at most embedding.shard_size records embedded, in one job: rule embed."""
 
 from papertopics import stages
 from papertopics.adapter import run_rule
