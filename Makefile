@@ -14,6 +14,9 @@ $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.t
 	# torch first and alone: the CPU build, not a multi-GB CUDA build pulled in as a dependency.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c constraints.txt
+	# UMAP's numba kernels compiled once, into numba's cache, by a tiny fit through papertopics' own
+	# reduce code: the first run's reduce and consensus_run jobs would each compile them, side by side.
+	PYTHONPATH=workflow $(BIN)/python -m papertopics.warm
 	touch $@
 
 # `make run CONFIGFILE=other.yaml` takes that file's values over config.yaml's. It is checked first:

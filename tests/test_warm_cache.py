@@ -1,0 +1,53 @@
+"""make's warm step (python -m papertopics.warm): after it, a job's UMAP projections compile nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+# A fresh process projecting 120 papers from the stages' own functions, as the reduce and
+# map_layout jobs do; it prints numba's cache hits and misses over UMAP's kernels.
+PROJECTION = """
+import numpy as np
+from papertopics.reduce import neighbour_graph, reduce_embeddings
+from papertopics.warm import _umap_settings
+
+umap = _umap_settings("config.yaml")
+vectors = np.random.default_rng(7).normal(size=(120, 40)).astype(np.float32)
+vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+keys = ("n_neighbors", "metric", "random_state", "word_weight", "word_dimensions", "fit_sample_size")
+graph = neighbour_graph(vectors, None, **{key: umap[key] for key in keys}, exact_neighbours_up_to=25000)
+for components, min_dist in ((umap["n_components"], umap["min_dist"]), (2, 0.1)):
+    reduce_embeddings(vectors, None, n_neighbors=umap["n_neighbors"], n_components=components, min_dist=min_dist,
+                      metric=umap["metric"], random_state=umap["random_state"], word_weight=0.0, word_dimensions=100,
+                      exact_neighbours_up_to=25000, neighbours=graph)
+import umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse
+from numba.core.registry import CPUDispatcher
+kernels = [k for m in (umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse)
+           for k in vars(m).values() if isinstance(k, CPUDispatcher) and k.signatures]
+hits = sum(sum(k.stats.cache_hits.values()) for k in kernels)
+misses = sum(sum(k.stats.cache_misses.values()) for k in kernels)
+print(hits, misses)
+"""
+
+
+def _python(code: list[str], numba_cache) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow"), "NUMBA_CACHE_DIR": str(numba_cache)}
+    result = subprocess.run(
+        [sys.executable, *code], cwd=REPO, env=env, capture_output=True, text=True, timeout=1200
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_after_the_warm_step_a_projection_loads_every_umap_kernel_from_the_cache(tmp_path):
+    cold = [int(count) for count in _python(["-c", PROJECTION], tmp_path / "cold").split()[-2:]]
+    assert cold[1] > 0, "with an empty cache the projection compiles its kernels"
+    assert "compiled into numba's cache" in _python(["-m", "papertopics.warm"], tmp_path / "warmed")
+    hits, misses = (int(count) for count in _python(["-c", PROJECTION], tmp_path / "warmed").split()[-2:])
+    assert misses == 0 and hits > 0, (hits, misses)
