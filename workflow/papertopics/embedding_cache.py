@@ -112,6 +112,16 @@ def embed_with_cache(
 
     Returns the (n, dimension) float32 matrix and how many texts were embedded now.
     """
+    vectors, missing = embed_missing(texts, cache, load_encoder, batch_size)
+    return vectors, len(missing)
+
+
+def embed_missing(
+    texts: list[str], cache: EmbeddingCache, load_encoder, batch_size: int
+) -> tuple[np.ndarray, set[str]]:
+    """``embed_with_cache``, returning the texts embedded now: one encode call for all the misses
+    (the model batches texts of a similar length best when it sees them all at once).
+    """
     found = [cache.get(text) for text in texts]
     missing = sorted({text for text, vector in zip(texts, found, strict=True) if vector is None})
     computed: dict[str, np.ndarray] = {}
@@ -126,5 +136,5 @@ def embed_with_cache(
         vector if vector is not None else computed[text] for text, vector in zip(texts, found, strict=True)
     ]
     if not rows:
-        return np.zeros((0, cache.dimension or 0), dtype=np.float32), 0
-    return np.vstack(rows).astype(np.float32), len(missing)
+        return np.zeros((0, cache.dimension or 0), dtype=np.float32), set(missing)
+    return np.vstack(rows).astype(np.float32), set(missing)

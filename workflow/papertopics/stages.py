@@ -140,16 +140,50 @@ class _Embedder:
         """Write ``records``' embeddings (and which are over the window) to ``embeddings``; log
         how many were embedded now and how many came from the cache, naming them ``what``.
         """
-        from papertopics.embed import embedding_text, over_window
-        from papertopics.embedding_cache import embed_with_cache
+        self.embed_dumps([(records, embeddings, what)])
 
-        texts = [embedding_text(p) for p in records]
+    def embed_dumps(self, dumps: list[tuple[list[dict], str, str]]) -> None:
+        """``embed`` for each of ``dumps`` (records, embeddings file, name), with one encode call
+        for all their texts missing from the cache: embedding many small dumps costs what
+        embedding their papers as one dump does.
+        """
+        from papertopics.embed import embedding_text
+        from papertopics.embedding_cache import embed_missing
+
+        texts = [[embedding_text(p) for p in records] for records, _, _ in dumps]
+        flat = [text for dump_texts in texts for text in dump_texts]
         rebuilt = self.cache.rebuilt
-        vectors, computed = embed_with_cache(texts, self.cache, self.encoder, batch_size=self.batch_size)
-        self.computed += computed
-        self.cached += len(records) - computed
+        vectors, missing = embed_missing(flat, self.cache, self.encoder, batch_size=self.batch_size)
+        counted: set[str] = set()
+        start = 0
+        for (records, embeddings, what), dump_texts in zip(dumps, texts, strict=True):
+            # Embedded now for this dump: its texts that were missing and no earlier dump had.
+            computed = {text for text in dump_texts if text in missing} - counted
+            counted |= computed
+            self._write(records, dump_texts, vectors[start : start + len(records)], embeddings, what)
+            start += len(records)
+            self.computed += len(computed)
+            self.cached += len(records) - len(computed)
+            _LOG.info(
+                "%s: %d embedded now (%s on %s), %d from the cache",
+                what,
+                len(computed),
+                self.backend,
+                self.device,
+                len(records) - len(computed),
+            )
+        if self.cache.rebuilt > rebuilt:
+            _LOG.warning("%d corrupt cache entries were embedded again", self.cache.rebuilt - rebuilt)
+
+    def _write(
+        self, records: list[dict], texts: list[str], vectors: np.ndarray, embeddings: str, what: str
+    ) -> None:
+        from papertopics.embed import over_window
+
         truncated, window = over_window(texts, self.model, self.max_seq_length)
         counted = {} if truncated is None else {"truncated": truncated}
+        if not len(records):
+            vectors = np.zeros((0, self.cache.dimension or 0), dtype=np.float32)
         storage.write_arrays(
             embeddings, ids=np.array([p["id"] for p in records], dtype=str), vectors=vectors, **counted
         )
@@ -162,15 +196,6 @@ class _Embedder:
                 len(records),
                 window,
             )
-        _LOG.info(
-            "%s: %d embedded now (%s on %s), %d from the cache (%d corrupt entries rebuilt)",
-            what,
-            computed,
-            self.backend,
-            self.device,
-            len(records) - computed,
-            self.cache.rebuilt - rebuilt,
-        )
 
 
 def embed(
@@ -196,8 +221,13 @@ def embed(
     embedder = _Embedder(
         model, backend, batch_size, max_seq_length, cache_dir, model_cache_dir, threads, device
     )
-    for dump_papers, dump_embeddings, summary in zip(papers, embeddings, summaries, strict=True):
-        embedder.embed(storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_papers).stem}")
+    embedder.embed_dumps(
+        [
+            (storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_papers).stem}")
+            for dump_papers, dump_embeddings in zip(papers, embeddings, strict=True)
+        ]
+    )
+    for dump_embeddings, summary in zip(embeddings, summaries, strict=True):
         embedding_summary(dump_embeddings, summary, model, max_seq_length)
     _LOG.info(
         "%d dumps in one job: %d abstracts embedded now (%s on %s, model %s), %d from the cache, in %.1f s",
