@@ -216,8 +216,12 @@ def embedding_backend(logs: Path) -> str:
     """The backend the embed jobs used (``auto`` resolved), as their logs say: "(torch-bf16 on cpu)"."""
     import re
 
+    paths = [logs / "embed.log", *(logs / "embed").rglob("*.log")]  # the embed job's, the shards'
     found = {
-        m for path in logs.glob("*.log") for m in re.findall(r"embedded now \(([\w-]+) on", path.read_text())
+        m
+        for path in paths
+        if path.is_file()
+        for m in re.findall(r"embedded now \(([\w-]+) on", path.read_text())
     }
     return ", ".join(sorted(found)) or "unknown (every embedding came from the cache)"
 
@@ -245,7 +249,7 @@ def bench_ijcai(scratch: Path) -> dict | None:
     wording = {t["topic"]: t["wording"] for t in details["topics"]}
     return {
         "seconds": run["seconds"],
-        "backend": embedding_backend(scratch / "results" / "logs" / "embed"),
+        "backend": embedding_backend(scratch / "results" / "logs"),
         "periods": changes["periods"],
         "period_papers": changes["period_papers"],
         "trends": changes["trends"]["topics"],

@@ -463,7 +463,10 @@ def _markdown(comparisons: list[dict]) -> str:
 
 def _embedding_backend(results: Path) -> str:
     """What the embed stage's ``auto`` picked for the shipped dumps (from its logs)."""
-    for log in sorted((results / "logs" / "embed").glob("*.log")):
+    logs = results / "logs"
+    for log in [logs / "embed.log", *sorted((logs / "embed").rglob("*.log"))]:
+        if not log.is_file():
+            continue
         found = re.search(r"embedded now \((\S+ on \S+)\)", log.read_text(encoding="utf-8"))
         if found:
             return found.group(1)
