@@ -21,6 +21,7 @@ from papertopics.report.overview import input_notes
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.trends import counts_phrase, slope_text
+from papertopics.report.venues import venue_lines
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
@@ -407,9 +408,10 @@ def reader_notes(inputs: ReportInputs, period_label) -> list[str]:
 def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -> Markup:
     """The brief: counts, largest themes, what changed, bursting terms and the notes on the input."""
     changes = inputs.changes
-    changed = what_changed(changes, period_label, colours) if changes else None
+    ordered = bool(changes) and changes.get("ordered", True)
+    changed = what_changed(changes, period_label, colours) if ordered else None
     findings = changed.findings if changed else []
-    bursts = burst_findings(changes, period_label) if changes else []
+    bursts = burst_findings(changes, period_label) if ordered else []
     return render(
         "brief.html",
         counts=counts_line(inputs, period_label),
@@ -418,4 +420,5 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         findings=findings,
         bursts=bursts,
         notes=reader_notes(inputs, period_label),
+        venues=venue_lines(inputs.venues),
     )
