@@ -127,7 +127,7 @@ def compare_groups(
             "share": share.ravel().round(6),
             "low": low.ravel().round(6),
             "high": high.ravel().round(6),
-            "residual": tests.residual.ravel().round(4),
+            "residual": tests.residual.ravel().round(4) + 0.0,  # no -0.0
             "p": tests.p_value.ravel(),
             "q": q_value.ravel(),
             "grade": graded.ravel(),

@@ -21,7 +21,7 @@ from papertopics.report.overview import input_notes
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.trends import counts_phrase, slope_text
-from papertopics.report.venues import venue_lines
+from papertopics.report.venues import venue_lines, venues_none_found
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
@@ -421,4 +421,5 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         bursts=bursts,
         notes=reader_notes(inputs, period_label),
         venues=venue_lines(inputs.venues),
+        venues_none=venues_none_found(inputs.venues),
     )

@@ -35,7 +35,9 @@ class VenueLine:
 
 
 def venue_lines(record: dict | None) -> list[VenueLine]:
-    """Per venue, the topics it over- and under-represents (significant or suggestive), for the brief."""
+    """Per venue that holds more or fewer of some topic (significant or suggestive), those topics,
+    strongest evidence first, for the brief.
+    """
     if not record or not record.get("available"):
         return []
     return [
@@ -45,7 +47,15 @@ def venue_lines(record: dict | None) -> list[VenueLine]:
             [cell["label"] for cell in group["under"][:_NAMED]],
         )
         for group in record["groups"]
+        if group["over"] or group["under"]
     ]
+
+
+def venues_none_found(record: dict | None) -> str | None:
+    """The brief's line where venues were compared and none differs beyond chance, else None."""
+    if not record or not record.get("available") or venue_lines(record):
+        return None
+    return f"No {record['by']} holds more or fewer of a topic's papers than chance explains."
 
 
 def _cell_text(cell: dict) -> str:
@@ -57,6 +67,13 @@ def _cell_text(cell: dict) -> str:
 
 
 def _group_block(group: dict) -> str:
+    heading = (
+        f'<div class="venue"><h4>{html.escape(group["venue"])} '
+        f'<span class="hint">({group["papers"]:,} papers)</span></h4>'
+    )
+    if not group["over"] and not group["under"]:
+        return heading + "<p>No topic more or fewer of its papers than in the other venues.</p></div>"
+
     def listed(cells: list[dict], what: str) -> str:
         if not cells:
             return f"<p>No topic {what} than in the other venues.</p>"
@@ -65,8 +82,7 @@ def _group_block(group: dict) -> str:
         )
 
     return (
-        f'<div class="venue"><h4>{html.escape(group["venue"])} '
-        f'<span class="hint">({group["papers"]:,} papers)</span></h4>'
+        heading
         + listed(group["over"], "more of its papers")
         + listed(group["under"], "fewer of its papers")
         + "</div>"
