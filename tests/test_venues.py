@@ -84,7 +84,7 @@ def test_compare_groups_counts_clustered_papers_grades_with_bh_across_every_cell
     assert icml["papers"] == 300 and icml["over"][0]["topic"] == 3
     assert record["venues"] == ["AAAI", "ICLR", "ICML"] and record["wording"]["3"][0]["keywords"] == ["x"]
     lines = venue_lines(record)
-    assert lines[2].sentence.startswith("ICML: more three <b>")
+    assert lines[2].sentence.startswith("ICML: more “three <b>”")
     section = venues_section(record, table)
     assert 'id="venue-heatmap"' in section and "three &lt;b&gt;" in section and "three <b>" not in section
 
@@ -171,3 +171,12 @@ def test_random_venues_show_no_significant_cell_and_a_planted_topic_is_found_in_
     # topic is flagged now and then; measured 92.5% alone on this seed (87.5-92.5% on others), see docs/changes.md.
     assert alone / SIMULATIONS >= 0.85, f"planted: found alone in {alone} of {SIMULATIONS}"
     assert np.mean(false_share) <= 0.05
+
+
+def test_a_topic_card_draws_no_share_line_across_venues():
+    from papertopics.report.topic_cards import _share_line
+
+    series = {"clustered_papers": [3, 5], "papers": [3, 5], "clustered_share": [0.1, 0.2]}
+    changes = {"periods": ["ICLR", "ICML"], "period_papers": [30, 25]}
+    assert _share_line(series, changes, "#123456", str) != ""
+    assert _share_line(series, {**changes, "ordered": False}, "#123456", str) == ""

@@ -55,4 +55,5 @@ def test_three_venues_give_the_venues_table_and_section_and_no_trend(tmp_path, s
     page = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert '<section id="venues"><h2>Venues</h2>' in page and 'href="#venues"' in page
     assert 'id="venue-heatmap"' in page and "What each venue holds more of" in page
+    assert f"{len(seed_papers)} papers in 3 venues" in page
     assert "No trends: compare.by is &#x27;venue&#x27;, whose groups have no order" in page

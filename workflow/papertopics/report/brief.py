@@ -357,7 +357,8 @@ def _periods_text(changes: dict | None, period_label) -> str:
         return (
             f" from {len(names)} year{'s' if len(names) > 1 else ''} ({year_span([int(n) for n in names])})"
         )
-    return f" in {len(names)} dump{'s' if len(names) > 1 else ''}"
+    unit = "dump" if changes["by"] == "dump" else changes["by"]  # venues: "in 3 venues"
+    return f" in {len(names)} {unit}{'s' if len(names) > 1 else ''}"
 
 
 def counts_line(inputs: ReportInputs, period_label) -> str:

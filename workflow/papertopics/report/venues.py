@@ -28,9 +28,17 @@ class VenueLine:
 
     @property
     def sentence(self) -> str:
-        """The line, as in: ICML: more Generalization bounds, Bandits; fewer Vision transformers."""
-        more = f"more {', '.join(self.over)}" if self.over else "no topic more than the others"
-        fewer = f"; fewer {', '.join(self.under)}" if self.under else ""
+        """The line, as in: ICML: more “generalization, bounds” and “bandits”; fewer “vision transformers”.
+
+        Labels hold commas themselves, so each is quoted.
+        """
+
+        def named(labels: list[str]) -> str:
+            quoted = [f"“{label}”" for label in labels]
+            return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+        more = f"more {named(self.over)}" if self.over else "no topic more than the others"
+        fewer = f"; fewer {named(self.under)}" if self.under else ""
         return f"{self.venue}: {more}{fewer}"
 
 
