@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.report.brief import (
     burst_findings,
     counts_line,
@@ -78,7 +79,8 @@ def _changes(papers: pd.DataFrame, texts=None, labels=LABELS, **overrides) -> di
     ]
     dumps = sorted(set(papers["dumps"]))
     texts = texts if texts is not None else ["nothing to count"] * len(papers)
-    return describe_changes(papers, texts, details, NO_HISTORY, dumps, settings, "english")[1]
+    periods = paper_periods(papers, settings.by, dumps)
+    return describe_changes(papers, texts, details, NO_HISTORY, periods, settings, "english")[1]
 
 
 def _same(period: str) -> str:

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 from papertopics.figures import model_figures
+from papertopics.groups import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,
@@ -122,7 +123,7 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
 def _map_data(
     inputs: ReportInputs, papers: pd.DataFrame, groups: list[dict], colours: dict[int, str]
 ) -> dict:
-    periods = map_periods(inputs.papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    periods = map_periods(paper_periods(inputs.papers, "auto", ["d0", "d1"]), len(papers), inputs.dump_labels)
     return map_data(papers, inputs.topic_details, groups, 0, colours, periods, similar_count=0)
 
 
@@ -228,7 +229,7 @@ def test_every_topic_but_the_outliers_group_has_a_colour():
 def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_titles():
     inputs = _inputs([0, 0, 1, 1])
     papers = inputs.papers.assign(dumps=["d0", "d1;d0", "d1", "d0"])
-    by_dump = map_periods(papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    by_dump = map_periods(paper_periods(papers, "auto", ["d0", "d1"]), len(papers), inputs.dump_labels)
     assert (by_dump.by, by_dump.names, by_dump.of_paper, by_dump.more) == (
         "dump",
         ["Dump A", "Dump B"],
@@ -236,7 +237,9 @@ def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_title
         {1: [1]},
     )
     by_year = map_periods(
-        papers.assign(year=[2021, 2019, 2021, 2020]), "auto", ["d0", "d1"], inputs.dump_labels
+        paper_periods(papers.assign(year=[2021, 2019, 2021, 2020]), "auto", ["d0", "d1"]),
+        len(papers),
+        inputs.dump_labels,
     )
     assert (by_year.by, by_year.names, by_year.of_paper) == ("year", ["2019", "2020", "2021"], [2, 0, 2, 1])
     colours = period_colours(3)

@@ -24,10 +24,10 @@ import pandas as pd
 
 from papertopics.bursts import detect_bursts, term_counts, topic_concentration, without_nested
 from papertopics.errors import PipelineInputError
+from papertopics.groups import Periods
 from papertopics.topics import OUTLIER
 from papertopics.trends import NOT_TESTED, cochran_armitage, direction, grade, period_scores
 
-BY_CHOICES = ("auto", "dump", "year")
 # Topics listed with a bursting term: those holding most of its papers in the burst.
 _BURST_TOPICS = 3
 # The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
@@ -89,63 +89,6 @@ def benjamini_hochberg(pvalues, axis: int = -1) -> np.ndarray:
 
     pvalues = np.asarray(pvalues, dtype=np.float64)
     return false_discovery_control(pvalues, axis=axis, method="bh") if pvalues.size else pvalues
-
-
-@dataclass
-class Periods:
-    """The papers' periods (dumps or years), oldest first, and each (paper row, period) pair."""
-
-    by: str
-    names: list[str]
-    rows: np.ndarray  # index into the paper table, one entry per (paper, period) pair
-    period: np.ndarray  # the period of each pair
-    left_out: int  # papers without a period (no year, when comparing years)
-    note: str | None = None  # why years were not compared though some papers carry one
-
-
-def _years(papers: pd.DataFrame) -> pd.Series:
-    """Each paper's year as text ('2024'), or '' where it has none."""
-    if "year" not in papers.columns:
-        return pd.Series([""] * len(papers), index=papers.index)
-    numbers = pd.to_numeric(papers["year"].astype(str).str.strip(), errors="coerce")
-    whole = numbers.notna() & (numbers == numbers.round())
-    return numbers.where(whole).map(lambda y: "" if pd.isna(y) else str(int(y)))
-
-
-def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Periods:
-    """Group the papers by dump (each of its dumps) or by year. ``auto`` compares years when
-    every paper carries one and there are two or more, else dumps, in ``dump_order``.
-    """
-    years = _years(papers)
-    note = None
-    if by == "auto":
-        by = "year" if (years != "").all() and years.nunique() >= 2 else "dump"
-        without = int((years == "").sum())
-        if by == "dump" and 0 < without < len(papers):
-            unusable = papers.loc[years == "", "year"].astype(str).str.strip() if "year" in papers else []
-            examples = ", ".join(repr(v) for v in dict.fromkeys(v for v in unusable if v)) or "none given"
-            note = (
-                f"{without} of {len(papers)} papers have no usable year (values: {examples[:120]}), so dumps "
-                "are compared, not years; give every paper a whole-number year, or set compare.by: year "
-                "to leave those papers out."
-            )
-    if by == "year":
-        if (years == "").all():
-            raise PipelineInputError(
-                "compare.by is 'year' but no paper carries a year; give the papers a 'year' field "
-                "(JSON Lines, JSON or CSV input) or set compare.by to 'dump' or 'auto'."
-            )
-        has_year = (years != "").to_numpy()
-        names = sorted(set(years[has_year]), key=int)
-        return Periods(
-            "year", names, np.flatnonzero(has_year), years[has_year].to_numpy(), int((~has_year).sum())
-        )
-    listed = papers["dumps"].astype(str).str.split(";")
-    rows = np.repeat(np.arange(len(papers)), listed.map(len).to_numpy())
-    period = np.array([dump for dumps in listed for dump in dumps], dtype=object)
-    present = set(period.tolist())
-    names = [d for d in dump_order if d in present] + sorted(present - set(dump_order))
-    return Periods("dump", names, rows, period, 0, note)
 
 
 def dump_shares(
@@ -311,7 +254,7 @@ def describe_changes(
     texts: list[str],
     topic_details: list[dict],
     lineage: dict,
-    dump_order: list[str],
+    periods: Periods,
     settings: CompareSettings,
     stop_words: str | None,
 ) -> tuple[pd.DataFrame, dict]:
@@ -323,7 +266,7 @@ def describe_changes(
         texts: each paper's text (title and abstract), in the order of ``papers``, for the terms.
         topic_details: the topics stage's topic records (label, representative papers).
         lineage: the topics stage's events since the previous run (``lineage.json``).
-        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+        periods: the papers' periods, in the order of ``papers`` (the groups stage's).
         settings: the ``compare`` knobs.
         stop_words: the stop-word list of the keyphrases that may burst (``topics.stop_words``).
 
@@ -333,7 +276,6 @@ def describe_changes(
         chosen two), new and faded topics, and the series of shares.
     """
     labels = {t["topic"]: t["label"] for t in topic_details}
-    periods = paper_periods(papers, settings.by, dump_order)
     shares = dump_shares(papers, periods, labels, settings.confidence)
     period_papers = [int((periods.period == name).sum()) for name in periods.names]
     tested = [
@@ -355,9 +297,21 @@ def describe_changes(
         "min_wording_papers": settings.min_wording_papers,
         "since_previous_run": lineage,
         "series": _share_series(shares, labels),
-        "trends": topic_trends(shares, periods.by, tested, settings),
-        "bursts": term_bursts(texts, papers, periods, tested, labels, settings, stop_words),
     }
+    if not periods.ordered:
+        # Venues (any groups without an order): no trend, burst or newest-against-previous over them.
+        reason = unordered_reason(periods.by)
+        absent = {"available": False, "reason": reason}
+        return shares, {
+            **record,
+            "ordered": False,
+            "trends": absent,
+            "bursts": absent,
+            "comparable": False,
+            "reason": reason,
+        }
+    record["trends"] = topic_trends(shares, periods.by, tested, settings)
+    record["bursts"] = term_bursts(texts, papers, periods, tested, labels, settings, stop_words)
     if len(periods.names) < 2:
         only = periods.names[0] if periods.names else "none"
         return shares, {
@@ -414,6 +368,15 @@ def describe_changes(
             before,
         ),
     }
+
+
+def unordered_reason(by: str) -> str:
+    """Why no trend is tested over groups that have no order (``compare.by`` a field such as venue)."""
+    return (
+        f"compare.by is {by!r}, whose groups have no order, so no trend, burst or newest-against-previous "
+        f"test runs over them; the Venues section compares them. Set compare.by to [{by}, year] for trends "
+        "over years."
+    )
 
 
 TREND_TEST = (

@@ -21,6 +21,7 @@ from papertopics.report.overview import input_notes
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.trends import counts_phrase, slope_text
+from papertopics.report.venues import venue_lines, venues_none_found
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
@@ -356,7 +357,8 @@ def _periods_text(changes: dict | None, period_label) -> str:
         return (
             f" from {len(names)} year{'s' if len(names) > 1 else ''} ({year_span([int(n) for n in names])})"
         )
-    return f" in {len(names)} dump{'s' if len(names) > 1 else ''}"
+    unit = "dump" if changes["by"] == "dump" else changes["by"]  # venues: "in 3 venues"
+    return f" in {len(names)} {unit}{'s' if len(names) > 1 else ''}"
 
 
 def counts_line(inputs: ReportInputs, period_label) -> str:
@@ -407,9 +409,10 @@ def reader_notes(inputs: ReportInputs, period_label) -> list[str]:
 def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -> Markup:
     """The brief: counts, largest themes, what changed, bursting terms and the notes on the input."""
     changes = inputs.changes
-    changed = what_changed(changes, period_label, colours) if changes else None
+    ordered = bool(changes) and changes.get("ordered", True)
+    changed = what_changed(changes, period_label, colours) if ordered else None
     findings = changed.findings if changed else []
-    bursts = burst_findings(changes, period_label) if changes else []
+    bursts = burst_findings(changes, period_label) if ordered else []
     return render(
         "brief.html",
         counts=counts_line(inputs, period_label),
@@ -418,4 +421,6 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         findings=findings,
         bursts=bursts,
         notes=reader_notes(inputs, period_label),
+        venues=venue_lines(inputs.venues),
+        venues_none=venues_none_found(inputs.venues),
     )

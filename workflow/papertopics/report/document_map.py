@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes import paper_periods
+from papertopics.groups import Periods
 from papertopics.labels import GROUP_LABEL_LINE_CHARS
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
@@ -43,30 +43,27 @@ def marker_size(n_papers: int) -> float:
 class MapPeriods:
     """The papers' periods (dumps or years) for the map's colouring and filter."""
 
-    by: str  # "dump" or "year"
+    by: str  # "dump", "year", or the field of unordered groups (venue)
     names: list[str]  # as readers see them, oldest first
     of_paper: list[int]  # each paper's first period (index into names), -1 for none
     more: dict[int, list[int]]  # a paper's further periods, for papers in more than one dump
 
 
-def map_periods(
-    papers: pd.DataFrame, by: str, dump_order: list[str], dump_labels: dict[str, str]
-) -> MapPeriods:
-    """The periods as the "What changed" section counts them (``compare.by``; see ``paper_periods``);
-    ``papers["dumps"]``: each paper's dump names, ``;``-separated.
+def map_periods(periods: Periods, n_papers: int, dump_labels: dict[str, str]) -> MapPeriods:
+    """The periods as the "What changed" section counts them (the groups stage's, ``compare.by``),
+    for the ``n_papers`` papers of the table their rows index.
     """
-    periods = paper_periods(papers, by, dump_order)
     index = {name: i for i, name in enumerate(periods.names)}
     listed: dict[int, list[int]] = {}
     for row, period in zip(periods.rows.tolist(), periods.period.tolist(), strict=True):
         listed.setdefault(row, []).append(index[period])
     of_paper, more = [], {}
-    for row in range(len(papers)):
+    for row in range(n_papers):
         found = sorted(set(listed.get(row, [])))
         of_paper.append(found[0] if found else -1)
         if len(found) > 1:
             more[row] = found[1:]
-    names = periods.names if periods.by == "year" else [dump_labels.get(d, d) for d in periods.names]
+    names = [dump_labels.get(d, d) for d in periods.names] if periods.by == "dump" else periods.names
     return MapPeriods(periods.by, names, of_paper, more)
 
 
@@ -190,7 +187,7 @@ def _controls(
     legend = f'<ul id="topic-legend" class="legend" aria-label="Topics">{legend}</ul>'
     if len(periods.names) < 2:
         return topic_filter, "", legend
-    kind = "Years" if periods.by == "year" else "Dumps"
+    kind = {"year": "Years", "dump": "Dumps"}.get(periods.by, f"{periods.by.capitalize()}s")
     boxes = "".join(
         f'<label><input type="checkbox" data-period="{i}" checked>{_swatch(colour)}{html.escape(name)}</label>'
         for i, (name, colour) in enumerate(
