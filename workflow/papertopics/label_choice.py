@@ -1,7 +1,9 @@
 """Topic and group labels chosen from the phrases ``papertopics.labels`` counts.
 
 A topic's **first phrase** names the whole topic: of the phrases that can name it (best scoring
-first, ``PhraseTable.ranked``), and that no neighbour uses more, the best; but where that one
+first, ``PhraseTable.ranked``), and that are the topic's more than its neighbours' (a phrase that
+a sibling topic, same group, or one of the ``NEIGHBOURS`` topics nearest by centroid uses in a
+larger share of its papers is theirs), the best; but where that one
 disagrees with the topic's keywords (its first ``AGREEING_KEYWORDS`` distinctive c-TF-IDF
 keywords, what the report shows beside the label) and a phrase that *agrees* with them (holds one
 of them, or one of them holds it, or a keyword is its initials) covers at least as many of the
@@ -17,7 +19,7 @@ or there is none: one of the others that scores at least ``SECOND_PHRASE_SCORE``
   topic's in at least ``ONE_WORD_SECOND_PRECISION`` of the papers using it ("sensitive
   attributes, fairness"; "time series, forecasting");
 - not made of generic words only: a word is generic when at least ``GENERIC_TOPIC_SHARE`` of the
-  topics use it (``PhraseTable.topic_spread``: "work", "challenge", "task", "method"; "policy" on
+  topics use it (``topic_spread``: "work", "challenge", "task", "method"; "policy" on
   robot learning) or it is a past participle ("learned"): "prior work", "major challenge",
   "previous tasks", "learned policies" are not names;
 - with a generic last word, a unit of the corpus (``PhraseTable.unity``): at least
@@ -52,6 +54,7 @@ from papertopics.labels import (
     _ID_SUFFIX,
     GROUP_LABEL_LINE_CHARS,
     GROUP_LABEL_LINES,
+    MIN_COVERAGE,
     MIN_LIFT,
     Key,
     PhraseTable,
@@ -190,10 +193,23 @@ class PhrasePlacement:
         return weights[:, self._row[topic]] / weights.sum(axis=1)
 
 
+def topic_spread(table: PhraseTable, key: Key) -> float:
+    """Share of the topics that use the phrase in at least ``MIN_COVERAGE`` of their papers
+    (counted once a table).
+    """
+    known = table.__dict__.setdefault("_topic_spread", {})
+    if key not in known:
+        units = table.units.values()
+        known[key] = sum(unit.counts[key] >= MIN_COVERAGE * unit.sampled for unit in units) / max(
+            len(units), 1
+        )
+    return known[key]
+
+
 def generic(table: PhraseTable, word: str) -> bool:
     """Whether a word says nothing of one topic (the module's docstring)."""
     past_participle = word.endswith("ed") and not word.endswith("eed")
-    return past_participle or word in STOP_WORDS or table.topic_spread((word,)) >= GENERIC_TOPIC_SHARE
+    return past_participle or word in STOP_WORDS or topic_spread(table, (word,)) >= GENERIC_TOPIC_SHARE
 
 
 def names_a_part(table: PhraseTable, key: Key) -> bool:

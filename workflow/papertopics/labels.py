@@ -22,9 +22,7 @@ names a topic must also be:
   "detect anomalies" are not);
 - not a data set or a finding: no "dataset"/"benchmark"/"corpus" word, not always followed by one
   in a third of its papers ("stanford question answering dataset"), and not first used in the last part
-  of the abstract by most of its papers ("imagenet", "kitti");
-- the topic's more than its neighbours': a phrase that a sibling topic (same group) or one of the
-  ``NEIGHBOURS`` topics nearest by centroid uses in a larger share of its papers is theirs.
+  of the abstract by most of its papers ("imagenet", "kitti").
 
 How a label is chosen from these phrases (its first phrase, a second one, group labels) is
 ``papertopics.label_choice``.
@@ -344,7 +342,6 @@ class PhraseTable:
                 unit.papers.append(frozenset(kept & (own[topic] | extra)))
             self.units[topic] = unit
         self._in_corpus: Counter = Counter()
-        self._spread: Counter | None = None
         for unit in self.units.values():
             self._in_corpus.update({key: unit.estimated(key) for key in unit.counts})
 
@@ -374,17 +371,6 @@ class PhraseTable:
             (min(1.0, phrase / self._in_corpus[(w,)]) if self._in_corpus[(w,)] else 1.0 for w in words),
             default=0.0,
         )
-
-    def topic_spread(self, key: Key) -> float:
-        """Share of the topics that use the phrase in at least ``MIN_COVERAGE`` of their papers."""
-        if self._spread is None:
-            self._spread = Counter(
-                k
-                for unit in self.units.values()
-                for k, n in unit.counts.items()
-                if n >= MIN_COVERAGE * unit.sampled
-            )
-        return self._spread[key] / len(self.units) if self.units else 0.0
 
     def score(self, unit: Unit, key: Key) -> float:
         """The phrase's F-beta (precision weighted) as a search for the unit's papers."""
