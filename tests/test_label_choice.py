@@ -151,9 +151,24 @@ def test_a_kept_first_phrase_keeps_its_label_and_a_second_that_no_longer_fits_is
     labels, relabelled = carry_labels(fresh, fits({"reinforcement learning", "voting rules"}), earlier)
     assert labels == {0: "reinforcement learning, reward shaping", 1: "voting rules"}
     assert {r["id"] for r in relabelled} == {0, 1}
-    # The first no longer fits: the fresh label.
-    labels, _ = carry_labels(fresh, fits({"policy optimization"}), earlier)
-    assert labels[0] == fresh[0]
+    # The first no longer fits: the fresh label, but the earlier one where the two have the same
+    # phrases up to plural forms and order.
+    labels, relabelled = carry_labels(
+        {**fresh, 1: "election, voting rule"}, fits({"policy optimization"}), earlier
+    )
+    assert labels == {0: fresh[0], 1: earlier[1]} and [r["id"] for r in relabelled] == [0]
+
+
+def test_a_kept_second_phrase_needs_fewer_papers_than_a_new_one(ijcai_topics):
+    texts, topics = ijcai_topics
+    table = PhraseTable(texts, topics, STOP)
+    unit = table.units[TERMS.index("voting")]
+    used_by_two = [key for key in unit.counts if unit.counts[key] == 2 and table.names(unit, key, 2)]
+    assert used_by_two
+    phrase = " ".join(used_by_two[0])
+    assert not table.names(unit, used_by_two[0])
+    assert table.fits(TERMS.index("voting"), phrase, main=False)
+    assert not table.fits(TERMS.index("voting"), phrase, main=True)
 
 
 def test_choose_label_without_a_name_for_second_gives_one_phrase(ijcai_topics):

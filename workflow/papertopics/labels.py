@@ -58,6 +58,8 @@ NOMINAL_SHARE = 1 / 3
 # scores at least this share of the topic's best phrase now (so a label made now is kept until its
 # first phrase really weakens).
 KEEP_SCORE = 0.4
+# A carried label's second phrase is kept while this many of the topic's papers still use it.
+KEEP_SECOND_PAPERS = 2
 # The map wraps its labels in lines of this many characters (report.document_map); a group label
 # is kept to two of them.
 GROUP_LABEL_LINE_CHARS = 24
@@ -378,11 +380,11 @@ class PhraseTable:
         weight = PRECISION_WEIGHT**2
         return (1 + weight) * coverage * precision / (weight * precision + coverage) if coverage else 0.0
 
-    def names(self, unit: Unit, key: Key) -> bool:
+    def names(self, unit: Unit, key: Key, least_papers: int = MIN_PAPERS) -> bool:
         """Whether the phrase can name the unit (the module's docstring gives the rules)."""
         papers = unit.counts[key]
         return (
-            papers >= MIN_PAPERS
+            papers >= least_papers
             and self.precision(unit, key) >= MIN_LIFT * unit.size / self.total
             and not DATASET_WORDS & set(key)
             and unit.before_dataset[key] < _DATASET_FOLLOWED * papers
@@ -426,11 +428,12 @@ class PhraseTable:
 
     def fits(self, topic: int, phrase: str, main: bool = True) -> bool:
         """Whether a phrase of an earlier label still names the topic (counted among
-        ``extra_phrases``, whatever its length): it can name it and, for the label's ``main``
-        (first) phrase, scores at least ``KEEP_SCORE`` of the topic's best phrase now.
+        ``extra_phrases``, whatever its length): it can name it (a second phrase while
+        ``KEEP_SECOND_PAPERS`` papers use it) and, for the label's ``main`` (first) phrase, scores
+        at least ``KEEP_SCORE`` of the topic's best phrase now.
         """
         unit, key = self.units[topic], phrase_key(phrase)
-        if not key or not self.names(unit, key):
+        if not key or not self.names(unit, key, MIN_PAPERS if main else KEEP_SECOND_PAPERS):
             return False
         best = self.ranked(unit)
         return not main or (bool(best) and self.score(unit, key) >= KEEP_SCORE * self.score(unit, best[0]))

@@ -308,6 +308,8 @@ def carry_labels(
             before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
         ):
             labels[topic] = before
+        elif before is not None and label_key(before) == label_key(label):
+            labels[topic] = before  # the same phrases, up to plural forms and order
         elif len(phrases) > 1 and fits(topic, phrases[0], True):
             # Its first phrase still names the topic: kept, with the fresh label's second phrase
             # where the fresh label has that first phrase too, else alone (a second is never

@@ -207,7 +207,7 @@ def run_topics(
         history: the earlier runs' topics.
         settings: the stage's knobs.
         encoder: the embedding model (the one that embedded ``vectors``), for the guide, the
-            labels' second phrases (``papertopics.labels.PhrasePlacement``) and the
+            labels' second phrases (``papertopics.label_choice.PhrasePlacement``) and the
             representation where it needs one; without it, labels take their best scoring
             second phrase.
         guide_names: ``topics.guide``'s names.
