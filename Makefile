@@ -73,10 +73,12 @@ js-lint: $(NODE_MODULES)
 # the labels kept across a rerun); embeddings are cached in the system's temporary folder.
 IJCAI := ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz
 CORPORA ?= $(IJCAI) ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
+# The labels are also scored against the keywords the authors of COLM and CoRL papers typed.
+LABEL_CORPORA ?= $(IJCAI) ../shared/corpora/openreview_free_keywords.jsonl.gz
 quality: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-ablations $(CORPORA)
 	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-stability --guided --output bench/quality-ablations $(CORPORA)
-	PYTHONPATH=workflow $(BIN)/python -m bench.quality --labels --output bench/quality-labels $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python -m bench.quality --labels --output bench/quality-labels $(LABEL_CORPORA)
 
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.
