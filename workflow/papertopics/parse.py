@@ -16,7 +16,7 @@ from pathlib import Path
 
 from papertopics.errors import PipelineInputError
 from papertopics.formats import RawDump, read_dump
-from papertopics.text import clean_for_keywords, display_name, paper_id, strip_html
+from papertopics.text import clean_for_keywords, display_name, fix_extraction_artefacts, paper_id, strip_html
 
 # Where a table or JSON dump has no column set in the config, the abstract is the first of
 # these that a record has (names compared ignoring case, spaces, hyphens and underscores).
@@ -63,6 +63,8 @@ class ParsedDump:
     rejected: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     abstract_field: str = "abstract"
+    # PDF-extraction artefacts removed from the texts: glyph codes, ligatures, papers touched.
+    artefacts: dict = field(default_factory=lambda: {"glyph_codes": 0, "ligatures": 0, "papers": 0})
 
     def summary(self) -> dict:
         """The counts of what was read, kept, duplicated and rejected (they must add up)."""
@@ -85,6 +87,7 @@ class ParsedDump:
             "rejections": self.rejected,
             "duplicate_records": self.duplicates,
             "warnings": self.warnings,
+            "extraction_artefacts": self.artefacts,
         }
 
 
@@ -149,7 +152,7 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         if record.problem:
             parsed.rejected.append({**where, "reason": "unparsable", "detail": record.problem})
             continue
-        text = clean_for_keywords(abstract)
+        text, codes, ligatures = fix_extraction_artefacts(clean_for_keywords(abstract))
         if not text:
             parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
             continue
@@ -163,6 +166,10 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
             parsed.duplicates.append({**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
         first_seen[identifier] = record.location
+        if codes or ligatures:
+            parsed.artefacts["glyph_codes"] += codes
+            parsed.artefacts["ligatures"] += ligatures
+            parsed.artefacts["papers"] += 1
         known, extra = paper_fields(record.fields, abstract_field)
         parsed.papers.append(
             {
