@@ -357,6 +357,7 @@ def describe_changes(
         "confidence": settings.confidence,
         "false_discovery_rate": settings.false_discovery_rate,
         "suggestive_q": settings.suggestive_q,
+        "min_effect_points": settings.min_effect_points,
         "tested_on": TESTED_ON,
         # The report marks a topic's wording in a period with fewer of its papers as too few to read.
         "min_wording_papers": settings.min_wording_papers,
