@@ -314,7 +314,9 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
         left = len(ranked_findings(trends["topics"])) - _FINDINGS
         more = (
-            f"{left} more {'finding' if left == 1 else 'findings'} under What changed." if left > 0 else None
+            f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+            if left > 0
+            else None
         )
         return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
     span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"
