@@ -253,7 +253,7 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
         + _summary(trends, changes, period_label)
         + (
             "<h4>Trajectories</h4>" + _trajectories(trends, changes, period_label, colours)
-            if "shape" in rows[0]
+            if rows and "shape" in rows[0]
             else ""
         )
         + "<h4>Rising</h4>"
