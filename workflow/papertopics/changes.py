@@ -494,6 +494,14 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
     }
 
 
+def _holds_phrase(term: str, phrases: set[str]) -> bool:
+    """Whether some run of ``term``'s words is one of ``phrases``."""
+    words = term.split()
+    return any(
+        " ".join(words[i:j]) in phrases for i in range(len(words)) for j in range(i + 1, len(words) + 1)
+    )
+
+
 def term_bursts(
     texts: list[str],
     papers: pd.DataFrame,
@@ -529,6 +537,10 @@ def term_bursts(
     common = found.counts.sum(axis=1) / max(int(found.totals.sum()), 1) >= settings.burst_stop_share
     stop_phrases = np.flatnonzero(everywhere & common) if len(found.terms) else np.zeros(0, dtype=int)
     topical[stop_phrases] = False
+    # A longer phrase around a stop-phrase ("state art diffusion") is no more readable as a trend.
+    stops = {str(found.terms[i]) for i in stop_phrases}
+    if stops:
+        topical &= np.array([not _holds_phrase(str(term), stops) for term in found.terms], dtype=bool)
     candidates = np.flatnonzero(topical)
     kept = without_nested(
         detect_bursts(
