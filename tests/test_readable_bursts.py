@@ -1,5 +1,6 @@
 """Bursts a reader can read: no PDF-extraction artefact, no stop-phrase of the corpus, a readable
-number per period; and the parse stage's clean-up of glyph codes and ligatures, counted."""
+number per period; and the parse stage's clean-up of glyph codes and ligatures, counted.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Trajectories over many periods (rising, falling, peaked, returned, steady), the recent
-window, the smallest move told as a finding, and the simulation the method is held to."""
+window, the smallest move told as a finding, and the simulation the method is held to.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-import pytest
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes, trend_table
 from papertopics.trajectories import (
@@ -36,7 +36,8 @@ def settings(**overrides) -> CompareSettings:
 
 def simulate(runs: int, low: float, high: float, seed: int):
     """Per shape, ``runs`` runs of a topic of that shape and a steady one at 5% (the rest of the
-    papers in a third, untested topic), on the AISTATS years' sizes: shapes × runs × 2 topics."""
+    papers in a third, untested topic), on the AISTATS years' sizes: shapes × runs × 2 topics.
+    """
     rng = np.random.default_rng(seed)
     years = len(AISTATS_PAPERS)
     counts = []
