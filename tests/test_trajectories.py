@@ -182,3 +182,30 @@ def test_shuffled_years_give_no_shape():
     papers["year"] = np.random.default_rng(0).permutation(papers["year"].to_numpy())
     _, record = _describe(papers)
     assert {row["shape"] for row in record["trends"]["topics"]} == {STEADY}
+
+
+def test_the_brief_and_the_section_say_when_largest_move_first():
+    from papertopics.report.brief import what_changed
+    from papertopics.report.trends import trends_block
+
+    years = list(range(1990, 2020))
+    shapes = {
+        0: planted_shares(PEAKED, len(years), 0.02, 0.12),
+        1: planted_shares(RETURNED, len(years), 0.03, 0.20),
+        2: np.full(len(years), 0.08),
+    }
+    _, record = _describe(_long_series(shapes, [600] * len(years), years, seed=3))
+    rows = {r["topic"]: r for r in record["trends"]["topics"]}
+    changed = what_changed(record, str, {})
+    sentences = [f.sentence for f in changed.findings]
+    # The trough (14 points down and back) is the larger move: it leads.
+    assert sentences[0].startswith("Topic 1 fell to ") and ", then returned from " in sentences[0]
+    start, end = rows[0]["turn"]
+    peak = next(s for s in sentences if s.startswith("Topic 0"))
+    assert f" peaked {start}–{end} at " in peak and " points (" in peak and "by 2019" in peak
+    assert not any(s.startswith("Topic 2") for s in sentences)
+    section = trends_block(record, str, {})
+    assert 'id="trajectory-topics"' in section and 'data-shape="peaked"' in section
+    assert section.index('data-topic="1" data-shape="returned"') < section.index(
+        'data-topic="0" data-shape="peaked"'
+    )
