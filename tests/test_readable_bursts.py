@@ -11,6 +11,7 @@ import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, burst_table, describe_changes
 from papertopics.parse import parse_dump
+from papertopics.report.overview import extraction_note
 from papertopics.text import fix_extraction_artefacts
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
@@ -70,6 +71,9 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
     assert len(parsed.papers) == len(topics)
     artefacts = parsed.summary()["extraction_artefacts"]
     assert artefacts["papers"] > 300 and artefacts["glyph_codes"] > 500 and artefacts["ligatures"] > 100
+    # The report's notes on the input say what was cleaned.
+    note = extraction_note({"dumps": [parsed.summary()]})
+    assert note.startswith(f"{artefacts['papers']:,} abstracts carried PDF-extraction artefacts")
     texts = [p["text"] for p in parsed.papers]
     assert not any("cid" in t or "\ufb01" in t for t in texts)
     papers = pd.DataFrame(
