@@ -424,7 +424,7 @@ def topic_shapes(clustered, totals, scores, periods: list[str], trend, q_values,
             "shape_move_low_pp": [lg.low_pp if lg else np.nan for lg in largest],
             "shape_move_high_pp": [lg.high_pp if lg else np.nan for lg in largest],
             "shape_legs": [[_leg_record(lg, periods) for lg in t.legs] for t in trajectories],
-            "fitted_share": [np.round(fit, 6).tolist() for fit in fits],
+            "fitted_share": [np.round(np.clip(fit, 0.0, 1.0), 6).tolist() for fit in fits],
         },
     }
 
