@@ -199,7 +199,7 @@ def test_the_brief_and_the_section_say_when_largest_move_first():
     changed = what_changed(record, str, {})
     sentences = [f.sentence for f in changed.findings]
     # The trough (14 points down and back) is the larger move: it leads.
-    assert sentences[0].startswith("Topic 1 fell to ") and ", then returned from " in sentences[0]
+    assert sentences[0].startswith("Topic 1 fell from ") and ", then returned from " in sentences[0]
     start, end = rows[0]["turn"]
     peak = next(s for s in sentences if s.startswith("Topic 0"))
     assert f" peaked {start}–{end} at " in peak and " points (" in peak and "by 2019" in peak

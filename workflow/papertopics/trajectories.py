@@ -228,8 +228,10 @@ def turn_span(fit: np.ndarray, peak: bool) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class Leg:
-    """A stretch of periods (first and last index) and its straight-line move: the
-    Cochran–Armitage slope times the stretch's span, in points, with its interval.
+    """A stretch of periods (first and last index) and its move in points: the fitted curve's
+    (the Cochran–Armitage slope times the span where there is no curve), with an interval of the
+    half-width of the stretch's Cochran–Armitage interval around it; ``evidence`` is that
+    straight-line interval itself, which decides whether the leg is clear of 0.
     """
 
     start: int
@@ -237,24 +239,27 @@ class Leg:
     change_pp: float
     low_pp: float
     high_pp: float
+    evidence: tuple[float, float] = (0.0, 0.0)
 
     def clear(self, min_effect: float, sign: int) -> bool:
         """Moves ``sign``-wards by at least ``min_effect`` points, its interval clear of 0."""
+        low, high = self.evidence
         if sign > 0:
-            return self.change_pp >= min_effect and self.low_pp > 0
-        return self.change_pp <= -min_effect and self.high_pp < 0
+            return self.change_pp >= min_effect and low > 0
+        return self.change_pp <= -min_effect and high < 0
 
 
-def leg(counts, totals, scores, start: int, end: int, confidence: float) -> Leg:
+def leg(counts, totals, scores, start: int, end: int, confidence: float, fit=None) -> Leg:
     """The move over periods ``start`` to ``end`` (indices, both included)."""
     from papertopics.trends import cochran_armitage
 
     window = slice(start, end + 1)
     test = cochran_armitage(counts[window], totals[window], scores[window], confidence)
     span = 100 * (scores[end] - scores[start])
-    return Leg(
-        start, end, float(test.slope * span), float(test.slope_low * span), float(test.slope_high * span)
-    )
+    low, high = float(test.slope_low * span), float(test.slope_high * span)
+    change = float(test.slope * span) if fit is None else 100 * float(fit[end] - fit[start])
+    half = (high - low) / 2
+    return Leg(start, end, change, change - half, change + half, (low, high))
 
 
 @dataclass(frozen=True)
@@ -285,16 +290,15 @@ def classify(counts, totals, scores, fit, segments: int, min_effect: float, conf
         if span is None or span[0] == 0 or span[1] == last:
             continue
         top = span[0] + int(np.argmax(fit[span[0] : span[1] + 1] * (1 if peak else -1)))
-        into = leg(counts, totals, scores, 0, top, confidence)
-        out = leg(counts, totals, scores, top, last, confidence)
+        into = leg(counts, totals, scores, 0, top, confidence, fit)
+        out = leg(counts, totals, scores, top, last, confidence, fit)
         sign = 1 if peak else -1
         smaller, larger = sorted((abs(into.change_pp), abs(out.change_pp)))
         if into.clear(min_effect, sign) and out.clear(min_effect, -sign) and smaller >= SMALLER_LEG * larger:
             return Trajectory(name, span, (into, out), segments)
-    whole = leg(counts, totals, scores, 0, last, confidence)
-    net = 100 * (fit[-1] - fit[0])
+    whole = leg(counts, totals, scores, 0, last, confidence, fit)
     for sign, name in ((1, RISING), (-1, FALLING)):
-        if sign * net >= min_effect and whole.clear(min_effect, sign):
+        if whole.clear(min_effect, sign):
             return Trajectory(name, None, (whole,), segments)
     return Trajectory(STEADY, None, (), segments)
 
@@ -393,13 +397,8 @@ def topic_shapes(clustered, totals, scores, periods: list[str], trend, q_values,
     else:
         p_values, shape_q, fits, trajectories = trend.p_value, np.asarray(q_values), clustered / totals, []
         for row in range(rows):
-            whole = Leg(
-                0,
-                len(periods) - 1,
-                float(trend.slope[row] * span),
-                float(trend.slope_low[row] * span),
-                float(trend.slope_high[row] * span),
-            )
+            low, high = float(trend.slope_low[row] * span), float(trend.slope_high[row] * span)
+            whole = Leg(0, len(periods) - 1, float(trend.slope[row] * span), low, high, (low, high))
             shape = STEADY
             if shape_q[row] < settings.false_discovery_rate:
                 shape = next(

@@ -1,6 +1,6 @@
 """A topic's trajectory in words, for the brief and the What changed section: "peaked 2002–2014
-at 7.8% of papers (1.9% in 1995, 2.4% by 2025)", "fell to 3.1% in 2001–2012, then returned from
-2012: 12.0% by 2025", with its moves in points and their intervals; and which moves are told as
+at 7.8% of papers (1.9% in 1995, 2.4% by 2025)", "fell from 15.4% in 1995 to 2.3% in
+2007–2021, then returned from 2021: 7.6% by 2025", with its moves in points and their intervals; and which moves are told as
 findings, largest first (significance is the gate, size the order).
 """
 
@@ -74,9 +74,8 @@ def shape_phrase(row: dict, trends: dict, period_label) -> str:
                 f"{_percent(fit[-1])} by {last} ({counts}{moves})"
             )
         return (
-            f" fell to {_percent(min(inside))} of papers in {span}, then returned from "
-            f"{period_label(row['turn'][1])}: {_percent(fit[0])} in {first}, {_percent(fit[-1])} by {last} "
-            f"({counts}{moves})"
+            f" fell from {_percent(fit[0])} in {first} to {_percent(min(inside))} of papers in {span}, then "
+            f"returned from {period_label(row['turn'][1])}: {_percent(fit[-1])} by {last} ({counts}{moves})"
         )
     if shape in (RISING, FALLING):
         verb = "rose" if shape == RISING else "fell"
