@@ -537,8 +537,9 @@ def term_bursts(
     common = found.counts.sum(axis=1) / max(int(found.totals.sum()), 1) >= settings.burst_stop_share
     stop_phrases = np.flatnonzero(everywhere & common) if len(found.terms) else np.zeros(0, dtype=int)
     topical[stop_phrases] = False
-    # A longer phrase around a stop-phrase ("state art diffusion") is no more readable as a trend.
-    stops = {str(found.terms[i]) for i in stop_phrases}
+    # A longer phrase around a stop-phrase of two words or more ("state art diffusion") is no more
+    # readable as a trend; one around a common word ("language models" around "models") may be.
+    stops = {str(found.terms[i]) for i in stop_phrases if " " in str(found.terms[i])}
     if stops:
         topical &= np.array([not _holds_phrase(str(term), stops) for term in found.terms], dtype=bool)
     candidates = np.flatnonzero(topical)
@@ -590,7 +591,7 @@ def term_bursts(
     shown_in: dict[str, int] = {}
     for record in records:
         record["rank_score"] = round(record["strength"] * record["papers_in_span"], 3)
-        record["shown"] = any(shown_in.get(p, 0) < settings.bursts_shown for p in record["periods"])
+        record["shown"] = all(shown_in.get(p, 0) < settings.bursts_shown for p in record["periods"])
         if record["shown"]:
             for period in record["periods"]:
                 shown_in[period] = shown_in.get(period, 0) + 1

@@ -230,10 +230,11 @@ _LIGATURE = re.compile(f"[{''.join(_LIGATURES)}]")
 
 
 def _glyph_code_gap(match: re.Match) -> str:
-    # 173 is the soft hyphen of a word broken at a line's end ("net(cid:173) works"): the word is
-    # joined. Another code inside a word is dropped; between words, one space stays.
+    # 173 right after a letter is the soft hyphen of a word broken at a line's end ("net(cid:173)
+    # works"): the word is joined. Another code inside a word is dropped; between words, one
+    # space stays.
     whole = match.group(0)
-    if "(cid:173)" in whole:
+    if "(cid:173)" in whole and not whole[:1].isspace():
         return ""
     return " " if whole[:1].isspace() or whole[-1:].isspace() else ""
 
