@@ -242,8 +242,10 @@ def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_title
         inputs.dump_labels,
     )
     assert (by_year.by, by_year.names, by_year.of_paper) == ("year", ["2019", "2020", "2021"], [2, 0, 2, 1])
-    colours = period_colours(3)
-    assert len(set(colours)) == 3 and lab(colours)[:, 0].tolist() == sorted(lab(colours)[:, 0]), (
+    # Few periods: one category each; many (more than 8): a sequential scale, dark to light.
+    assert len(set(period_colours(3))) == 3
+    colours = period_colours(23)
+    assert len(set(colours)) == 23 and lab(colours)[:, 0].tolist() == sorted(lab(colours)[:, 0]), (
         "dark to light"
     )
 
@@ -409,3 +411,16 @@ def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_co
         (("-1: Outliers", "1 of 2"), "Dump B", 50.0, OUTLIER_COLOUR),
     ]
     assert "customdata[1]" in bars.hovertemplate
+
+
+def test_many_years_get_a_colour_bar_and_few_are_categories():
+    from papertopics.report.document_map import MapPeriods, _controls
+
+    def controls(count: int) -> str:
+        periods = MapPeriods("year", [str(1995 + i) for i in range(count)], [0], {})
+        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)[1]
+
+    many = controls(23)
+    assert 'id="period-colour-bar"' in many and "linear-gradient(to right, " in many
+    assert ">1995<" in many and ">2017<" in many and many.count("<span>") == 3  # first, middle, last
+    assert 'id="period-colour-bar"' not in controls(3)

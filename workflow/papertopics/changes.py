@@ -26,7 +26,8 @@ from papertopics.bursts import detect_bursts, term_counts, topic_concentration, 
 from papertopics.errors import PipelineInputError
 from papertopics.groups import Periods
 from papertopics.topics import OUTLIER
-from papertopics.trends import NOT_TESTED, cochran_armitage, direction, grade, period_scores
+from papertopics.trajectories import recent_trend, topic_shapes
+from papertopics.trends import NOT_TESTED, SIGNIFICANT, cochran_armitage, direction, grade, period_scores
 
 # Topics listed with a bursting term: those holding most of its papers in the burst.
 _BURST_TOPICS = 3
@@ -247,6 +248,12 @@ class CompareSettings:
     burst_transition_cost: float
     burst_min_papers: int
     burst_min_concentration: float
+    min_effect_points: float = 1.0
+    recent_periods: int = 5
+    shape_min_periods: int = 6
+    shape_permutations: int = 999
+    burst_stop_share: float = 0.05
+    bursts_shown: int = 15
 
 
 def describe_changes(
@@ -292,6 +299,7 @@ def describe_changes(
         "confidence": settings.confidence,
         "false_discovery_rate": settings.false_discovery_rate,
         "suggestive_q": settings.suggestive_q,
+        "min_effect_points": settings.min_effect_points,
         "tested_on": TESTED_ON,
         # The report marks a topic's wording in a period with fewer of its papers as too few to read.
         "min_wording_papers": settings.min_wording_papers,
@@ -399,7 +407,8 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
     counts = real.pivot(index="topic", columns="period", values="papers")[tested]
     clustered = real.pivot(index="topic", columns="period", values="clustered_papers")[tested]
     totals = real.groupby("period")["period_papers"].first()[tested].to_numpy()
-    test = cochran_armitage(clustered.to_numpy(), totals, period_scores(tested, by), settings.confidence)
+    scores = period_scores(tested, by)
+    test = cochran_armitage(clustered.to_numpy(), totals, scores, settings.confidence)
     q_values = benjamini_hochberg(test.p_value)
     graded = grade(q_values, settings.false_discovery_rate, settings.suggestive_q)
     labels = real.groupby("topic")["label"].first()
@@ -416,6 +425,17 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
             "q_value": q_values,
         }
     )
+    # The move over the whole span (the slope times the span), the size findings are ranked by.
+    span = 100 * (scores[-1] - scores[0])
+    table["move_pp"], table["move_low_pp"] = test.slope * span, test.slope_low * span
+    table["move_high_pp"] = test.slope_high * span
+    table["finding"] = (graded == SIGNIFICANT) & (np.abs(table["move_pp"]) >= settings.min_effect_points)
+    shapes = topic_shapes(clustered.to_numpy(), totals, scores, tested, test, q_values, settings)
+    for column, values in shapes["columns"].items():
+        table[column] = values
+    recent = recent_trend(clustered.to_numpy(), totals, scores, tested, settings)
+    for column, values in (recent or {"columns": {}})["columns"].items():
+        table[column] = values
     table["papers"] = counts.astype(int).to_numpy().tolist()
     table["clustered_papers"] = clustered.astype(int).to_numpy().tolist()
     table["share"] = (counts.to_numpy() / totals).round(6).tolist()
@@ -426,12 +446,23 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
     return {
         "available": True,
         "test": TREND_TEST,
+        "shape_test": shapes["test"],
+        "min_effect_points": settings.min_effect_points,
+        "recent_periods": recent["periods"] if recent else None,
         "tested_on": TESTED_ON,
         "periods": tested,
         "period_papers": totals.astype(int).tolist(),
         "unit": "year" if by == "year" else by,
         "topics": _records(table.drop(columns=["evidence", "size"])),
     }
+
+
+def _holds_phrase(term: str, phrases: set[str]) -> bool:
+    """Whether some run of ``term``'s words is one of ``phrases``."""
+    words = term.split()
+    return any(
+        " ".join(words[i:j]) in phrases for i in range(len(words)) for j in range(i + 1, len(words) + 1)
+    )
 
 
 def term_bursts(
@@ -462,6 +493,18 @@ def term_bursts(
         if len(found.terms)
         else np.zeros(0, dtype=bool)
     )
+    # Nor the corpus's own stop-phrases: terms in every period and in a large share of all the
+    # papers ("network" in a neural-network venue, "datasets", "state art") are how the corpus
+    # writes, whatever their spread over topics.
+    everywhere = (found.counts > 0).all(axis=1) if len(found.terms) else np.zeros(0, dtype=bool)
+    common = found.counts.sum(axis=1) / max(int(found.totals.sum()), 1) >= settings.burst_stop_share
+    stop_phrases = np.flatnonzero(everywhere & common) if len(found.terms) else np.zeros(0, dtype=int)
+    topical[stop_phrases] = False
+    # A longer phrase around a stop-phrase of two words or more ("state art diffusion") is no more
+    # readable as a trend; one around a common word ("language models" around "models") may be.
+    stops = {str(found.terms[i]) for i in stop_phrases if " " in str(found.terms[i])}
+    if stops:
+        topical &= np.array([not _holds_phrase(str(term), stops) for term in found.terms], dtype=bool)
     candidates = np.flatnonzero(topical)
     kept = without_nested(
         detect_bursts(
@@ -505,8 +548,25 @@ def term_bursts(
                 ][:_BURST_TOPICS],
             }
         )
+    # Ranked by strength times papers in the burst (a strong burst of four papers reads as noise);
+    # each period shows its first ``bursts_shown``, the rest are in bursts.csv.
+    records.sort(key=lambda r: (-r["strength"] * r["papers_in_span"], r["term"]))
+    shown_in: dict[str, int] = {}
+    for record in records:
+        record["rank_score"] = round(record["strength"] * record["papers_in_span"], 3)
+        record["shown"] = all(shown_in.get(p, 0) < settings.bursts_shown for p in record["periods"])
+        if record["shown"]:
+            for period in record["periods"]:
+                shown_in[period] = shown_in.get(period, 0) + 1
+    by_share = found.counts[stop_phrases].sum(axis=1)
     return {
         "available": True,
+        "stop_share": settings.burst_stop_share,
+        "stop_phrases": len(stop_phrases),
+        "stop_phrase_examples": [
+            str(found.terms[i]) for i in stop_phrases[np.argsort(-by_share, kind="stable")][:20]
+        ],
+        "shown_per_period": settings.bursts_shown,
         "model": "Kleinberg's two-state burst model per keyphrase (1-3 words), each burst tested against "
         "the other periods (Bonferroni over the spans, Benjamini-Hochberg across terms)",
         "periods": tested,
@@ -552,6 +612,18 @@ _TREND_COLUMNS = [
     "slope_high_pp",
     "p_value",
     "q_value",
+    "move_pp",
+    "move_low_pp",
+    "move_high_pp",
+    "finding",
+    "shape",
+    "turn_start",
+    "turn_end",
+    "shape_p",
+    "shape_q",
+    "shape_move_pp",
+    "shape_move_low_pp",
+    "shape_move_high_pp",
     "tested_on",
 ]
 
@@ -568,10 +640,35 @@ def trend_table(record: dict) -> pd.DataFrame:
         return pd.DataFrame(columns=_TREND_COLUMNS)
     lists = ["clustered_papers", "clustered_share", "papers", "share"]
     table = pd.DataFrame(trends["topics"]).assign(tested_on=trends["tested_on"])
-    for index, period in enumerate(trends["periods"]):
-        for column in lists:
-            table[f"{column.replace('_', ' ')} {period}"] = table[column].map(lambda v, i=index: v[i])
-    return table.drop(columns=lists)
+    turns = table.pop("turn")
+    place = table.columns.get_loc("shape") + 1
+    table.insert(place, "turn_start", [t[0] if t else "" for t in turns])
+    table.insert(place + 1, "turn_end", [t[1] if t else "" for t in turns])
+    table = table.drop(columns=["shape_legs", "fitted_share"])
+    per_period = {
+        f"{column.replace('_', ' ')} {period}": table[column].map(lambda v, i=index: v[i])
+        for index, period in enumerate(trends["periods"])
+        for column in lists
+    }
+    return pd.concat([table.drop(columns=lists), pd.DataFrame(per_period, index=table.index)], axis=1)
+
+
+_BURST_COLUMNS = ["term", "start", "end", "strength", "papers_in_span", "rank_score", "shown", "q_value"]
+_BURST_COLUMNS += ["share_in_span", "share_elsewhere", "topics"]
+
+
+def burst_table(record: dict) -> pd.DataFrame:
+    """``bursts.csv``: every burst, strongest × largest first (``rank_score``), whether the report
+    shows it (``shown``), and the topics holding most of its papers as "id: label (papers)".
+    """
+    bursts = record["bursts"]
+    if not bursts.get("available") or not bursts["bursts"]:
+        return pd.DataFrame(columns=_BURST_COLUMNS)
+    table = pd.DataFrame(bursts["bursts"])
+    table["topics"] = table["topics"].map(
+        lambda ts: "; ".join(f"{t['topic']}: {t['label']} ({t['papers']})" for t in ts)
+    )
+    return table[_BURST_COLUMNS]
 
 
 def recomputed_shares(now: pd.DataFrame, earlier: pd.DataFrame | None, lineage: dict) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,15 @@ def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstrac
     }
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
+    if parsed.artefacts["papers"]:
+        _LOG.info(
+            "%s: PDF-extraction artefacts removed from %d papers' text: %d glyph codes like (cid:173), "
+            "%d ligatures like \ufb01 folded to letters",
+            dump,
+            parsed.artefacts["papers"],
+            parsed.artefacts["glyph_codes"],
+            parsed.artefacts["ligatures"],
+        )
     for rejection in parsed.rejected:
         _LOG.info(
             "%s %s: rejected (%s): %s",
@@ -589,6 +599,7 @@ def changes(
     trends: str,
     stop_words: str | None,
     history_dir: str,
+    bursts: str | None = None,
     **comparison,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
@@ -597,7 +608,13 @@ def changes(
     """
     import pandas as pd
 
-    from papertopics.changes import CompareSettings, describe_changes, recomputed_shares, trend_table
+    from papertopics.changes import (
+        CompareSettings,
+        burst_table,
+        describe_changes,
+        recomputed_shares,
+        trend_table,
+    )
     from papertopics.groups import load_groups
     from papertopics.topics import outlier_flags
 
@@ -625,6 +642,8 @@ def changes(
     )
     storage.write_csv(shares, share_table)
     storage.write_csv(trends, trend_table(record))
+    if bursts:
+        storage.write_csv(bursts, burst_table(record))
     storage.write_json(changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
     storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
@@ -637,6 +656,9 @@ def changes(
         sum(row["direction"] == "falling" for row in trend_rows),
         len(record["bursts"].get("bursts", [])),
     )
+    shapes = Counter(row["shape"] for row in trend_rows)
+    if shapes:
+        _LOG.info("trajectories: %s", ", ".join(f"{shapes[s]} {s}" for s in sorted(shapes)))
     if record["comparable"]:
         _LOG.info(
             "%s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",

@@ -14,6 +14,7 @@ rule changes:
         ),
         changes="results/staged/topics/changes.json",
         trends="results/staged/topics/trends.csv",
+        bursts="results/staged/topics/bursts.csv",
     log:
         "results/logs/changes.log",
     benchmark:

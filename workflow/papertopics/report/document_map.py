@@ -21,7 +21,7 @@ import pandas as pd
 
 from papertopics.groups import Periods
 from papertopics.labels import GROUP_LABEL_LINE_CHARS
-from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours
+from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
 from papertopics.topics import OUTLIER
 
@@ -136,6 +136,7 @@ def map_data(
             "by": periods.by,
             "names": periods.names,
             "colours": period_colours(len(periods.names)),
+            "scale": "sequential" if periods_are_sequential(len(periods.names)) else "categories",
             "none_colour": OUTLIER_COLOUR,
             "of_paper": periods.of_paper,
             "more": {str(row): found for row, found in periods.more.items()},
@@ -198,10 +199,26 @@ def _controls(
         topic_filter,
         '<div id="map-controls"><label for="colour-by">Colour by</label><select id="colour-by">'
         f'<option value="topic">topic</option><option value="period">{kind[:-1].lower()}</option></select>'
+        f"{_colour_bar(periods)}"
         f'<fieldset id="period-filter"><legend>{kind}</legend>{boxes}'
         '<button type="button" data-periods="all">all</button><button type="button" data-periods="none">none</button>'
         "</fieldset></div>",
         legend,
+    )
+
+
+def _colour_bar(periods: MapPeriods) -> str:
+    """For many periods, the sequential scale as a bar from the first period to the last."""
+    if not periods_are_sequential(len(periods.names)):
+        return ""
+    colours = period_colours(len(periods.names))
+    stops = ", ".join(f"{c} {100 * i / (len(colours) - 1):.1f}%" for i, c in enumerate(colours))
+    first, middle, last = periods.names[0], periods.names[len(periods.names) // 2], periods.names[-1]
+    return (
+        f'<div id="period-colour-bar" role="img" aria-label="{html.escape(f"colour scale from {first} to {last}")}">'
+        f'<span class="bar" style="background:linear-gradient(to right, {stops})"></span>'
+        f'<span class="ticks"><span>{html.escape(first)}</span><span>{html.escape(middle)}</span>'
+        f"<span>{html.escape(last)}</span></span></div>"
     )
 
 
