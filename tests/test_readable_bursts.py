@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, burst_table, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.parse import parse_dump
 from papertopics.report.overview import extraction_note
 from papertopics.text import fix_extraction_artefacts
@@ -90,7 +91,15 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
 
     def bursts(texts, **overrides):
         settings = CompareSettings(**{**default_config()["compare"], **overrides})
-        _, record = describe_changes(papers, texts, details, NO_HISTORY, ["papers"], settings, "english")
+        _, record = describe_changes(
+            papers,
+            texts,
+            details,
+            NO_HISTORY,
+            paper_periods(papers, settings.by, ["papers"]),
+            settings,
+            "english",
+        )
         return record
 
     record = bursts(texts)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes, trend_table
+from papertopics.groups import paper_periods
 from papertopics.trajectories import (
     PEAKED,
     RETURNED,
@@ -111,13 +112,14 @@ def _describe(papers, **overrides):
     details = [
         {"topic": t, "label": f"topic {t}", "representative_ids": []} for t in sorted(set(papers["topic"]))
     ]
+    knobs = settings(**overrides)
     return describe_changes(
         papers,
         ["no words here"] * len(papers),
         details,
         NO_HISTORY,
-        ["all"],
-        settings(**overrides),
+        paper_periods(papers, knobs.by, ["all"]),
+        knobs,
         "english",
     )
 
