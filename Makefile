@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-report js-test js-lint
+.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-report js-test js-lint
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -76,10 +76,12 @@ js-lint: $(NODE_MODULES)
 # the labels kept across a rerun); embeddings are cached in the system's temporary folder.
 IJCAI := ../shared/corpora/ijcai_2020_2024_areas.jsonl.gz
 CORPORA ?= $(IJCAI) ../shared/corpora/arxiv_cs_daily_2025_2026.jsonl.gz
+# The labels are also scored against the keywords the authors of COLM and CoRL papers typed.
+LABEL_CORPORA ?= $(IJCAI) ../shared/corpora/openreview_free_keywords.jsonl.gz
 quality: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-ablations $(CORPORA)
 	PYTHONPATH=workflow $(BIN)/python -m bench.quality --no-stability --guided --output bench/quality-ablations $(CORPORA)
-	PYTHONPATH=workflow $(BIN)/python -m bench.quality --labels --output bench/quality-labels $(CORPORA)
+	PYTHONPATH=workflow $(BIN)/python -m bench.quality --labels --output bench/quality-labels $(LABEL_CORPORA)
 
 # Snakemake's own lint, then format and lint of the Python code (ruff) and of the rules (snakefmt);
 # settings in pyproject.toml. `make format` rewrites the files the format checks would fail on.
@@ -133,6 +135,11 @@ bench-scale: $(INSTALLED)
 # What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
 bench-changes: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.changes_bench
+
+# How often the trajectory test names a planted shape (peaked, returned, rising, falling; the null)
+# over AISTATS's 23 real period sizes: bench/trajectories.md and bench/trajectories.json.
+bench-trajectories: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.trajectories_bench
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package

@@ -30,6 +30,7 @@ import pandas as pd
 from papertopics import storage
 from papertopics.bursts import detect_bursts
 from papertopics.changes import CompareSettings, benjamini_hochberg, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.lineage import (
     TopicHistory,
     carry_labels,
@@ -94,7 +95,8 @@ def time_changes(folder: Path, ids, topics, dumps, texts, lineage) -> tuple[floa
         for t in sorted(set(topics.tolist()))
     ]
     started = time.perf_counter()
-    shares, record = describe_changes(papers, texts, details, lineage, DUMPS, SETTINGS, "english")
+    periods = paper_periods(papers, SETTINGS.by, DUMPS)
+    shares, record = describe_changes(papers, texts, details, lineage, periods, SETTINGS, "english")
     storage.write_csv(folder / "dump_shares.csv", shares)
     storage.write_json(folder / "changes.json", record)
     return time.perf_counter() - started, record

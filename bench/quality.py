@@ -34,7 +34,7 @@ def load_corpus(path: Path) -> list[dict]:
                     "title": record.get("title") or None,
                     "abstract": record["abstract"],
                     "text": clean_for_keywords(record["abstract"]),
-                    "label": record["label"],
+                    "label": record.get("label"),
                     "year": record.get("year"),
                 }
             )
@@ -161,7 +161,7 @@ def run_ours(
         found.was_outlier,
         {d["topic"]: [w for w, _ in d["keywords"]] for d in details},
         top_n_words=config["evaluate"]["top_n_words"],
-        labels=[p["label"] for p in papers],
+        labels=[p["label"] for p in papers] if all(p["label"] is not None for p in papers) else None,
         group_of={d["topic"]: d["group"] for d in details if d["group"] is not None},
     )
     metrics["settings"] = {
@@ -181,7 +181,19 @@ def run_ours(
     ]
     metrics["group_labels"] = [g["label"] for g in found.groups]
     if corpus is not None:
-        metrics["label_naming"] = label_naming(papers, corpus, found.topics, details, encoder)
+        from bench.label_keywords import mmr_keywords
+
+        real = [d for d in details if d["topic"] != -1]
+        mmr = mmr_keywords(
+            found.model,
+            {d["topic"]: d["model_topic"] for d in real},
+            encoder,
+            texts,
+            config["topics"]["min_keyword_share"],
+        )
+        for entry in metrics["topic_labels"]:
+            entry["mmr"] = mmr[entry["topic"]]
+        metrics["label_naming"] = label_naming(papers, corpus, found.topics, details, encoder, mmr)
     return metrics
 
 
@@ -275,32 +287,47 @@ def hit_rate(hits: dict[int, bool], sizes: dict[int, int]) -> float:
 
 
 def label_naming(
-    papers: list[dict], corpus: Path, topics: np.ndarray, details: list[dict], encoder
+    papers: list[dict], corpus: Path, topics: np.ndarray, details: list[dict], encoder, mmr=None
 ) -> list[dict]:
-    """The size-weighted share of topics whose label names them (``label_hits``), ours and the
-    top 3 c-TF-IDF keywords (BERTopic's default label), against each reference the corpus has:
-    its authors' keywords (IJCAI's sub-areas) and, held out for every corpus, its title phrases.
+    """The size-weighted share of topics whose label names them (``label_hits``), ours, the top 3
+    c-TF-IDF keywords (BERTopic's default label) and, given ``mmr`` (topic → keywords,
+    ``label_keywords.mmr_keywords``), BERTopic's MMR keywords, against each reference the corpus has: its
+    authors' keywords (IJCAI's sub-areas) and, held out for every corpus, its title phrases; and
+    against free author keywords where the corpus has them (``label_keywords.keyword_naming``:
+    hit rate and the share of label phrases that are keywords of the topic).
     """
     from papertopics.labels import label_phrases
+
+    from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
 
     ids = [p["id"] for p in papers]
     real = [d for d in details if d["topic"] != -1]
     sizes = {d["topic"]: d["size"] for d in real}
-    ours = {d["topic"]: label_phrases(d["label"]) for d in real}
-    top3 = {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real}
+    compared = {
+        "ours": {d["topic"]: label_phrases(d["label"]) for d in real},
+        "top3_words": {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real},
+    }
+    if mmr is not None:
+        compared["mmr"] = {topic: mmr[topic] for topic in sizes}
+    rows = []
+    free = load_free_keywords(corpus)
+    if free:
+        counts = topic_keyword_counts(ids, topics, free)
+        figures = {name: keyword_naming(labels, counts, sizes) for name, labels in compared.items()}
+        for figure, reference in (
+            ("hit_rate", "authors' free keywords (>= 2 of the topic's papers)"),
+            ("phrase_share", "label phrases that are free keywords of >= 2 of the topic's papers"),
+        ):
+            rows.append({"reference": reference, **{name: f[figure] for name, f in figures.items()}})
     references = [("title phrases (held out: labels read abstracts only)", title_phrases(papers))]
     keywords = load_paper_keywords(corpus)
     if keywords:
         references.insert(0, ("authors' sub-area keywords", keywords))
-    rows = []
     for name, keywords_of in references:
         names = reference_names(ids, topics, keywords_of)
         rows.append(
-            {
-                "reference": name,
-                "ours": hit_rate(label_hits(ours, names, encoder), sizes),
-                "top3_words": hit_rate(label_hits(top3, names, encoder), sizes),
-            }
+            {"reference": name}
+            | {label: hit_rate(label_hits(of, names, encoder), sizes) for label, of in compared.items()}
         )
     return rows
 
@@ -877,7 +904,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
         "corpus": corpus.name,
         "papers": len(papers),
         "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
-        "nmi": ours["labels"]["nmi"],
+        "nmi": ours["labels"]["nmi"] if ours.get("labels") else None,
         "naming": ours["label_naming"],
         "largest": ours["topic_labels"][:20],
         "groups": ours["group_labels"],
@@ -886,6 +913,8 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
 
 
 def labels_markdown(results: list[dict]) -> str:
+    from bench.label_keywords import MIN_KEYWORD_PAPERS, MMR_CANDIDATES, MMR_DIVERSITY, MMR_WORDS
+
     lines = [
         "# Topic labels benchmark",
         "",
@@ -895,27 +924,48 @@ def labels_markdown(results: list[dict]) -> str:
         f"are the names at least {REFERENCE_MIN_PAPERS} of its papers carry, at least {REFERENCE_MIN_LIFT:g} times as",
         f"often there as in the corpus, the {REFERENCE_NAMES} most used. Figures are shares of the papers whose",
         "topic's label names it (topics weighted by size); *top 3 words* is the label BERTopic prints,",
-        "the first three c-TF-IDF keywords of the same topics. Title phrases stand in for free author",
-        "keywords (no corpus here has them): phrases of 1-4 words of the papers' titles, which the",
-        "labeller never reads (it reads abstracts). They favour single words, so the top 3 words do well.",
+        "the first three c-TF-IDF keywords of the same topics; *MMR* is the first",
+        f"{MMR_WORDS} keywords of BERTopic's `MaximalMarginalRelevance(diversity={MMR_DIVERSITY})` over the",
+        f"{MMR_CANDIDATES} best c-TF-IDF words (as `topics.representation: mmr` gives them).",
+        "",
+        "Against **free author keywords** (the COLM/CoRL corpus, keywords the authors typed), a label",
+        f"phrase is a keyword of its topic when at least {MIN_KEYWORD_PAPERS} of the topic's papers carry it or a",
+        "close variant: the same set of words once both are lower-cased, punctuation read as spaces, stop",
+        "words dropped and each word singular (a parenthesised acronym counts on its own:",
+        '"Parameter-Efficient Fine-Tuning (PEFT)" is both "parameter efficient fine tuning" and "peft").',
+        "The hit rate is the share of papers whose topic's label has such a phrase; the phrase share is",
+        "the share of label phrases that are such keywords, each weighed by its topic's size.",
+        "",
+        "Title phrases are a held-out reference for every corpus: phrases of 1-4 words of the papers'",
+        "titles, which the labeller never reads (it reads abstracts). They favour single words, so the",
+        "top 3 words do well.",
         "",
     ]
     for result in results:
         lines += [
             f"## {result['corpus']} ({result['papers']} papers)",
             "",
-            f"Embeddings: {result['embedding']}. NMI to the labels: {result['nmi']:.3f} (the labels move no paper).",
+            f"Embeddings: {result['embedding']}."
+            + (
+                f" NMI to the labels: {result['nmi']:.3f} (the labels move no paper)."
+                if result["nmi"] is not None
+                else ""
+            ),
             "",
-            "| reference | ours | top 3 words |",
-            "|---|---:|---:|",
-            *(f"| {r['reference']} | {r['ours']:.2f} | {r['top3_words']:.2f} |" for r in result["naming"]),
+            "| reference | ours | top 3 words | MMR |",
+            "|---|---:|---:|---:|",
+            *(
+                f"| {r['reference']} | {r['ours']:.2f} | {r['top3_words']:.2f} | {r.get('mmr', float('nan')):.2f} |"
+                for r in result["naming"]
+            ),
             "",
             "The largest topics:",
             "",
-            "| topic | papers | label | top 3 words |",
-            "|---:|---:|---|---|",
+            "| topic | papers | label | top 3 words | MMR |",
+            "|---:|---:|---|---|---|",
             *(
-                f"| {t['topic']} | {t['size']} | {t['label']} | {', '.join(t['top_words'])} |"
+                f"| {t['topic']} | {t['size']} | {t['label']} | {', '.join(t['top_words'])} "
+                f"| {', '.join(t.get('mmr', []))} |"
                 for t in result["largest"]
             ),
             "",

@@ -81,3 +81,17 @@ def test_consensus_neighbours(corpora, tmp_path):
     results = run_bench("consensus_neighbours", tmp_path, "--docs", "80", "--modes", "exact")
     exact = results["consensus_neighbours"]["exact"]
     assert exact["papers"] == 80 and len(exact["topics"]) == len(exact["seeds"]) == 5
+
+
+def test_trajectories_bench_writes_its_table(tmp_path):
+    # AISTATS's sizes are used when the corpus is there, its fixed list otherwise: no skip.
+    command = [sys.executable, "-m", "bench.trajectories_bench", "--runs", "4", "--permutations", "99"]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
+    result = subprocess.run(
+        [*command, "--results", str(tmp_path)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    results = json.loads((tmp_path / "trajectories.json").read_text(encoding="utf-8"))
+    assert len(results["sizes"]) == 23 and [s["runs"] for s in results["simulations"]] == [4, 4]
+    assert set(results["simulations"][0]["shapes"]) == {"peaked", "returned", "rising", "falling", "steady"}
+    assert "| peaked |" in (tmp_path / "trajectories.md").read_text(encoding="utf-8")

@@ -12,13 +12,13 @@ from papertopics.changes import (
     compare_periods,
     describe_changes,
     dump_shares,
-    paper_periods,
     recomputed_shares,
     share_difference_interval,
     trend_table,
     wilson_interval,
 )
 from papertopics.errors import PipelineInputError
+from papertopics.groups import paper_periods
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 
@@ -30,9 +30,9 @@ def settings(**overrides) -> CompareSettings:
 
 def describe(papers, topics, dump_order, texts=None, **overrides):
     texts = texts if texts is not None else ["no words here"] * len(papers)
-    return describe_changes(
-        papers, texts, _details(topics), NO_HISTORY, dump_order, settings(**overrides), "english"
-    )
+    knobs = settings(**overrides)
+    periods = paper_periods(papers, knobs.by, dump_order)
+    return describe_changes(papers, texts, _details(topics), NO_HISTORY, periods, knobs, "english")
 
 
 def test_wilson_interval_matches_values_computed_by_hand():

@@ -6,7 +6,8 @@ from conftest import default_config
 from papertopics.cluster import cluster_points
 from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
-from papertopics.labels import PhraseTable, nearest_topics, topic_labels
+from papertopics.label_choice import nearest_topics, topic_labels
+from papertopics.labels import PhraseTable
 from papertopics.reduce import reduce_embeddings
 from papertopics.topics import (
     OUTLIER,

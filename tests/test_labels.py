@@ -7,19 +7,21 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SEEDS
-from papertopics.labels import (
-    GROUP_LABEL_LINES,
+from papertopics.label_choice import (
     MIN_CO_LIFT,
     SECOND_PHRASE_SCORE,
     PhrasePlacement,
-    PhraseTable,
     choose_label,
     group_labels,
+    repeats,
+    topic_labels,
+)
+from papertopics.labels import (
+    GROUP_LABEL_LINES,
+    PhraseTable,
     label_phrases,
     paper_phrases,
     phrase_key,
-    repeats,
-    topic_labels,
 )
 from papertopics.lineage import carry_labels, label_still_fits
 from papertopics.parse import parse_dump
@@ -265,10 +267,10 @@ def test_labels_do_not_depend_on_the_order_of_the_papers():
 
 
 # Topics whose papers each say their field word and, in the given shares of them, further phrases:
-# in "nlp", "tables" is more common than "natural language processing" (it scores higher), but
-# its meaning is not the topic's as surely.
+# in "nlp", "database schemas" is more common than "natural language processing" (it scores higher),
+# but its meaning is not the topic's as surely.
 PLACED_TOPICS = {
-    "nlp": ("sentences", [("tables", 0.7), ("natural language processing", 0.4)]),
+    "nlp": ("sentences", [("database schemas", 0.7), ("natural language processing", 0.4)]),
     "databases": ("query optimization", [("indexes", 0.6), ("transactions", 0.5), ("tables", 0.1)]),
     "vision": ("pixels", [("images", 0.6), ("computer vision", 0.5)]),
 }
@@ -306,7 +308,7 @@ def test_the_second_phrase_is_the_one_whose_meaning_is_most_the_topics(placed):
     by_score = topic_labels(table, neighbours)
     by_meaning = topic_labels(table, neighbours, placement)
     nlp = names.index("nlp")
-    assert by_score[nlp] == "sentences, tables"
+    assert by_score[nlp] == "sentences, database schemas"
     assert by_meaning[nlp] == "sentences, natural language processing"
     # The first phrase is the best scoring one either way.
     assert all(label_phrases(by_meaning[t])[0] == label_phrases(by_score[t])[0] for t in by_score)
@@ -367,7 +369,11 @@ def test_a_one_word_second_phrase_is_the_topics_not_the_whole_fields():
     classes = phrase_key("classes")
     assert ranked[0] == phrase_key("few-shot learning") and classes in ranked
     assert table.score(unit, classes) >= SECOND_PHRASE_SCORE * table.score(unit, ranked[0])
-    # A placement that prefers one word to several: the field's word still never comes second.
+    # A placement that prefers one word to several: a single word comes second only where it is
+    # one of the topic's keywords, and the field's word never does.
     one_word_first = lambda forms: np.array([1.0 if len(f.split()) == 1 else 0.1 for f in forms])  # noqa: E731
-    assert choose_label(table, unit, ranked, placement=one_word_first) == "few-shot learning, prototypes"
+    assert choose_label(table, unit, ranked, placement=one_word_first) == "few-shot learning, unseen classes"
+    keywords = [phrase_key("prototypes"), classes]
+    placed = choose_label(table, unit, ranked, placement=one_word_first, keywords=keywords)
+    assert placed == "few-shot learning, prototypes"
     assert choose_label(table, unit, ranked) == "few-shot learning, unseen classes"

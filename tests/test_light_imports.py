@@ -107,7 +107,9 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
         f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
-        f"dump_order=[], stop_words='english', history_dir={str(tmp_path / 'history')!r}, {compare})\n"
+        f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
+        f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
+        f"stop_words='english', history_dir={str(tmp_path / 'history')!r}, {compare})\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

@@ -53,16 +53,16 @@ DIGESTS = {
     },
     "ijcai_2020_2024_areas.jsonl": {
         "id": "4ad1483f1d17b443",
-        "text": "1fe09b4f81328a06",
+        "text": "eabfb3c3e3ba3b55",
         "display_name": "2c0e571c43c7a095",
-        "all": "b38a2cea81f612cb",
+        "all": "b2269e5e51390879",
         "title": "a407d136b11d9477",
     },
     "ijcai_2020_2024_areas.txt": {
         "id": "4ad1483f1d17b443",
-        "text": "1fe09b4f81328a06",
+        "text": "eabfb3c3e3ba3b55",
         "display_name": "489759e8d571016b",
-        "all": "04199dddebf5ae20",
+        "all": "8f9fcad64f3e767d",
         "title": "a407d136b11d9477",
     },
 }

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.report.brief import (
     burst_findings,
     counts_line,
@@ -78,7 +79,8 @@ def _changes(papers: pd.DataFrame, texts=None, labels=LABELS, **overrides) -> di
     ]
     dumps = sorted(set(papers["dumps"]))
     texts = texts if texts is not None else ["nothing to count"] * len(papers)
-    return describe_changes(papers, texts, details, NO_HISTORY, dumps, settings, "english")[1]
+    periods = paper_periods(papers, settings.by, dumps)
+    return describe_changes(papers, texts, details, NO_HISTORY, periods, settings, "english")[1]
 
 
 def _same(period: str) -> str:
@@ -94,12 +96,18 @@ def test_what_changed_leads_with_the_strongest_trend_in_plain_words_and_keeps_th
     changes = _changes(_papers(ICML, YEARS))
     changed = what_changed(changes, _same, {})
     assert changed.heading == "What changed, 2017 to 2019"
-    strongest = next(r for r in changes["trends"]["topics"] if r["grade"] == "significant")
-    assert changed.findings[0].link == f"#topic-{strongest['topic']}"
+    # Largest move first (significance is the gate, size the order), each with its interval.
+    largest = max(changes["trends"]["topics"], key=lambda r: abs(r["move_pp"]) if r["finding"] else 0)
+    assert changed.findings[0].link == f"#topic-{largest['topic']}"
     sentences = [f.sentence for f in changed.findings]
-    assert "Adversarial examples rose from 0.7% to 5.0% of papers (3 → 38)." in sentences
-    # Reinforcement learning: 93.9% → 84.2% of papers, a steady fall.
-    assert "Reinforcement learning fell from 93.9% to 84.2% of papers (400 → 640)." in sentences
+    assert (
+        "Adversarial examples rose from 0.7% to 5.0% of papers (3 → 38), +4.4 points (+2.3 to +6.4)."
+        in sentences
+    )
+    # Reinforcement learning: 93.9% → 84.2% of papers, a steady fall, the largest move.
+    assert changed.findings[0].sentence.startswith(
+        "Reinforcement learning fell from 93.9% to 84.2% of papers (400 → 640), -10.2 points"
+    )
     for finding in changed.findings:
         assert "q =" not in finding.sentence and "Cochran" not in finding.sentence
         assert re.search(r"Cochran–Armitage trend test, q = [0-9.e-]+", finding.evidence)
@@ -117,7 +125,8 @@ def test_a_finding_quotes_the_clustered_papers_it_tested_and_the_assigned_outlie
     changed = what_changed(_changes(papers), _same, {})
     adversarial = next(f for f in changed.findings if f.subject == "Adversarial examples")
     assert adversarial.sentence == (
-        "Adversarial examples rose from 0.7% to 3.7% of papers (3 → 28; 3 → 38 with the outliers assigned to it)."
+        "Adversarial examples rose from 0.7% to 3.7% of papers (3 → 28; 3 → 38 with the outliers assigned to it), "
+        "+2.9 points (+1.1 to +4.8)."
     )
     assert "clustered papers 3 of 426 → 15 of 611 → 28 of 760" in adversarial.evidence
 

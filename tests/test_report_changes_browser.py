@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import default_config, offline_chromium
 from papertopics.changes import CompareSettings, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.report import build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -66,7 +67,13 @@ def _regrouped(inputs, papers, lineage):
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     settings = CompareSettings(**{**default_config()["compare"], "min_papers": 1, "min_period_papers": 5})
     _, changes = describe_changes(
-        papers, papers["abstract"].tolist(), inputs.topic_details, lineage, dump_order, settings, "english"
+        papers,
+        papers["abstract"].tolist(),
+        inputs.topic_details,
+        lineage,
+        paper_periods(papers, settings.by, dump_order),
+        settings,
+        "english",
     )
     return replace(inputs, papers=papers, changes=changes)
 

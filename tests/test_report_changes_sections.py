@@ -7,6 +7,7 @@ import re
 import pandas as pd
 from conftest import default_config
 from papertopics.changes import CompareSettings, describe_changes
+from papertopics.groups import paper_periods
 from papertopics.report.changes import changes_section
 from papertopics.report.colours import OUTLIER_COLOUR
 from papertopics.report.lineage_flow import lineage_sankey, lineage_section
@@ -67,7 +68,13 @@ def _record(years: list[int], rising: bool = True, earlier: dict | None = None, 
     ]
     settings = CompareSettings(**default_config()["compare"])
     shares, record = describe_changes(
-        papers, ["words"] * len(rows), details, LATER_RUN, ["x"], settings, "english"
+        papers,
+        ["words"] * len(rows),
+        details,
+        LATER_RUN,
+        paper_periods(papers, settings.by, ["x"]),
+        settings,
+        "english",
     )
     return shares, record
 

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 from papertopics.figures import model_figures
+from papertopics.groups import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,
@@ -122,7 +123,7 @@ def test_gzip_block_holds_the_text_compressed_with_nothing_that_could_end_the_ta
 def _map_data(
     inputs: ReportInputs, papers: pd.DataFrame, groups: list[dict], colours: dict[int, str]
 ) -> dict:
-    periods = map_periods(inputs.papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    periods = map_periods(paper_periods(inputs.papers, "auto", ["d0", "d1"]), len(papers), inputs.dump_labels)
     return map_data(papers, inputs.topic_details, groups, 0, colours, periods, similar_count=0)
 
 
@@ -228,7 +229,7 @@ def test_every_topic_but_the_outliers_group_has_a_colour():
 def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_titles():
     inputs = _inputs([0, 0, 1, 1])
     papers = inputs.papers.assign(dumps=["d0", "d1;d0", "d1", "d0"])
-    by_dump = map_periods(papers, "auto", ["d0", "d1"], inputs.dump_labels)
+    by_dump = map_periods(paper_periods(papers, "auto", ["d0", "d1"]), len(papers), inputs.dump_labels)
     assert (by_dump.by, by_dump.names, by_dump.of_paper, by_dump.more) == (
         "dump",
         ["Dump A", "Dump B"],
@@ -236,11 +237,15 @@ def test_periods_are_years_where_every_paper_has_one_else_dumps_with_their_title
         {1: [1]},
     )
     by_year = map_periods(
-        papers.assign(year=[2021, 2019, 2021, 2020]), "auto", ["d0", "d1"], inputs.dump_labels
+        paper_periods(papers.assign(year=[2021, 2019, 2021, 2020]), "auto", ["d0", "d1"]),
+        len(papers),
+        inputs.dump_labels,
     )
     assert (by_year.by, by_year.names, by_year.of_paper) == ("year", ["2019", "2020", "2021"], [2, 0, 2, 1])
-    colours = period_colours(3)
-    assert len(set(colours)) == 3 and lab(colours)[:, 0].tolist() == sorted(lab(colours)[:, 0]), (
+    # Few periods: one category each; many (more than 8): a sequential scale, dark to light.
+    assert len(set(period_colours(3))) == 3
+    colours = period_colours(23)
+    assert len(set(colours)) == 23 and lab(colours)[:, 0].tolist() == sorted(lab(colours)[:, 0]), (
         "dark to light"
     )
 
@@ -406,3 +411,16 @@ def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_co
         (("-1: Outliers", "1 of 2"), "Dump B", 50.0, OUTLIER_COLOUR),
     ]
     assert "customdata[1]" in bars.hovertemplate
+
+
+def test_many_years_get_a_colour_bar_and_few_are_categories():
+    from papertopics.report.document_map import MapPeriods, _controls
+
+    def controls(count: int) -> str:
+        periods = MapPeriods("year", [str(1995 + i) for i in range(count)], [0], {})
+        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)[1]
+
+    many = controls(23)
+    assert 'id="period-colour-bar"' in many and "linear-gradient(to right, " in many
+    assert ">1995<" in many and ">2017<" in many and many.count("<span>") == 3  # first, middle, last
+    assert 'id="period-colour-bar"' not in controls(3)

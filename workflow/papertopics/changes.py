@@ -24,10 +24,11 @@ import pandas as pd
 
 from papertopics.bursts import detect_bursts, term_counts, topic_concentration, without_nested
 from papertopics.errors import PipelineInputError
+from papertopics.groups import Periods
 from papertopics.topics import OUTLIER
-from papertopics.trends import NOT_TESTED, cochran_armitage, direction, grade, period_scores
+from papertopics.trajectories import recent_trend, topic_shapes
+from papertopics.trends import NOT_TESTED, SIGNIFICANT, cochran_armitage, direction, grade, period_scores
 
-BY_CHOICES = ("auto", "dump", "year")
 # Topics listed with a bursting term: those holding most of its papers in the burst.
 _BURST_TOPICS = 3
 # The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
@@ -89,63 +90,6 @@ def benjamini_hochberg(pvalues, axis: int = -1) -> np.ndarray:
 
     pvalues = np.asarray(pvalues, dtype=np.float64)
     return false_discovery_control(pvalues, axis=axis, method="bh") if pvalues.size else pvalues
-
-
-@dataclass
-class Periods:
-    """The papers' periods (dumps or years), oldest first, and each (paper row, period) pair."""
-
-    by: str
-    names: list[str]
-    rows: np.ndarray  # index into the paper table, one entry per (paper, period) pair
-    period: np.ndarray  # the period of each pair
-    left_out: int  # papers without a period (no year, when comparing years)
-    note: str | None = None  # why years were not compared though some papers carry one
-
-
-def _years(papers: pd.DataFrame) -> pd.Series:
-    """Each paper's year as text ('2024'), or '' where it has none."""
-    if "year" not in papers.columns:
-        return pd.Series([""] * len(papers), index=papers.index)
-    numbers = pd.to_numeric(papers["year"].astype(str).str.strip(), errors="coerce")
-    whole = numbers.notna() & (numbers == numbers.round())
-    return numbers.where(whole).map(lambda y: "" if pd.isna(y) else str(int(y)))
-
-
-def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Periods:
-    """Group the papers by dump (each of its dumps) or by year. ``auto`` compares years when
-    every paper carries one and there are two or more, else dumps, in ``dump_order``.
-    """
-    years = _years(papers)
-    note = None
-    if by == "auto":
-        by = "year" if (years != "").all() and years.nunique() >= 2 else "dump"
-        without = int((years == "").sum())
-        if by == "dump" and 0 < without < len(papers):
-            unusable = papers.loc[years == "", "year"].astype(str).str.strip() if "year" in papers else []
-            examples = ", ".join(repr(v) for v in dict.fromkeys(v for v in unusable if v)) or "none given"
-            note = (
-                f"{without} of {len(papers)} papers have no usable year (values: {examples[:120]}), so dumps "
-                "are compared, not years; give every paper a whole-number year, or set compare.by: year "
-                "to leave those papers out."
-            )
-    if by == "year":
-        if (years == "").all():
-            raise PipelineInputError(
-                "compare.by is 'year' but no paper carries a year; give the papers a 'year' field "
-                "(JSON Lines, JSON or CSV input) or set compare.by to 'dump' or 'auto'."
-            )
-        has_year = (years != "").to_numpy()
-        names = sorted(set(years[has_year]), key=int)
-        return Periods(
-            "year", names, np.flatnonzero(has_year), years[has_year].to_numpy(), int((~has_year).sum())
-        )
-    listed = papers["dumps"].astype(str).str.split(";")
-    rows = np.repeat(np.arange(len(papers)), listed.map(len).to_numpy())
-    period = np.array([dump for dumps in listed for dump in dumps], dtype=object)
-    present = set(period.tolist())
-    names = [d for d in dump_order if d in present] + sorted(present - set(dump_order))
-    return Periods("dump", names, rows, period, 0, note)
 
 
 def dump_shares(
@@ -304,6 +248,12 @@ class CompareSettings:
     burst_transition_cost: float
     burst_min_papers: int
     burst_min_concentration: float
+    min_effect_points: float = 1.0
+    recent_periods: int = 5
+    shape_min_periods: int = 6
+    shape_permutations: int = 999
+    burst_stop_share: float = 0.05
+    bursts_shown: int = 15
 
 
 def describe_changes(
@@ -311,7 +261,7 @@ def describe_changes(
     texts: list[str],
     topic_details: list[dict],
     lineage: dict,
-    dump_order: list[str],
+    periods: Periods,
     settings: CompareSettings,
     stop_words: str | None,
 ) -> tuple[pd.DataFrame, dict]:
@@ -323,7 +273,7 @@ def describe_changes(
         texts: each paper's text (title and abstract), in the order of ``papers``, for the terms.
         topic_details: the topics stage's topic records (label, representative papers).
         lineage: the topics stage's events since the previous run (``lineage.json``).
-        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+        periods: the papers' periods, in the order of ``papers`` (the groups stage's).
         settings: the ``compare`` knobs.
         stop_words: the stop-word list of the keyphrases that may burst (``topics.stop_words``).
 
@@ -333,7 +283,6 @@ def describe_changes(
         chosen two), new and faded topics, and the series of shares.
     """
     labels = {t["topic"]: t["label"] for t in topic_details}
-    periods = paper_periods(papers, settings.by, dump_order)
     shares = dump_shares(papers, periods, labels, settings.confidence)
     period_papers = [int((periods.period == name).sum()) for name in periods.names]
     tested = [
@@ -350,14 +299,27 @@ def describe_changes(
         "confidence": settings.confidence,
         "false_discovery_rate": settings.false_discovery_rate,
         "suggestive_q": settings.suggestive_q,
+        "min_effect_points": settings.min_effect_points,
         "tested_on": TESTED_ON,
         # The report marks a topic's wording in a period with fewer of its papers as too few to read.
         "min_wording_papers": settings.min_wording_papers,
         "since_previous_run": lineage,
         "series": _share_series(shares, labels),
-        "trends": topic_trends(shares, periods.by, tested, settings),
-        "bursts": term_bursts(texts, papers, periods, tested, labels, settings, stop_words),
     }
+    if not periods.ordered:
+        # Venues (any groups without an order): no trend, burst or newest-against-previous over them.
+        reason = unordered_reason(periods.by)
+        absent = {"available": False, "reason": reason}
+        return shares, {
+            **record,
+            "ordered": False,
+            "trends": absent,
+            "bursts": absent,
+            "comparable": False,
+            "reason": reason,
+        }
+    record["trends"] = topic_trends(shares, periods.by, tested, settings)
+    record["bursts"] = term_bursts(texts, papers, periods, tested, labels, settings, stop_words)
     if len(periods.names) < 2:
         only = periods.names[0] if periods.names else "none"
         return shares, {
@@ -416,6 +378,15 @@ def describe_changes(
     }
 
 
+def unordered_reason(by: str) -> str:
+    """Why no trend is tested over groups that have no order (``compare.by`` a field such as venue)."""
+    return (
+        f"compare.by is {by!r}, whose groups have no order, so no trend, burst or newest-against-previous "
+        f"test runs over them; the Venues section compares them. Set compare.by to [{by}, year] for trends "
+        "over years."
+    )
+
+
 TREND_TEST = (
     "Cochran-Armitage test for trend in proportions per topic (score: the year, or the dump's place), "
     "Benjamini-Hochberg across topics"
@@ -436,7 +407,8 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
     counts = real.pivot(index="topic", columns="period", values="papers")[tested]
     clustered = real.pivot(index="topic", columns="period", values="clustered_papers")[tested]
     totals = real.groupby("period")["period_papers"].first()[tested].to_numpy()
-    test = cochran_armitage(clustered.to_numpy(), totals, period_scores(tested, by), settings.confidence)
+    scores = period_scores(tested, by)
+    test = cochran_armitage(clustered.to_numpy(), totals, scores, settings.confidence)
     q_values = benjamini_hochberg(test.p_value)
     graded = grade(q_values, settings.false_discovery_rate, settings.suggestive_q)
     labels = real.groupby("topic")["label"].first()
@@ -453,6 +425,17 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
             "q_value": q_values,
         }
     )
+    # The move over the whole span (the slope times the span), the size findings are ranked by.
+    span = 100 * (scores[-1] - scores[0])
+    table["move_pp"], table["move_low_pp"] = test.slope * span, test.slope_low * span
+    table["move_high_pp"] = test.slope_high * span
+    table["finding"] = (graded == SIGNIFICANT) & (np.abs(table["move_pp"]) >= settings.min_effect_points)
+    shapes = topic_shapes(clustered.to_numpy(), totals, scores, tested, test, q_values, settings)
+    for column, values in shapes["columns"].items():
+        table[column] = values
+    recent = recent_trend(clustered.to_numpy(), totals, scores, tested, settings)
+    for column, values in (recent or {"columns": {}})["columns"].items():
+        table[column] = values
     table["papers"] = counts.astype(int).to_numpy().tolist()
     table["clustered_papers"] = clustered.astype(int).to_numpy().tolist()
     table["share"] = (counts.to_numpy() / totals).round(6).tolist()
@@ -463,12 +446,23 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
     return {
         "available": True,
         "test": TREND_TEST,
+        "shape_test": shapes["test"],
+        "min_effect_points": settings.min_effect_points,
+        "recent_periods": recent["periods"] if recent else None,
         "tested_on": TESTED_ON,
         "periods": tested,
         "period_papers": totals.astype(int).tolist(),
         "unit": "year" if by == "year" else by,
         "topics": _records(table.drop(columns=["evidence", "size"])),
     }
+
+
+def _holds_phrase(term: str, phrases: set[str]) -> bool:
+    """Whether some run of ``term``'s words is one of ``phrases``."""
+    words = term.split()
+    return any(
+        " ".join(words[i:j]) in phrases for i in range(len(words)) for j in range(i + 1, len(words) + 1)
+    )
 
 
 def term_bursts(
@@ -499,6 +493,18 @@ def term_bursts(
         if len(found.terms)
         else np.zeros(0, dtype=bool)
     )
+    # Nor the corpus's own stop-phrases: terms in every period and in a large share of all the
+    # papers ("network" in a neural-network venue, "datasets", "state art") are how the corpus
+    # writes, whatever their spread over topics.
+    everywhere = (found.counts > 0).all(axis=1) if len(found.terms) else np.zeros(0, dtype=bool)
+    common = found.counts.sum(axis=1) / max(int(found.totals.sum()), 1) >= settings.burst_stop_share
+    stop_phrases = np.flatnonzero(everywhere & common) if len(found.terms) else np.zeros(0, dtype=int)
+    topical[stop_phrases] = False
+    # A longer phrase around a stop-phrase of two words or more ("state art diffusion") is no more
+    # readable as a trend; one around a common word ("language models" around "models") may be.
+    stops = {str(found.terms[i]) for i in stop_phrases if " " in str(found.terms[i])}
+    if stops:
+        topical &= np.array([not _holds_phrase(str(term), stops) for term in found.terms], dtype=bool)
     candidates = np.flatnonzero(topical)
     kept = without_nested(
         detect_bursts(
@@ -542,8 +548,25 @@ def term_bursts(
                 ][:_BURST_TOPICS],
             }
         )
+    # Ranked by strength times papers in the burst (a strong burst of four papers reads as noise);
+    # each period shows its first ``bursts_shown``, the rest are in bursts.csv.
+    records.sort(key=lambda r: (-r["strength"] * r["papers_in_span"], r["term"]))
+    shown_in: dict[str, int] = {}
+    for record in records:
+        record["rank_score"] = round(record["strength"] * record["papers_in_span"], 3)
+        record["shown"] = all(shown_in.get(p, 0) < settings.bursts_shown for p in record["periods"])
+        if record["shown"]:
+            for period in record["periods"]:
+                shown_in[period] = shown_in.get(period, 0) + 1
+    by_share = found.counts[stop_phrases].sum(axis=1)
     return {
         "available": True,
+        "stop_share": settings.burst_stop_share,
+        "stop_phrases": len(stop_phrases),
+        "stop_phrase_examples": [
+            str(found.terms[i]) for i in stop_phrases[np.argsort(-by_share, kind="stable")][:20]
+        ],
+        "shown_per_period": settings.bursts_shown,
         "model": "Kleinberg's two-state burst model per keyphrase (1-3 words), each burst tested against "
         "the other periods (Bonferroni over the spans, Benjamini-Hochberg across terms)",
         "periods": tested,
@@ -589,6 +612,18 @@ _TREND_COLUMNS = [
     "slope_high_pp",
     "p_value",
     "q_value",
+    "move_pp",
+    "move_low_pp",
+    "move_high_pp",
+    "finding",
+    "shape",
+    "turn_start",
+    "turn_end",
+    "shape_p",
+    "shape_q",
+    "shape_move_pp",
+    "shape_move_low_pp",
+    "shape_move_high_pp",
     "tested_on",
 ]
 
@@ -605,10 +640,35 @@ def trend_table(record: dict) -> pd.DataFrame:
         return pd.DataFrame(columns=_TREND_COLUMNS)
     lists = ["clustered_papers", "clustered_share", "papers", "share"]
     table = pd.DataFrame(trends["topics"]).assign(tested_on=trends["tested_on"])
-    for index, period in enumerate(trends["periods"]):
-        for column in lists:
-            table[f"{column.replace('_', ' ')} {period}"] = table[column].map(lambda v, i=index: v[i])
-    return table.drop(columns=lists)
+    turns = table.pop("turn")
+    place = table.columns.get_loc("shape") + 1
+    table.insert(place, "turn_start", [t[0] if t else "" for t in turns])
+    table.insert(place + 1, "turn_end", [t[1] if t else "" for t in turns])
+    table = table.drop(columns=["shape_legs", "fitted_share"])
+    per_period = {
+        f"{column.replace('_', ' ')} {period}": table[column].map(lambda v, i=index: v[i])
+        for index, period in enumerate(trends["periods"])
+        for column in lists
+    }
+    return pd.concat([table.drop(columns=lists), pd.DataFrame(per_period, index=table.index)], axis=1)
+
+
+_BURST_COLUMNS = ["term", "start", "end", "strength", "papers_in_span", "rank_score", "shown", "q_value"]
+_BURST_COLUMNS += ["share_in_span", "share_elsewhere", "topics"]
+
+
+def burst_table(record: dict) -> pd.DataFrame:
+    """``bursts.csv``: every burst, strongest × largest first (``rank_score``), whether the report
+    shows it (``shown``), and the topics holding most of its papers as "id: label (papers)".
+    """
+    bursts = record["bursts"]
+    if not bursts.get("available") or not bursts["bursts"]:
+        return pd.DataFrame(columns=_BURST_COLUMNS)
+    table = pd.DataFrame(bursts["bursts"])
+    table["topics"] = table["topics"].map(
+        lambda ts: "; ".join(f"{t['topic']}: {t['label']} ({t['papers']})" for t in ts)
+    )
+    return table[_BURST_COLUMNS]
 
 
 def recomputed_shares(now: pd.DataFrame, earlier: pd.DataFrame | None, lineage: dict) -> dict:

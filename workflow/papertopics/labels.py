@@ -22,26 +22,10 @@ names a topic must also be:
   "detect anomalies" are not);
 - not a data set or a finding: no "dataset"/"benchmark"/"corpus" word, not always followed by one
   in a third of its papers ("stanford question answering dataset"), and not first used in the last part
-  of the abstract by most of its papers ("imagenet", "kitti");
-- the topic's more than its neighbours': a phrase that a sibling topic (same group) or one of the
-  ``NEIGHBOURS`` topics nearest by centroid uses in a larger share of its papers is theirs.
+  of the abstract by most of its papers ("imagenet", "kitti").
 
-The second phrase, when there is one, is one of the others that scores at least
-``SECOND_PHRASE_SCORE`` of the first, repeats none of its words ("reinforcement, reinforcement
-learning"; "vertex, vertices"), and whose papers use the first at least ``MIN_CO_LIFT`` as often
-as the topic's papers do: two phrases of one theme, never two themes a topic happens to hold side
-by side ("hyperbolic space, hashing"). A one-word second must also be the topic's in at least
-``ONE_WORD_SECOND_PRECISION`` of the papers using it: a word the whole field uses ("classes",
-"instance", "learner") says nothing of the topic beside its first phrase ("few-shot learning,
-classes"), while a longer phrase holding it may ("unseen classes"). Of those, a topic's label
-takes the one whose meaning is most the topic's (``PhrasePlacement``): the phrase embedded by
-the corpus's embedding model, its cosine to each topic's centroid, softmax at
-``PLACEMENT_TEMPERATURE``, gives the topic's share, weighed by the phrase's coverage to the power
-``SECOND_COVERAGE_POWER``. The first phrase is what
-the topic's papers say most distinctively ("sentence"), the second the field it belongs to
-("natural language processing") rather than another word of the same papers ("text"). Without an
-embedding model, and for group labels, the best scoring of them is taken. Group labels are
-chosen as topic labels are, with the group's topics taken together: what they share.
+How a label is chosen from these phrases (its first phrase, a second one, group labels) is
+``papertopics.label_choice``.
 
 Counting reads at most ``SAMPLE_PAPERS`` papers a topic (evenly spaced through them), so that
 labelling 100,000 papers costs about what labelling a few thousand does.
@@ -50,9 +34,7 @@ labelling 100,000 papers costs about what labelling a few thousand does.
 from __future__ import annotations
 
 import math
-import os
 import re
-import textwrap
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -61,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from papertopics.topics import OUTLIER, keyword_text, singular, topic_centroids
+from papertopics.topics import OUTLIER, keyword_text, singular
 
 MAX_PHRASE_WORDS = 4
 SAMPLE_PAPERS = 300
@@ -72,23 +54,12 @@ MIN_LIFT = 2.0
 PRECISION_WEIGHT = 0.5
 COMPLETION_SHARE = 0.5
 NOMINAL_SHARE = 1 / 3
-MIN_CO_LIFT = 0.5
-SECOND_PHRASE_SCORE = 0.3
-# A one-word second phrase is one this share of whose papers, at least, are the topic's: the IJCAI
-# topics' generic second words ("classes", "heuristic") have 0.10 to 0.19, their specific ones
-# ("forecasting", "routing", "attacks") 0.2 and more.
-ONE_WORD_SECOND_PRECISION = 0.2
-# A phrase's placement: the softmax, at this temperature, of its embedding's cosine to the topics'
-# centroids (cosines to the nearest centroids differ by a few hundredths to a tenth or two).
-PLACEMENT_TEMPERATURE = 0.1
-# A second phrase is chosen by placement × coverage^this: of two phrases as surely the topic's,
-# the one more of its papers use.
-SECOND_COVERAGE_POWER = 0.25
-NEIGHBOURS = 3
 # A carried label is kept while each of its phrases still names the topic and its first phrase
 # scores at least this share of the topic's best phrase now (so a label made now is kept until its
 # first phrase really weakens).
 KEEP_SCORE = 0.4
+# A carried label's second phrase is kept while this many of the topic's papers still use it.
+KEEP_SECOND_PAPERS = 2
 # The map wraps its labels in lines of this many characters (report.document_map); a group label
 # is kept to two of them.
 GROUP_LABEL_LINE_CHARS = 24
@@ -392,17 +363,28 @@ class PhraseTable:
         everywhere = self._in_corpus[key]
         return unit.estimated(key) / everywhere if everywhere else 0.0
 
+    def unity(self, key: Key, words: Iterable[str]) -> float:
+        """How much the phrase is a unit: the largest share, over ``words`` (some of its words), of
+        the papers using the word that use the whole phrase ("continual": "continual learning" is
+        most of its uses; "attack" is "attack method" in few). 0 without words.
+        """
+        phrase = self._in_corpus[key]
+        return max(
+            (min(1.0, phrase / self._in_corpus[(w,)]) if self._in_corpus[(w,)] else 1.0 for w in words),
+            default=0.0,
+        )
+
     def score(self, unit: Unit, key: Key) -> float:
         """The phrase's F-beta (precision weighted) as a search for the unit's papers."""
         coverage, precision = self.coverage(unit, key), self.precision(unit, key)
         weight = PRECISION_WEIGHT**2
         return (1 + weight) * coverage * precision / (weight * precision + coverage) if coverage else 0.0
 
-    def names(self, unit: Unit, key: Key) -> bool:
+    def names(self, unit: Unit, key: Key, least_papers: int = MIN_PAPERS) -> bool:
         """Whether the phrase can name the unit (the module's docstring gives the rules)."""
         papers = unit.counts[key]
         return (
-            papers >= MIN_PAPERS
+            papers >= least_papers
             and self.precision(unit, key) >= MIN_LIFT * unit.size / self.total
             and not DATASET_WORDS & set(key)
             and unit.before_dataset[key] < _DATASET_FOLLOWED * papers
@@ -446,22 +428,15 @@ class PhraseTable:
 
     def fits(self, topic: int, phrase: str, main: bool = True) -> bool:
         """Whether a phrase of an earlier label still names the topic (counted among
-        ``extra_phrases``, whatever its length): it can name it and, for the label's ``main``
-        (first) phrase, scores at least ``KEEP_SCORE`` of the topic's best phrase now.
+        ``extra_phrases``, whatever its length): it can name it (a second phrase while
+        ``KEEP_SECOND_PAPERS`` papers use it) and, for the label's ``main`` (first) phrase, scores
+        at least ``KEEP_SCORE`` of the topic's best phrase now.
         """
         unit, key = self.units[topic], phrase_key(phrase)
-        if not key or not self.names(unit, key):
+        if not key or not self.names(unit, key, MIN_PAPERS if main else KEEP_SECOND_PAPERS):
             return False
         best = self.ranked(unit)
         return not main or (bool(best) and self.score(unit, key) >= KEEP_SCORE * self.score(unit, best[0]))
-
-
-def _same_word(one: str, other: str) -> bool:
-    """Whether two words are forms of one ("vertex", "vertices"; "plan", "planning"): they share
-    their first four letters and all but at most two of the shorter one's.
-    """
-    common = len(os.path.commonprefix([one, other]))
-    return one == other or (common >= 4 and common >= min(len(one), len(other)) - 2)
 
 
 def _parts(key: Key) -> list[str]:
@@ -471,178 +446,3 @@ def _parts(key: Key) -> list[str]:
 
 def _initials(key: Key) -> str:
     return "".join(word[0] for word in _parts(key))
-
-
-def repeats(first: Key, second: Key) -> bool:
-    """Whether two phrases share a word ("reinforcement, reinforcement learning"; "vertex,
-    vertices"; "few-shot learning, shot"), or one is the other's initials ("answer set
-    programming, asp"; "few-shot learning, fsl").
-    """
-    return (
-        any(_same_word(a, b) for a in _parts(first) for b in _parts(second))
-        or (len(second) == 1 and second[0] == _initials(first))
-        or (len(first) == 1 and first[0] == _initials(second))
-    )
-
-
-class PhrasePlacement:
-    """Where phrases' meanings lie among the topics: a phrase embedded by ``encoder`` (the model
-    that embedded the papers), its cosine to each topic's centroid (``centroids``: topic → unit
-    vector), softmax at ``PLACEMENT_TEMPERATURE``; a topic's placement of it is that topic's share.
-    """
-
-    def __init__(self, encoder, centroids: dict[int, np.ndarray]):
-        self.encoder = encoder
-        topics = sorted(centroids)
-        self._row = {topic: row for row, topic in enumerate(topics)}
-        self._centroids = np.vstack([centroids[t] for t in topics]).astype(np.float64)
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def shares(self, topic: int, phrases: list[str]) -> np.ndarray:
-        """The topic's share of each phrase's meaning (0 to 1), phrases embedded once each."""
-        new = sorted(set(phrases) - self._vectors.keys())
-        if new:
-            vectors = self.encoder.encode(new, normalize_embeddings=True)
-            self._vectors.update(zip(new, np.asarray(vectors, dtype=np.float64), strict=True))
-        if not phrases:
-            return np.zeros(0)
-        logits = np.vstack([self._vectors[p] for p in phrases]) @ self._centroids.T / PLACEMENT_TEMPERATURE
-        weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return weights[:, self._row[topic]] / weights.sum(axis=1)
-
-
-def choose_label(
-    table: PhraseTable,
-    unit: Unit,
-    ranked: list[Key],
-    fits=lambda label: True,
-    placement=None,
-) -> str:
-    """One or two phrases from ``ranked`` (best first): the best, and another phrase of its theme
-    (see the module's docstring), when the two together still ``fits``. ``placement`` (the unit's
-    share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses among the
-    phrases that may be second; without it, the best scoring of them is.
-    """
-    if not ranked:
-        return ""
-    first = ranked[0]
-    label = table.form(unit, first)
-    least = SECOND_PHRASE_SCORE * table.score(unit, first)
-    seconds = [
-        key
-        for key in ranked[1:]
-        if table.score(unit, key) >= least
-        and not repeats(first, key)
-        and table.co_lift(unit, first, key) >= MIN_CO_LIFT
-        and (len(key) > 1 or table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION)
-    ]
-    if not seconds:
-        return label
-    second = seconds[0]
-    if placement is not None:
-        forms = [table.form(unit, key) for key in seconds]
-        coverage = np.array([table.coverage(unit, key) for key in seconds])
-        second = seconds[int(np.argmax(placement(forms) * coverage**SECOND_COVERAGE_POWER))]
-    both = f"{label}, {table.form(unit, second)}"
-    return both if fits(both) else label
-
-
-def nearest_topics(
-    embeddings: np.ndarray, topics: np.ndarray, count: int = NEIGHBOURS
-) -> dict[int, list[int]]:
-    """Each topic's ``count`` nearest topics by centroid (cosine)."""
-    real = sorted(int(t) for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
-    if len(real) < 2:
-        return {t: [] for t in real}
-    centroids = topic_centroids(embeddings, topics, real)
-    similarity = centroids @ centroids.T
-    np.fill_diagonal(similarity, -np.inf)
-    return {
-        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:count]]
-        for i, topic in enumerate(real)
-    }
-
-
-def topic_labels(
-    table: PhraseTable, neighbours: dict[int, list[int]], placement: PhrasePlacement | None = None
-) -> dict[int, str]:
-    """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
-    nearest topics) uses in a larger share of its papers is left to it; topics whose labels still
-    clash take their next phrases, and, if they run out, their number. ``placement`` chooses the
-    second phrases (``choose_label``).
-    """
-    ranked = {}
-    for topic, unit in table.units.items():
-        own = table.ranked(unit)
-        theirs = [
-            key
-            for key in own
-            if all(
-                table.coverage(table.units[n], key) <= table.coverage(unit, key) for n in neighbours[topic]
-            )
-        ]
-        ranked[topic] = theirs or own
-
-    def choose(topic: int) -> str:
-        placed = None if placement is None else (lambda forms: placement.shares(topic, forms))
-        return choose_label(table, table.units[topic], ranked[topic], placement=placed)
-
-    labels = {topic: choose(topic) for topic in ranked}
-    for _ in range(len(labels)):
-        clashes = _clashes(labels)
-        if not clashes:
-            break
-        for topics in clashes:
-            first = phrase_key(label_phrases(labels[topics[0]])[0])
-            keeper = max(topics, key=lambda t: (table.coverage(table.units[t], first), -t))
-            for topic in topics:
-                if topic != keeper and len(ranked[topic]) > 1:
-                    ranked[topic] = ranked[topic][1:]
-                    labels[topic] = choose(topic)
-    return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()})
-
-
-def _clashes(labels: dict[int, str]) -> list[list[int]]:
-    by_key: dict[frozenset, list[int]] = {}
-    for topic in sorted(labels):
-        if labels[topic]:
-            by_key.setdefault(label_key(labels[topic]), []).append(topic)
-    return [topics for topics in by_key.values() if len(topics) > 1]
-
-
-def numbered_apart(labels: dict[int, str]) -> dict[int, str]:
-    """Labels still alike after every other remedy: all but the lowest topic get "(topic N)"."""
-    labels = dict(labels)
-    for topics in _clashes(labels):
-        for topic in topics[1:]:
-            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
-    return labels
-
-
-def _fits_the_map(label: str) -> bool:
-    lines = textwrap.wrap(label, GROUP_LABEL_LINE_CHARS, break_long_words=False)
-    return len(lines) <= GROUP_LABEL_LINES and all(len(line) <= GROUP_LABEL_LINE_CHARS for line in lines)
-
-
-def group_labels(table: PhraseTable, groups: list[list[int]], topic_label: dict[int, str]) -> list[str]:
-    """Each group's label: what its topics share, one or two phrases that the map shows whole
-    (at most ``GROUP_LABEL_LINES`` lines of ``GROUP_LABEL_LINE_CHARS``), no two groups alike; the
-    first phrase of its largest topic's label where no phrase names the group.
-    """
-    labels: list[str] = []
-    for topics in groups:
-        unit = table.group(topics)
-        taken = {label_key(label) for label in labels}
-        ranked = [key for key in table.ranked(unit) if _fits_the_map(table.form(unit, key))]
-        label = ""
-        while ranked and not label:
-            label = choose_label(table, unit, ranked, _fits_the_map)
-            if label_key(label) in taken:
-                label, ranked = "", ranked[1:]
-        if not label:
-            largest = max(topics, key=lambda t: (table.units[t].size, -t))
-            label = textwrap.shorten(
-                label_phrases(topic_label[largest])[0], GROUP_LABEL_LINE_CHARS, placeholder=""
-            )
-        labels.append(label)
-    return labels

@@ -294,17 +294,30 @@ def carry_labels(
 ) -> tuple[dict[int, str], list[dict]]:
     """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
     topic, phrase, whether it is the label's first phrase → whether the phrase still names the
-    topic); the others take their fresh label, made distinct from the kept ones.
+    topic), its first phrase alone when only its second no longer fits (or the fresh label, when
+    that begins with the same phrase); the others take their fresh label, made distinct from the
+    kept ones.
 
     Returns the labels and the relabelled topics (id, earlier label, new label).
     """
     labels, relabelled = {}, []
     for topic, label in fresh.items():
         before = earlier.get(topic)
+        phrases = label_phrases(before) if before is not None else []
         if before is not None and label_still_fits(
             before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
         ):
             labels[topic] = before
+        elif before is not None and label_key(before) == label_key(label):
+            labels[topic] = before  # the same phrases, up to plural forms and order
+        elif len(phrases) > 1 and fits(topic, phrases[0], True):
+            # Its first phrase still names the topic: kept, with the fresh label's second phrase
+            # where the fresh label has that first phrase too, else alone (a second is never
+            # re-chosen under a kept first one).
+            fresh_first = label_phrases(label)[:1]
+            same_first = bool(fresh_first) and label_key(fresh_first[0]) == label_key(phrases[0])
+            labels[topic] = label if same_first else phrases[0]
+            relabelled.append({"id": topic, "from": before, "to": labels[topic]})
         else:
             labels[topic] = label
             if before is not None and before != label:

@@ -22,6 +22,7 @@ from papertopics.text import (
     clean_for_keywords,
     cut_boilerplate,
     display_name,
+    fix_extraction_artefacts,
     is_placeholder,
     paper_id,
     strip_html,
@@ -74,6 +75,8 @@ class ParsedDump:
     abstract_field: str = "abstract"
     # Publisher boilerplate cut from abstracts: {position, location, cut} per record that had some.
     boilerplate: list[dict] = field(default_factory=list)
+    # PDF-extraction artefacts removed from the texts: glyph codes, ligatures, papers touched.
+    artefacts: dict = field(default_factory=lambda: {"glyph_codes": 0, "ligatures": 0, "papers": 0})
 
     def summary(self) -> dict:
         """The counts of what was read, kept, duplicated and rejected (they must add up)."""
@@ -99,6 +102,7 @@ class ParsedDump:
             "duplicate_records": self.duplicates,
             "boilerplate_cuts": self.boilerplate,
             "warnings": self.warnings,
+            "extraction_artefacts": self.artefacts,
         }
 
 
@@ -166,7 +170,7 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         abstract, cut = cut_boilerplate(record.fields.get(abstract_field, ""))
         if cut:
             parsed.boilerplate.append({**where, "cut": cut})
-        text = clean_for_keywords(abstract)
+        text, codes, ligatures = fix_extraction_artefacts(clean_for_keywords(abstract))
         if not text:
             parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
             continue
@@ -184,6 +188,10 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
             parsed.duplicates.append({**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
         first_seen[identifier] = record.location
+        if codes or ligatures:
+            parsed.artefacts["glyph_codes"] += codes
+            parsed.artefacts["ligatures"] += ligatures
+            parsed.artefacts["papers"] += 1
         known, extra = paper_fields(record.fields, abstract_field)
         parsed.papers.append(
             {

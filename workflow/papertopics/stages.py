@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,15 @@ def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstrac
     }
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
+    if parsed.artefacts["papers"]:
+        _LOG.info(
+            "%s: PDF-extraction artefacts removed from %d papers' text: %d glyph codes like (cid:173), "
+            "%d ligatures like \ufb01 folded to letters",
+            dump,
+            parsed.artefacts["papers"],
+            parsed.artefacts["glyph_codes"],
+            parsed.artefacts["ligatures"],
+        )
     for rejection in parsed.rejected:
         _LOG.info(
             "%s %s: rejected (%s): %s",
@@ -411,6 +421,42 @@ def cluster(
     _LOG.info("clustered: %s", used)
 
 
+def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[str]) -> None:
+    """Each paper's period and group (``papertopics.groups``), decided once for every later stage.
+
+    Args:
+        papers: the corpus (JSON Lines).
+        table: output, one row per paper: its ``id``, ``period`` and ``group``.
+        settings: output, the periods' and groups' names, order and the papers left out.
+        compare_by: ``compare.by``: auto, dump, year, a paper field (venue), or a list of a field and one of those.
+        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+    """
+    import pandas as pd
+
+    from papertopics.groups import PIPELINE_COLUMNS, groups_record, paper_groups
+    from papertopics.parse import input_columns
+
+    records = storage.read_jsonl(papers)
+    paper_table = pd.DataFrame(
+        {
+            "id": [p["id"] for p in records],
+            "dumps": [";".join(p["dumps"]) for p in records],
+            **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
+        }
+    )
+    periods, found = paper_groups(paper_table, compare_by, dump_order)
+    rows, record = groups_record(paper_table["id"].tolist(), periods, found)
+    storage.write_csv(table, rows)
+    storage.write_json(settings, record)
+    _LOG.info(
+        "%d papers: %d %ss%s",
+        len(rows),
+        len(periods.names),
+        periods.by,
+        f", {len(found.names)} {found.by} groups" if found is not None and found is not periods else "",
+    )
+
+
 def topics(
     papers: str,
     embeddings: list[str],
@@ -419,6 +465,8 @@ def topics(
     cluster_settings: str,
     guide_file: list[str],
     curation_file: list[str],
+    groups_table: str,
+    groups_settings: str,
     topics: str,
     topic_papers: str,
     details: str,
@@ -429,8 +477,6 @@ def topics(
     embedding_model: str,
     max_seq_length: int,
     guide_names: list[str],
-    compare_by: str,
-    dump_order: list[str],
     **knobs,
 ) -> None:
     """Find the topics of the clusters (``papertopics.topic_run``) and write them.
@@ -444,6 +490,9 @@ def topics(
         guide_file: ``topics.guide`` when it is a file (zero or one path); an input, so that
             editing the file reruns the stage.
         curation_file: ``topics.curation`` (zero or one path); an input, likewise.
+        groups_table: the groups stage's papers (each paper's period and group), for each
+            topic's wording per period (and per group, with ``compare.by`` naming a field).
+        groups_settings: the groups stage's settings (``groups.json``).
         topics: output, ``topics.csv`` (see ``topic_table``).
         topic_papers: output, ``papers.csv``: every paper with its topic and map position.
         details: output, ``topic_details.json``: settings, topics and topic groups.
@@ -454,17 +503,15 @@ def topics(
         embedding_model: the embedding model's name or path (for guide names and representations).
         max_seq_length: the embedding model's token limit.
         guide_names: ``topics.guide`` when it is a list of category names.
-        compare_by: the periods of each topic's wording per period (``compare.by``).
-        dump_order: the dumps in the order of ``inputs``.
         **knobs: the fields of ``papertopics.topic_run.TopicSettings``, and the keyword settings
             of ``papertopics.topics.fit_topic_model``.
     """
     from dataclasses import fields
 
-    from papertopics.changes import paper_periods
     from papertopics.curation import load_curation
     from papertopics.embed import load_model
     from papertopics.figures import model_figures
+    from papertopics.groups import load_groups
     from papertopics.guided import load_guide
     from papertopics.lineage import TopicHistory
     from papertopics.models import resolve_model_location
@@ -496,13 +543,20 @@ def topics(
     )
     # Each topic's wording per period, from the fitted model (in its own topic numbers).
     paper_table = _paper_table(records, found, map_2d)
-    periods = paper_periods(paper_table, compare_by, dump_order)
+    periods, groups = load_groups(groups_table, groups_settings, ids)
     model_topic = {d["topic"]: d["model_topic"] for d in found.details}
-    wording = wording_per_period(
-        found.model, texts, np.array([model_topic[t] for t in found.topics.tolist()]), periods
+    model_topics = np.array([model_topic[t] for t in found.topics.tolist()])
+    wording = wording_per_period(found.model, texts, model_topics, periods)
+    # With venues and years both compared, each topic's wording per venue too.
+    group_wording = (
+        wording_per_period(found.model, texts, model_topics, groups)
+        if groups is not None and groups.by != periods.by
+        else None
     )
     for record in found.details:
         record["wording"] = wording.get(record["model_topic"], [])
+        if group_wording is not None:
+            record["group_wording"] = group_wording.get(record["model_topic"], [])
     storage.write_csv(topics, topic_table(found.details))
     storage.write_csv(topic_papers, paper_table)
     recorded = {
@@ -591,15 +645,13 @@ def _save_model(model, model_out: str, embedding_model_location: str) -> None:
         )
 
 
-def report(page: str, title: str, hover_chars: int, period_by: str = "auto", **inputs) -> None:
-    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``);
-    ``period_by``: ``compare.by``, the periods the map colours and filters papers by.
+def report(page: str, title: str, hover_chars: int, **inputs) -> None:
+    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``;
+    the groups stage's periods are those the map colours and filters papers by).
     """
     from papertopics.report import build_report, load_report_inputs
 
-    html = build_report(
-        load_report_inputs(**inputs), title=title, hover_chars=hover_chars, period_by=period_by
-    )
+    html = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
     storage.write_text(page, html)
     _LOG.info("report written to %s (%.1f MB)", page, len(html.encode()) / 1e6)
 
@@ -650,20 +702,30 @@ def changes(
     topic_papers: str,
     details: str,
     lineage: str,
+    groups_table: str,
+    groups_settings: str,
     shares: str,
     changes: str,
     trends: str,
-    dump_order: list[str],
     stop_words: str | None,
     history_dir: str,
+    bursts: str | None = None,
     **comparison,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
-    what changed between two of them; ``comparison``: the ``compare`` knobs.
+    what changed between two of them, over the groups stage's periods; ``comparison``: the
+    ``compare`` knobs.
     """
     import pandas as pd
 
-    from papertopics.changes import CompareSettings, describe_changes, recomputed_shares, trend_table
+    from papertopics.changes import (
+        CompareSettings,
+        burst_table,
+        describe_changes,
+        recomputed_shares,
+        trend_table,
+    )
+    from papertopics.groups import load_groups
     from papertopics.topics import outlier_flags
 
     assigned = pd.read_csv(
@@ -680,7 +742,7 @@ def changes(
         [texts[i] for i in assigned["id"]],
         storage.read_json(details)["topics"],
         events,
-        dump_order,
+        load_groups(groups_table, groups_settings, assigned["id"].tolist())[0],
         CompareSettings(**comparison),
         stop_words,
     )
@@ -690,6 +752,8 @@ def changes(
     )
     storage.write_csv(shares, share_table)
     storage.write_csv(trends, trend_table(record))
+    if bursts:
+        storage.write_csv(bursts, burst_table(record))
     storage.write_json(changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
     storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
@@ -702,6 +766,9 @@ def changes(
         sum(row["direction"] == "falling" for row in trend_rows),
         len(record["bursts"].get("bursts", [])),
     )
+    shapes = Counter(row["shape"] for row in trend_rows)
+    if shapes:
+        _LOG.info("trajectories: %s", ", ".join(f"{shapes[s]} {s}" for s in sorted(shapes)))
     if record["comparable"]:
         _LOG.info(
             "%s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
@@ -714,6 +781,71 @@ def changes(
         )
     else:
         _LOG.info("no comparison: %s", record["reason"])
+
+
+def venues(
+    groups_table: str,
+    groups_settings: str,
+    topic_papers: str,
+    details: str,
+    table: str,
+    record: str,
+    confidence: float,
+    false_discovery_rate: float,
+    suggestive_q: float,
+) -> None:
+    """Venues compared (``papertopics.venues``): per topic and group (``compare.by`` a paper field)
+    the share and a test of whether the group holds more or fewer of the topic's papers than the
+    others; only the header and the reason where no field is compared.
+    """
+    import pandas as pd
+
+    from papertopics.groups import load_groups
+    from papertopics.topics import outlier_flags
+    from papertopics.venues import COLUMNS, compare_groups, describe_venues
+
+    assigned = pd.read_csv(
+        topic_papers,
+        keep_default_na=False,
+        dtype={"id": str},
+        usecols=lambda name: name in {"id", "topic", "outlier"},
+    )
+    periods, groups = load_groups(groups_table, groups_settings, assigned["id"].tolist())
+    topic_details = storage.read_json(details)["topics"]
+    labels = {t["topic"]: t["label"] for t in topic_details}
+    graded = {
+        "confidence": confidence,
+        "false_discovery_rate": false_discovery_rate,
+        "suggestive_q": suggestive_q,
+    }
+    if groups is None:
+        storage.write_csv(table, pd.DataFrame(columns=COLUMNS))
+        storage.write_json(record, describe_venues(pd.DataFrame(columns=COLUMNS), None, {}, graded))
+        _LOG.info("no venues compared: compare.by names no paper field")
+        return
+    cells = compare_groups(
+        assigned["topic"].to_numpy(),
+        ~outlier_flags(assigned["outlier"]),
+        groups,
+        labels,
+        confidence,
+        false_discovery_rate,
+        suggestive_q,
+    )
+    # Each topic's wording per group: the topics stage's per period where the periods are the groups.
+    key = "wording" if groups.by == periods.by else "group_wording"
+    wording = {t["topic"]: t.get(key, []) for t in topic_details if t["topic"] in labels}
+    storage.write_csv(table, cells)
+    storage.write_json(record, describe_venues(cells, groups, wording, graded))
+    found = cells[cells["direction"] != ""]
+    _LOG.info(
+        "%d %s groups, %d topics: %d cells over-, %d under-represented (significant or suggestive)",
+        len(groups.names),
+        groups.by,
+        len(labels),
+        int((found["direction"] == "over").sum()),
+        int((found["direction"] == "under").sum()),
+    )
 
 
 def similar_papers(

@@ -292,3 +292,34 @@ def cut_boilerplate(abstract: str) -> tuple[str, str]:
 def is_placeholder(abstract: str) -> bool:
     """Whether the abstract is an export's stand-in for none: "[No abstract available]", "Abstract not available"."""
     return len(abstract) < 40 and _PLACEHOLDER.match(abstract.strip()) is not None
+
+
+# What PDF text extraction leaves in abstracts: glyph codes the extractor could not map to a
+# character ("(cid:173)", a soft hyphen in many fonts), and the typographic ligatures of the
+# Alphabetic Presentation Forms block ("ﬁ" for "fi"), which split words in two for a tokenizer.
+_GLYPH_CODE = re.compile(r"\s*\(cid:\d+\)\s*")
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+_LIGATURE = re.compile(f"[{''.join(_LIGATURES)}]")
+
+
+def _glyph_code_gap(match: re.Match) -> str:
+    # 173 right after a letter is the soft hyphen of a word broken at a line's end ("net(cid:173)
+    # works"): the word is joined. Another code inside a word is dropped; between words, one
+    # space stays.
+    whole = match.group(0)
+    if "(cid:173)" in whole and not whole[:1].isspace():
+        return ""
+    return " " if whole[:1].isspace() or whole[-1:].isspace() else ""
+
+
+def fix_extraction_artefacts(text: str) -> tuple[str, int, int]:
+    """``text`` without PDF-extraction glyph codes and with ligatures folded to their letters,
+    and how many of each there were: "neural net(cid:173) works on ﬁnite sets" →
+    ("neural networks on finite sets", 1, 1).
+    """
+    codes = ligatures = 0
+    if "(cid:" in text:
+        text, codes = _GLYPH_CODE.subn(_glyph_code_gap, text)
+    if any(ligature in text for ligature in _LIGATURES):
+        text, ligatures = _LIGATURE.subn(lambda m: _LIGATURES[m.group(0)], text)
+    return (collapse_whitespace(text) if codes else text), codes, ligatures

@@ -133,22 +133,18 @@ def label_topics(
     curation: Curation,
     coarse_topics: int | str,
     encoder=None,
+    keywords: dict[int, list] | None = None,
 ) -> _Labels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
     of the guide, else a curated label, else the earlier label while it still fits
     (``carry_labels``), else a fresh one (``papertopics.labels``; ``encoder``, the model that
-    embedded ``vectors``, places its second phrase).
+    embedded ``vectors``, places its second phrase; ``keywords``, each shown topic's c-TF-IDF
+    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    from papertopics.labels import (
-        PhrasePlacement,
-        PhraseTable,
-        group_labels,
-        label_phrases,
-        nearest_topics,
-        topic_labels,
-    )
+    from papertopics.label_choice import PhrasePlacement, group_labels, nearest_topics, topic_labels
+    from papertopics.labels import PhraseTable, label_phrases
     from papertopics.sizing import resolve_coarse_topics
     from papertopics.topics import topic_centroids, topic_groups
 
@@ -171,7 +167,9 @@ def label_topics(
     if encoder is not None and real:
         centroids = topic_centroids(vectors, curated.merged, real)
         placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
-    found, relabelled = carry_labels(topic_labels(table, neighbours, placement), table.fits, earlier)
+    words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
+    fresh = topic_labels(table, neighbours, placement, words)
+    found, relabelled = carry_labels(fresh, table.fits, earlier)
     label_of = {**found, **names, **{t: label for t, label in curation.rename.items() if t in found}}
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == found[r["id"]]]
@@ -209,7 +207,7 @@ def run_topics(
         history: the earlier runs' topics.
         settings: the stage's knobs.
         encoder: the embedding model (the one that embedded ``vectors``), for the guide, the
-            labels' second phrases (``papertopics.labels.PhrasePlacement``) and the
+            labels' second phrases (``papertopics.label_choice.PhrasePlacement``) and the
             representation where it needs one; without it, labels take their best scoring
             second phrase.
         guide_names: ``topics.guide``'s names.
@@ -243,7 +241,9 @@ def run_topics(
     }
     names = {t: name for t, name in names.items() if t in keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels = label_topics(texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder)
+    labels = label_topics(
+        texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder, keywords
+    )
     outliers = int(((shown == OUTLIER) & (stable == OUTLIER)).sum())
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.hidden.values()))}
     model.set_topic_labels({model_topic[t]: label for t, label in label_of.items() if t in model_topic})

@@ -6,12 +6,15 @@ rule changes:
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
         lineage="results/staged/topics/lineage.json",
+        groups_table="results/groups/papers.csv",
+        groups_settings="results/groups/groups.json",
     output:
         shares=report(
             "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
         ),
         changes="results/staged/topics/changes.json",
         trends="results/staged/topics/trends.csv",
+        bursts="results/staged/topics/bursts.csv",
     log:
         "results/logs/changes.log",
     benchmark:
@@ -20,7 +23,6 @@ rule changes:
         ENVIRONMENT
     params:
         **config["compare"],
-        dump_order=list(DUMPS),
         stop_words=config["topics"]["stop_words"],
         # Each run's share table is kept here, so that the next run shows where published shares moved.
         history_dir="results/history",

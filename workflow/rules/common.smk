@@ -10,6 +10,7 @@ from papertopics.embed import device_problem
 from papertopics.models import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
+from papertopics.groups import read_compare_by
 from papertopics.parse import dump_name
 from papertopics.publish import PUBLISHED, STAGED, published_entries
 from papertopics.reduce import neighbour_settings, projection_settings
@@ -56,6 +57,7 @@ def check_config_consistency(config):
         raise PipelineInputError(
             f"topics.ngram_range [{shortest}, {longest}]: the first value must not exceed the second."
         )
+    read_compare_by(config["compare"]["by"])  # a field and a period choice at most
     embedding = config["embedding"]
     problem = model_problem(embedding["model"]) or device_problem(embedding["backend"], embedding["device"])
     if problem:

@@ -15,6 +15,10 @@ rule report:
         shares="results/staged/topics/dump_shares.csv",
         trends="results/staged/topics/trends.csv",
         similar="results/similar/papers.npz",
+        groups_table="results/groups/papers.csv",
+        groups_settings="results/groups/groups.json",
+        venues="results/staged/topics/venues.json",
+        venues_table="results/staged/topics/venues.csv",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:
@@ -26,8 +30,6 @@ rule report:
     params:
         title=config["report"]["title"],
         hover_chars=config["report"]["hover_chars"],
-        # The map colours and filters papers by the periods the "What changed" section compares.
-        period_by=config["compare"]["by"],
     script:
         "../scripts/report.py"
 

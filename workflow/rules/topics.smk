@@ -113,6 +113,9 @@ rule topics:
         cluster_settings="results/clusters/hdbscan.json",
         guide_file=guide_file(),
         curation_file=curation_file(),
+        # Each topic's keywords per period (dump or year) and per group, as the later stages compare them.
+        groups_table="results/groups/papers.csv",
+        groups_settings="results/groups/groups.json",
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         topic_papers="results/staged/topics/papers.csv",
@@ -145,8 +148,5 @@ rule topics:
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],
         min_similarity=config["lineage"]["min_similarity"],
-        # Each topic's keywords per period (dump or year), as the changes stage compares them.
-        compare_by=config["compare"]["by"],
-        dump_order=list(DUMPS),
     script:
         "../scripts/topics.py"

@@ -20,7 +20,9 @@ from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
+from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends import counts_phrase, slope_text
+from papertopics.report.venues import venue_lines, venues_none_found
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
@@ -195,19 +197,60 @@ def _chosen(rows: list[dict]) -> list[dict]:
     return significant + (leads[:_LEADS] if len(significant) < _ENOUGH_SIGNIFICANT else [])
 
 
+def _shape_evidence(row: dict, moved: Movement, trends: dict, changes: dict, period_label) -> str:
+    counts = " → ".join(moved.counts())
+    periods = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
+    trend = (
+        f"Cochran–Armitage over {periods}: {slope_text(row, trends['unit'])}, q = {row['q_value']:.2g} "
+        f"({row['grade']})"
+    )
+    if trends.get("shape_test", "").startswith("too few"):
+        return f"{trend}; clustered papers {counts}."
+    return (
+        f"Trajectory {row['shape']}: fitted piecewise-linear curve, permutation test of the "
+        f"{changes['by']}s' order, q = {row['shape_q']:.2g} (Benjamini–Hochberg across {len(trends['topics'])} "
+        f"topics); {trend}; clustered papers {counts}."
+    )
+
+
 def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list[Finding]:
-    """Sentences from the trends over every tested period, strongest evidence first."""
+    """Sentences from the trajectories over every tested period, largest move first (a move
+    under ``compare.min_effect_points`` is no finding, however small its q); where few are
+    found, a couple of suggestive trends as leads.
+    """
     trends = changes["trends"]
     periods = [period_label(p) for p in trends["periods"]]
+    found = ranked_findings(trends["topics"])
+    told = found[:_FINDINGS]
+    if len(found) < _ENOUGH_SIGNIFICANT:
+        minimum = trends.get("min_effect_points", 0.0)
+        leads = [
+            r
+            for r in trends["topics"]
+            if r["grade"] == SUGGESTIVE and r not in found and abs(r.get("move_pp") or 0) >= minimum
+        ]
+        told += sorted(leads, key=lambda r: (-size(r), r["topic"]))[:_LEADS]
+    unit = changes["by"]
     findings = []
-    for row in _chosen(trends["topics"]):
+    for row in told:
         moved = trend_movement(row, trends)
         colour = colour_of(colours, int(row["topic"]))
+        shaped = row in found
+        rest = (
+            shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit) + "."
+            if shaped
+            else movement_text(row["direction"], row["grade"], moved)
+        )
+        evidence = (
+            _shape_evidence(row, moved, trends, changes, period_label)
+            if shaped and not trends.get("shape_test", "").startswith("too few")
+            else _trend_evidence(row, moved, trends, changes, period_label)
+        )
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=movement_text(row["direction"], row["grade"], moved),
-                evidence=_trend_evidence(row, moved, trends, changes, period_label),
+                rest=rest,
+                evidence=evidence,
                 link=f"#topic-{int(row['topic'])}",
                 sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),
             )
@@ -217,9 +260,10 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
 
 def step_findings(changes: dict, period_label) -> list[Finding]:
     """Sentences from the newest period against the one before, strongest evidence first."""
+    minimum = changes.get("min_effect_points", 0.0)
     rows = sorted(
-        (r for r in changes["comparison"] if r["q_value"] is not None),
-        key=lambda r: (r["q_value"], -abs(r["change_pp"]), r["topic"]),
+        (r for r in changes["comparison"] if r["q_value"] is not None and abs(r["change_pp"]) >= minimum),
+        key=lambda r: (-abs(r["change_pp"]), r["topic"]),
     )
     findings = []
     for row in _chosen(rows):
@@ -269,7 +313,12 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        more = _more_text(trends["topics"])
+        left = len(ranked_findings(trends["topics"])) - _FINDINGS
+        more = (
+            f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+            if left > 0
+            else None
+        )
         return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
     span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"
     if not changes["tested"]:
@@ -356,7 +405,8 @@ def _periods_text(changes: dict | None, period_label) -> str:
         return (
             f" from {len(names)} year{'s' if len(names) > 1 else ''} ({year_span([int(n) for n in names])})"
         )
-    return f" in {len(names)} dump{'s' if len(names) > 1 else ''}"
+    unit = "dump" if changes["by"] == "dump" else changes["by"]  # venues: "in 3 venues"
+    return f" in {len(names)} {unit}{'s' if len(names) > 1 else ''}"
 
 
 def counts_line(inputs: ReportInputs, period_label) -> str:
@@ -407,9 +457,10 @@ def reader_notes(inputs: ReportInputs, period_label) -> list[str]:
 def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -> Markup:
     """The brief: counts, largest themes, what changed, bursting terms and the notes on the input."""
     changes = inputs.changes
-    changed = what_changed(changes, period_label, colours) if changes else None
+    ordered = bool(changes) and changes.get("ordered", True)
+    changed = what_changed(changes, period_label, colours) if ordered else None
     findings = changed.findings if changed else []
-    bursts = burst_findings(changes, period_label) if changes else []
+    bursts = burst_findings(changes, period_label) if ordered else []
     return render(
         "brief.html",
         counts=counts_line(inputs, period_label),
@@ -418,4 +469,6 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         findings=findings,
         bursts=bursts,
         notes=reader_notes(inputs, period_label),
+        venues=venue_lines(inputs.venues),
+        venues_none=venues_none_found(inputs.venues),
     )

@@ -56,14 +56,28 @@ def bursts_block(changes: dict, period_label) -> str:
     if not record["available"]:
         return heading + f'<p id="burst-summary">No burst detection: {html.escape(record["reason"])}.</p>'
     newest = record["periods"][-1]
-    now = [b for b in record["bursts"] if b["end"] == newest]
-    earlier = [b for b in record["bursts"] if b["end"] != newest]
+    # At most compare.bursts_shown per period, strongest × largest first; the rest in bursts.csv.
+    shown = [b for b in record["bursts"] if b.get("shown", True)]
+    now = [b for b in shown if b["end"] == newest]
+    earlier = [b for b in shown if b["end"] != newest]
     summary = (
         f"Of the {record['terms_tested']} keyphrases (1 to 3 words) in {record['min_papers']} papers or more, "
         f"{len(record['bursts'])} burst: their share of the papers jumped in some {by}s (Kleinberg's burst "
         f"model, as CiteSpace uses it; strength is how much better the burst explains the counts), each "
         f"burst tested against the other {by}s at false discovery rate {changes['false_discovery_rate']:g}."
     )
+    hidden = len(record["bursts"]) - len(shown)
+    if hidden:
+        summary += (
+            f" Shown: up to {record['shown_per_period']} per {by}, ranked by strength times papers in the "
+            f"burst; the other {hidden} are in results/topics/bursts.csv."
+        )
+    if record.get("stop_phrases"):
+        examples = ", ".join(f"“{t}”" for t in record["stop_phrase_examples"][:8])
+        summary += (
+            f" {record['stop_phrases']} phrases in every {by} and in {100 * record['stop_share']:g}% of the papers "
+            f"or more are how this corpus writes, not trends, and are not tested ({examples})."
+        )
     parts = [heading, f'<p id="burst-summary">{html.escape(summary)}</p>']
     parts.append(f"<h4>Bursting in {html.escape(period_label(newest))}</h4>")
     parts.append(

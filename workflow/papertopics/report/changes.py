@@ -356,6 +356,8 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: 
         return _period_label(period, changes["by"], dump_labels)
 
     heading = '<section id="changes"><h2>What changed</h2>'
+    if changes.get("ordered") is False:
+        return heading + notice(f"No trends: {changes['reason']}") + "</section>"
     if len(changes["periods"]) < 2:
         body = notice(
             f"Nothing to compare yet: {changes['reason']}. Add a dump to data/raw/ and rerun to see "

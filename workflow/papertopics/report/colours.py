@@ -165,11 +165,27 @@ def topic_colours(touching: dict[int, set[int]], sizes: dict[int, int]) -> dict[
     return {topic: PALETTE[index] for topic, index in chosen.items()}
 
 
+# More periods than this are coloured along a sequential scale with a colour bar (thirty years
+# as thirty categories cannot be told apart); this many or fewer as categories, one hue each.
+MANY_PERIODS = 8
+# Okabe and Ito's colour-blind-safe categories (their yellow, hard to see on white, left out).
+_PERIOD_CATEGORIES = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000", "#999999"]
+
+
+def periods_are_sequential(count: int) -> bool:
+    """Whether ``count`` periods are coloured along a scale (else as categories)."""
+    return count > MANY_PERIODS
+
+
 def period_colours(count: int) -> list[str]:
-    """Colours of ``count`` periods, oldest first, along a sequential scale (dark to light)."""
+    """Colours of ``count`` periods, oldest first: along a sequential scale (dark to light) for
+    many periods, else one category each.
+    """
     if count == 0:
         return []
-    points = [0.0] if count == 1 else list(np.linspace(0, _PERIOD_SCALE_END, count))
+    if not periods_are_sequential(count):
+        return _PERIOD_CATEGORIES[:count]
+    points = list(np.linspace(0, _PERIOD_SCALE_END, count))
     return [_hex(c) for c in sample_colorscale(_PERIOD_SCALE, points)]
 
 

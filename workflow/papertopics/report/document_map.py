@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes import paper_periods
+from papertopics.groups import Periods
 from papertopics.labels import GROUP_LABEL_LINE_CHARS
-from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours
+from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
 from papertopics.topics import OUTLIER
 
@@ -43,30 +43,27 @@ def marker_size(n_papers: int) -> float:
 class MapPeriods:
     """The papers' periods (dumps or years) for the map's colouring and filter."""
 
-    by: str  # "dump" or "year"
+    by: str  # "dump", "year", or the field of unordered groups (venue)
     names: list[str]  # as readers see them, oldest first
     of_paper: list[int]  # each paper's first period (index into names), -1 for none
     more: dict[int, list[int]]  # a paper's further periods, for papers in more than one dump
 
 
-def map_periods(
-    papers: pd.DataFrame, by: str, dump_order: list[str], dump_labels: dict[str, str]
-) -> MapPeriods:
-    """The periods as the "What changed" section counts them (``compare.by``; see ``paper_periods``);
-    ``papers["dumps"]``: each paper's dump names, ``;``-separated.
+def map_periods(periods: Periods, n_papers: int, dump_labels: dict[str, str]) -> MapPeriods:
+    """The periods as the "What changed" section counts them (the groups stage's, ``compare.by``),
+    for the ``n_papers`` papers of the table their rows index.
     """
-    periods = paper_periods(papers, by, dump_order)
     index = {name: i for i, name in enumerate(periods.names)}
     listed: dict[int, list[int]] = {}
     for row, period in zip(periods.rows.tolist(), periods.period.tolist(), strict=True):
         listed.setdefault(row, []).append(index[period])
     of_paper, more = [], {}
-    for row in range(len(papers)):
+    for row in range(n_papers):
         found = sorted(set(listed.get(row, [])))
         of_paper.append(found[0] if found else -1)
         if len(found) > 1:
             more[row] = found[1:]
-    names = periods.names if periods.by == "year" else [dump_labels.get(d, d) for d in periods.names]
+    names = [dump_labels.get(d, d) for d in periods.names] if periods.by == "dump" else periods.names
     return MapPeriods(periods.by, names, of_paper, more)
 
 
@@ -139,6 +136,7 @@ def map_data(
             "by": periods.by,
             "names": periods.names,
             "colours": period_colours(len(periods.names)),
+            "scale": "sequential" if periods_are_sequential(len(periods.names)) else "categories",
             "none_colour": OUTLIER_COLOUR,
             "of_paper": periods.of_paper,
             "more": {str(row): found for row, found in periods.more.items()},
@@ -190,7 +188,7 @@ def _controls(
     legend = f'<ul id="topic-legend" class="legend" aria-label="Topics">{legend}</ul>'
     if len(periods.names) < 2:
         return topic_filter, "", legend
-    kind = "Years" if periods.by == "year" else "Dumps"
+    kind = {"year": "Years", "dump": "Dumps"}.get(periods.by, f"{periods.by.capitalize()}s")
     boxes = "".join(
         f'<label><input type="checkbox" data-period="{i}" checked>{_swatch(colour)}{html.escape(name)}</label>'
         for i, (name, colour) in enumerate(
@@ -201,10 +199,26 @@ def _controls(
         topic_filter,
         '<div id="map-controls"><label for="colour-by">Colour by</label><select id="colour-by">'
         f'<option value="topic">topic</option><option value="period">{kind[:-1].lower()}</option></select>'
+        f"{_colour_bar(periods)}"
         f'<fieldset id="period-filter"><legend>{kind}</legend>{boxes}'
         '<button type="button" data-periods="all">all</button><button type="button" data-periods="none">none</button>'
         "</fieldset></div>",
         legend,
+    )
+
+
+def _colour_bar(periods: MapPeriods) -> str:
+    """For many periods, the sequential scale as a bar from the first period to the last."""
+    if not periods_are_sequential(len(periods.names)):
+        return ""
+    colours = period_colours(len(periods.names))
+    stops = ", ".join(f"{c} {100 * i / (len(colours) - 1):.1f}%" for i, c in enumerate(colours))
+    first, middle, last = periods.names[0], periods.names[len(periods.names) // 2], periods.names[-1]
+    return (
+        f'<div id="period-colour-bar" role="img" aria-label="{html.escape(f"colour scale from {first} to {last}")}">'
+        f'<span class="bar" style="background:linear-gradient(to right, {stops})"></span>'
+        f'<span class="ticks"><span>{html.escape(first)}</span><span>{html.escape(middle)}</span>'
+        f"<span>{html.escape(last)}</span></span></div>"
     )
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from papertopics import storage
+from papertopics.groups import Periods, load_groups
 from papertopics.topics import OUTLIER, outlier_flags
 
 
@@ -34,6 +35,12 @@ class ReportInputs:
     # Papers longer than the embedding model's window, and its size in tokens (None: not counted).
     over_window: set[str] | None = None
     window_tokens: int | None = None
+    # The groups stage's periods, in the order of ``papers`` (None: as compare.by: auto would set them).
+    periods: Periods | None = None
+    venues: dict | None = (
+        None  # results/topics/venues.json (venues compared), None or unavailable: no section
+    )
+    venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -82,13 +89,27 @@ def load_report_inputs(
     trends: str | None = None,
     similar: str | None = None,
     embedding_summaries: list[str] | None = None,
+    groups_table: str | None = None,
+    groups_settings: str | None = None,
+    venues: str | None = None,
+    venues_table: str | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes`` (the
     comparison of dumps, with its ``shares`` per dump and ``trends`` tables), ``similar`` (each
-    paper's similar papers) and ``embedding_summaries`` (the embed stage's, per dump) are optional.
+    paper's similar papers), ``embedding_summaries`` (the embed stage's, per dump), the groups
+    stage's ``groups_table`` and ``groups_settings`` and the venues stage's ``venues`` record and
+    ``venues_table`` are optional; ``venues.csv`` is a download only where venues were compared.
     """
     topic_details = storage.read_json(details)
     summaries = [storage.read_json(path) for path in embedding_summaries or []]
+    paper_table = pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str})
+    periods = (
+        load_groups(groups_table, groups_settings, paper_table["id"].tolist())[0]
+        if groups_table and groups_settings
+        else None
+    )
+    venue_record = storage.read_json(venues) if venues else None
+    compared = venue_record is not None and venue_record.get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
@@ -97,17 +118,20 @@ def load_report_inputs(
         topic_settings=topic_details["settings"],
         topic_details=topic_details["topics"],
         topics=pd.read_csv(topics, keep_default_na=False),
-        papers=pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}),
+        papers=paper_table,
         figures=storage.read_json(figures),
         metrics=storage.read_json(metrics) if metrics else None,
         topic_groups=topic_details.get("groups"),
         changes=storage.read_json(changes) if changes else None,
         comparison_files={
             Path(path).name: Path(path).read_text(encoding="utf-8")
-            for path in (changes, shares, trends)
+            for path in (changes, shares, trends, *((venues_table,) if compared else ()))
             if path
         },
         similar=storage.read_arrays(similar) if similar else None,
         over_window={i for s in summaries for i in s["over_window"]} if counted else None,
         window_tokens=max((s["window_tokens"] for s in summaries), default=None),
+        periods=periods,
+        venues=venue_record,
+        venue_cells=pd.read_csv(venues_table, keep_default_na=False) if compared and venues_table else None,
     )

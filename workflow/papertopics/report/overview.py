@@ -173,9 +173,22 @@ def input_notes(inputs: ReportInputs) -> list[str]:
             year_note,
             *curation_notices,
             *dump_warnings,
+            extraction_note(inputs.corpus_summary),
         )
         if note
     ]
+
+
+def extraction_note(corpus_summary: dict) -> str | None:
+    """What the parse stage removed of PDF extraction, over all dumps, where it removed some."""
+    found = [d.get("extraction_artefacts") or {} for d in corpus_summary["dumps"]]
+    papers = sum(f.get("papers", 0) for f in found)
+    if not papers:
+        return None
+    codes, ligatures = sum(f.get("glyph_codes", 0) for f in found), sum(f.get("ligatures", 0) for f in found)
+    done = [f"{codes:,} glyph codes such as (cid:173) removed"] if codes else []
+    done += [f"{ligatures:,} ligatures such as \ufb01 read as letters"] if ligatures else []
+    return f"{papers:,} abstracts carried PDF-extraction artefacts, cleaned before the topics: {' and '.join(done)}."
 
 
 def _coherence_table(inputs: ReportInputs) -> str:

@@ -10,6 +10,7 @@ from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
+from papertopics.groups import paper_periods
 from papertopics.report import structure
 from papertopics.report.brief import brief_section, compared_years, report_title
 from papertopics.report.bundle import bundle
@@ -24,6 +25,7 @@ from papertopics.report.quality import topic_groups_section
 from papertopics.report.render import fragment, render
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
+from papertopics.report.venues import venues_section
 
 # The page's sections as the header's links name them.
 _NAV = (
@@ -36,6 +38,14 @@ _NAV = (
     ("downloads", "Downloads"),
     ("method", "Method and settings"),
 )
+
+
+def _nav(inputs: ReportInputs) -> tuple:
+    """The header's links, with Venues after What changed where venues were compared."""
+    if not (inputs.venues or {}).get("available"):
+        return _NAV
+    at = [anchor for anchor, _ in _NAV].index("changes") + 1
+    return (*_NAV[:at], ("venues", "Venues"), *_NAV[at:])
 
 
 def _asset(name: str) -> str:
@@ -61,9 +71,9 @@ def _download_button(filename: str) -> str:
     )
 
 
-def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: str = "auto") -> str:
-    """The whole report as one offline HTML page; ``period_by``: the map colours and filters papers
-    by ``dump`` or ``year`` (``auto``: years where every paper has one, as ``compare.by``).
+def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
+    """The whole report as one offline HTML page; the map colours and filters papers by the groups
+    stage's periods (``inputs.periods``; where not given, as ``compare.by: auto`` would set them).
     """
     heading = report_title(title, inputs.corpus_summary, compared_years(inputs.changes))
     n_topics = len(inputs.real_topics)
@@ -74,7 +84,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
 
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
-    periods = map_periods(inputs.papers, period_by, dump_order, inputs.dump_labels)
+    periods = map_periods(
+        inputs.periods or paper_periods(inputs.papers, "auto", dump_order),
+        len(inputs.papers),
+        inputs.dump_labels,
+    )
     groups = inputs.topic_groups or []
     colours = inputs.topic_colours
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
@@ -136,6 +150,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
         topic_groups_section(inputs.topic_details, inputs.topic_groups or []),
         map_html,
         changes_section(inputs.changes, inputs.dump_labels, colours),
+        venues_section(inputs.venues, inputs.venue_cells),
         f'<section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>',
         cards_html,
         f'<section id="structure"><h2>Topic structure</h2>{structure_html}</section>',
@@ -153,7 +168,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int, period_by: 
         title=heading,
         css=fragment(_asset("report.css")),
         plotly_js=fragment(get_plotlyjs()),
-        nav=_NAV,
+        nav=_nav(inputs),
         sections=[fragment(section) for section in sections if section],
         worker=fragment(text_block("search-worker", bundle("worker.js"))),
         main_js=fragment(bundle("main.js")),

@@ -114,8 +114,8 @@ def _share_line(series: dict | None, changes: dict, colour: str, label) -> str:
     """The topic's share of clustered papers per period as a small line, with its counts
     ("2 → 14 → 31; 3 → 16 → 38 with the outliers assigned to it").
     """
-    if not series or len(changes["periods"]) < 2:
-        return ""
+    if not series or len(changes["periods"]) < 2 or changes.get("ordered") is False:
+        return ""  # venues have no order: no line across them (the Venues section compares them)
     periods = [label(p) for p in changes["periods"]]
     counts = counts_text(series["clustered_papers"], changes["period_papers"])
     line = share_sparkline(series["clustered_share"], periods, counts, colour)

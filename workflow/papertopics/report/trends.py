@@ -11,6 +11,7 @@ import html
 from papertopics.report.colours import colour_of
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.topic_table import sortable_table, table_cell
+from papertopics.report.trajectories import STEADY, ranked_findings, recent_phrase, shape_phrase
 
 _LARGEST_SHOWN = 5
 TREND_FOOTNOTE_ID = "trend-test"
@@ -74,6 +75,33 @@ def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> str
     )
 
 
+def _trajectory_item(row: dict, trends: dict, period_label, colours: dict[int, str], unit: str) -> str:
+    periods = [period_label(p) for p in trends["periods"]]
+    sparkline = share_sparkline(
+        row["clustered_share"],
+        periods,
+        counts_text(row["clustered_papers"], trends["period_papers"]),
+        colour_of(colours, int(row["topic"])),
+    )
+    text = shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit)
+    hover = f"Trajectory test q = {row['shape_q']:.2g}; whole-span trend {slope_text(row, trends['unit'])}"
+    return (
+        f'<li data-topic="{int(row["topic"])}" data-shape="{html.escape(row["shape"])}">{sparkline} '
+        f"<strong>{_topic_link(row)}</strong>:{html.escape(text)} "
+        f'<span class="grade grade-significant" title="{html.escape(hover)}">{html.escape(row["shape"])}</span>'
+        f'<a class="footnote-ref" href="#{TREND_FOOTNOTE_ID}" aria-label="how this is tested">*</a></li>'
+    )
+
+
+def _trajectories(trends: dict, changes: dict, period_label, colours) -> str:
+    """The topics whose trajectory is a finding, largest move first."""
+    found = ranked_findings(trends["topics"])
+    if not found:
+        return '<p id="trajectory-topics" class="hint">No topic\'s share moved beyond chance by a point or more.</p>'
+    items = "".join(_trajectory_item(r, trends, period_label, colours, changes["by"]) for r in found)
+    return f'<ol class="trend-list" id="trajectory-topics">{items}</ol>'
+
+
 def _listed(list_id: str, rows: list[dict], trends: dict, period_label, colours, empty: str) -> str:
     if not rows:
         return f'<p id="{list_id}" class="hint">{html.escape(empty)}</p>'
@@ -104,6 +132,19 @@ def _summary(trends: dict, changes: dict, period_label) -> str:
         f"chance; {count('rising', 'suggestive')} more rose and {count('falling', 'suggestive')} fell "
         "in a way worth a look that may be noise (suggestive)."
     )
+    if "shape" in (rows[0] if rows else {}):
+        shapes = {s: sum(r["shape"] == s for r in rows) for s in ("peaked", "returned", "rising", "falling")}
+        told = ", ".join(f"{n} {s}" for s, n in shapes.items() if n) or "none"
+        small = sum(r["grade"] == "significant" and not r.get("finding", True) for r in rows)
+        text += (
+            f" Trajectories, largest move first: {told}; a move under {trends.get('min_effect_points', 0):g} points "
+            "is not told as a finding"
+            + (
+                f" ({small} significant trend{'s' if small != 1 else ''} smaller than that)."
+                if small
+                else "."
+            )
+        )
     outliers = assigned_outliers(trends)
     if outliers:
         text += (
@@ -135,6 +176,13 @@ def _footnote(trends: dict, changes: dict) -> str:
     return f'<p class="hint footnote" id="{TREND_FOOTNOTE_ID}">{html.escape(text)}</p>'
 
 
+def _shape_cell(row: dict, period_label) -> str:
+    shape = row.get("shape", STEADY)
+    if row.get("turn"):
+        return f"{shape} {period_label(row['turn'][0])}–{period_label(row['turn'][1])}"
+    return shape
+
+
 def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
     """Every topic's trend, with its clustered papers (and all its papers) and clustered share per
     period; where the previous run published a share this run's interval leaves out, that share
@@ -142,7 +190,14 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
     """
     periods = [period_label(p) for p in trends["periods"]]
     earlier = {(m["topic"], m["period"]): m["share_before"] for m in recomputed.get("moved", [])}
-    header = ["Topic", "Label", "Trend", f"Slope (points {per_unit(trends['unit'])})", "q-value"]
+    header = [
+        "Topic",
+        "Label",
+        "Trend",
+        f"Slope (points {per_unit(trends['unit'])})",
+        "q-value",
+        "Trajectory",
+    ]
     header += [f"Clustered papers in {p} (with assigned outliers)" for p in periods]
     rows = []
     for r in trends["topics"]:
@@ -155,6 +210,7 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
                 f"{r['slope_pp']:+.2f} ({r['slope_low_pp']:+.2f} to {r['slope_high_pp']:+.2f})", r["slope_pp"]
             ),
             table_cell(f"{r['q_value']:.3g}", r["q_value"]),
+            table_cell(_shape_cell(r, period_label)),
         ]
         for period, text, share, papers in zip(
             trends["periods"], counts, r["clustered_share"], r["papers"], strict=True
@@ -163,7 +219,7 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
             was = f"; run {recomputed['previous_run']}: {100 * before:.1f}%" if before is not None else ""
             cells.append(table_cell(f"{text} ({100 * share:.1f}%; {papers}{was})", share))
         rows.append((r["topic"], cells))
-    numeric = {0, 3, 4} | {5 + i for i in range(len(periods))}
+    numeric = {0, 3, 4} | {6 + i for i in range(len(periods))}
     return sortable_table("trend-table", header, numeric, rows)
 
 
@@ -178,7 +234,11 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
     if not trends["available"]:
         return heading + f'<p id="trend-summary">No trend test: {html.escape(trends["reason"])}.</p>'
     rows = trends["topics"]
-    moving = [r for r in rows if r["grade"] != "no evidence"]
+    minimum = trends.get("min_effect_points", 0.0)
+    moving = sorted(
+        (r for r in rows if r["grade"] != "no evidence" and abs(r.get("move_pp", minimum)) >= minimum),
+        key=lambda r: (-abs(r.get("move_pp", 0.0)), r["topic"]),
+    )
     # The largest movements are those not already listed as rising or falling.
     others = [r for r in rows if r["grade"] == "no evidence"]
     largest = sorted(others, key=lambda r: (-abs(r["slope_pp"]), r["topic"]))[:_LARGEST_SHOWN]
@@ -191,6 +251,11 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
     return (
         heading
         + _summary(trends, changes, period_label)
+        + (
+            "<h4>Trajectories</h4>" + _trajectories(trends, changes, period_label, colours)
+            if rows and "shape" in rows[0]
+            else ""
+        )
         + "<h4>Rising</h4>"
         + _listed(
             "rising-topics",

@@ -1,0 +1,43 @@
+"""The label benchmark's free-keyword scorer (bench/label_keywords.py), on the COLM/CoRL papers."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+from conftest import require_corpus
+
+from bench.label_keywords import (
+    keyword_forms,
+    keyword_naming,
+    phrase_is_keyword,
+    topic_keyword_counts,
+    word_set,
+)
+
+
+def test_a_keyword_stands_for_its_words_in_any_form_and_for_its_acronym():
+    forms = keyword_forms("Parameter-Efficient Fine-Tuning (PEFT)")
+    assert word_set("parameter efficient fine-tuning") in forms and word_set("PEFT") in forms
+    assert word_set("vision-language models") == word_set("Vision Language Model")
+    assert word_set("language models") != word_set("vision language models")
+
+
+def test_labels_of_each_venues_field_hit_its_papers_keywords_not_the_others():
+    path = require_corpus("openreview_free_keywords.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines]
+    ids = [r["id"] for r in records]
+    topics = np.array([0 if r["venue"] == "COLM" else 1 for r in records])
+    counts = topic_keyword_counts(ids, topics, {r["id"]: r["keywords"] for r in records})
+    sizes = {0: int((topics == 0).sum()), 1: int((topics == 1).sum())}
+    assert phrase_is_keyword("large language models", counts[0])
+    assert phrase_is_keyword("imitation learning", counts[1])
+    assert not phrase_is_keyword("a phrase no author typed", counts[0])
+    right = keyword_naming({0: ["large language models"], 1: ["imitation learning"]}, counts, sizes)
+    # Two phrases, one a keyword: the topic hits, half its phrases count.
+    half = keyword_naming({0: ["large language models", "no such keyword"], 1: ["nor this"]}, counts, sizes)
+    assert right == {"hit_rate": 1.0, "phrase_share": 1.0}
+    assert half["hit_rate"] == sizes[0] / sum(sizes.values())
+    assert half["phrase_share"] == sizes[0] / (2 * sizes[0] + sizes[1])

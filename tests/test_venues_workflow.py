@@ -1,0 +1,59 @@
+"""The whole workflow with ``compare.by: venue``: three dumps whose papers carry a venue give the
+venues table, the report's Venues section and the brief's line per venue, and no trend.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from conftest import make_workdir, run_workflow
+
+pytestmark = pytest.mark.slow
+VENUES = ("ICML", "ICLR", "NeurIPS")
+
+
+def test_three_venues_give_the_venues_table_and_section_and_no_trend(tmp_path, seed_papers):
+    dumps = {}
+    for index, venue in enumerate(VENUES):
+        papers = seed_papers[index::3]
+        dumps[f"{venue.lower()}.jsonl"] = "".join(
+            json.dumps({"title": p["display_name"], "abstract": p["abstract"], "venue": venue if i else ""})
+            + "\n"
+            for i, p in enumerate(papers)
+        )
+    workdir = make_workdir(tmp_path, dumps, compare={"by": "venue"}, umap={"consensus_runs": 1})
+    run_workflow(workdir)
+    results = workdir / "results"
+
+    groups = pd.read_csv(results / "groups" / "papers.csv", keep_default_na=False)
+    assert len(groups) == len(seed_papers) and (groups["group"] == "").sum() == 3
+    table = pd.read_csv(results / "topics" / "venues.csv", keep_default_na=False)
+    assert table.columns.tolist() == [
+        "venue",
+        "topic",
+        "label",
+        "papers",
+        "venue_papers",
+        "share",
+        "low",
+        "high",
+        "residual",
+        "p",
+        "q",
+        "grade",
+        "direction",
+    ]
+    assert set(table["venue"]) == set(VENUES) and len(table) == 3 * table["topic"].nunique()
+    assert table.groupby("venue")["venue_papers"].first().sum() == len(seed_papers) - 3
+    record = json.loads((results / "topics" / "venues.json").read_text(encoding="utf-8"))
+    assert record["available"] and record["venues"] == sorted(VENUES) and record["papers_without_venue"] == 3
+    changes = json.loads((results / "topics" / "changes.json").read_text(encoding="utf-8"))
+    assert changes["by"] == "venue" and changes["ordered"] is False and not changes["trends"]["available"]
+
+    page = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert '<section id="venues"><h2>Venues</h2>' in page and 'href="#venues"' in page
+    assert 'id="venue-heatmap"' in page and "What each venue holds more of" in page
+    assert f"{len(seed_papers)} papers in 3 venues" in page
+    assert "No trends: compare.by is &#x27;venue&#x27;, whose groups have no order" in page

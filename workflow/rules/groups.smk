@@ -1,0 +1,44 @@
+# Which period (dump or year) and which group (compare.by a paper field: venue, track) each paper
+# belongs to, decided once here; the topics, changes, venues and report stages read it.
+rule groups:
+    input:
+        papers="results/corpus/papers.jsonl",
+    output:
+        table="results/groups/papers.csv",
+        settings="results/groups/groups.json",
+    log:
+        "results/logs/groups.log",
+    benchmark:
+        "results/benchmarks/groups.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        compare_by=config["compare"]["by"],
+        dump_order=list(DUMPS),
+    script:
+        "../scripts/groups.py"
+
+
+# Venues compared (compare.by a paper field): per topic and group the share and a test of whether
+# the group holds more or fewer of the topic's papers. Only a header when no field is compared.
+rule venues:
+    input:
+        groups_table="results/groups/papers.csv",
+        groups_settings="results/groups/groups.json",
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+    output:
+        table="results/staged/topics/venues.csv",
+        record="results/staged/topics/venues.json",
+    log:
+        "results/logs/venues.log",
+    benchmark:
+        "results/benchmarks/venues.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        confidence=config["compare"]["confidence"],
+        false_discovery_rate=config["compare"]["false_discovery_rate"],
+        suggestive_q=config["compare"]["suggestive_q"],
+    script:
+        "../scripts/venues.py"
