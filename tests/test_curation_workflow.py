@@ -41,7 +41,15 @@ def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(tmp_path)
     (workdir / "curation.yaml").write_text(yaml.safe_dump(curation), encoding="utf-8")
     write_config(workdir, topics={"curation": "curation.yaml"})
     # A new curation file reruns the topics stage and what follows it, nothing before.
-    assert set(planned_jobs(workdir)) == {"topics", "changes", "evaluate", "report", "publish", "all"}
+    assert set(planned_jobs(workdir)) == {
+        "topics",
+        "changes",
+        "venues",
+        "evaluate",
+        "report",
+        "publish",
+        "all",
+    }
 
     (workdir / "data" / "raw" / "ijcai2024.jsonl").write_text(_dump(2024, 60), encoding="utf-8")
     run_workflow(workdir)

@@ -130,7 +130,15 @@ def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(seed_r
     (workdir / "areas.txt").write_text(
         "# two areas\nLanguage models\nNeuroscience and brain imaging\n", encoding="utf-8"
     )
-    assert set(planned_jobs(workdir)) == {"topics", "changes", "evaluate", "report", "publish", "all"}
+    assert set(planned_jobs(workdir)) == {
+        "topics",
+        "changes",
+        "venues",
+        "evaluate",
+        "report",
+        "publish",
+        "all",
+    }
     run_workflow(workdir)
     details = json.loads((workdir / "results" / "topics" / "topic_details.json").read_text())
     named = [t for t in details["topics"] if t["named"]]

@@ -100,7 +100,7 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
 def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     results = seed_run / "results"
     topics = results / "topics"
-    compare = ", ".join(f"{key}={value!r}" for key, value in default_config()["compare"].items())
+    compare = default_config()["compare"]
     code = (
         "from papertopics import stages\n"
         f"stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
@@ -109,7 +109,7 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
         f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
-        f"stop_words='english', history_dir={str(tmp_path / 'history')!r}, {compare})\n"
+        f"stop_words='english', history_dir={str(tmp_path / 'history')!r}, compare={compare!r})\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

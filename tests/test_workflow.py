@@ -108,7 +108,16 @@ def test_consensus_runs_under_hdbscan_still_count_with_a_warning(tmp_path):
 
 
 # What a changed setting reruns: the cluster stage and all after it; the cluster spaces and the map.
-CLUSTER_ONWARD = {"cluster": 1, "topics": 1, "changes": 1, "evaluate": 1, "report": 1, "publish": 1, "all": 1}
+CLUSTER_ONWARD = {
+    "cluster": 1,
+    "topics": 1,
+    "changes": 1,
+    "venues": 1,
+    "evaluate": 1,
+    "report": 1,
+    "publish": 1,
+    "all": 1,
+}
 PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map_layout": 1}
 
 
@@ -179,9 +188,10 @@ def test_changed_number_of_similar_papers_reruns_only_their_search_and_the_repor
     assert planned_jobs(finished_run) == {"similar_papers": 1, "report": 1, "publish": 1, "all": 1}
 
 
-def test_changed_comparison_reruns_only_changes_and_the_report(finished_run):
+def test_changed_comparison_reruns_only_changes_venues_and_the_report(finished_run):
+    # 0.1 is also another compare knob's value: the change is seen all the same (changes.smk).
     write_config(finished_run, compare={"false_discovery_rate": 0.1})
-    assert planned_jobs(finished_run) == {"changes": 1, "report": 1, "publish": 1, "all": 1}
+    assert planned_jobs(finished_run) == {"changes": 1, "venues": 1, "report": 1, "publish": 1, "all": 1}
 
 
 def test_changed_matching_threshold_reruns_topics_onward(finished_run):
@@ -189,6 +199,7 @@ def test_changed_matching_threshold_reruns_topics_onward(finished_run):
     assert planned_jobs(finished_run) == {
         "topics": 1,
         "changes": 1,
+        "venues": 1,
         "evaluate": 1,
         "report": 1,
         "publish": 1,
@@ -209,6 +220,7 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "parse": 1,
         "embed": 1,
         "corpus": 1,
+        "groups": 1,
         "neighbours": 1,
         "reduce": 1,
         "consensus_run": 2,
@@ -216,6 +228,7 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "cluster": 1,
         "topics": 1,
         "changes": 1,
+        "venues": 1,
         "evaluate": 1,
         "similar_papers": 1,
         "report": 1,

@@ -709,12 +709,12 @@ def changes(
     trends: str,
     stop_words: str | None,
     history_dir: str,
+    compare: dict,
     bursts: str | None = None,
-    **comparison,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
-    what changed between two of them, over the groups stage's periods; ``comparison``: the
-    ``compare`` knobs.
+    what changed between two of them, over the groups stage's periods; ``compare``: the
+    ``compare`` knobs (``papertopics.changes.CompareSettings``).
     """
     import pandas as pd
 
@@ -743,7 +743,7 @@ def changes(
         storage.read_json(details)["topics"],
         events,
         load_groups(groups_table, groups_settings, assigned["id"].tolist())[0],
-        CompareSettings(**comparison),
+        CompareSettings(**compare),
         stop_words,
     )
     earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
