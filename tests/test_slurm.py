@@ -142,9 +142,18 @@ def test_the_workflow_runs_on_slurm_and_equals_a_local_run(cluster, tmp_path):
 
 def test_a_job_killed_for_memory_is_reported_and_the_rerun_resumes(cluster, tmp_path):
     workdir = make_workdir(tmp_path / "killed", embedding={"backend": "onnx"})
-    # reduce gets 30 MB: far less than a Python process with numpy needs, so SLURM kills it.
+    # reduce gets 30 MB: far less than a Python process with numpy needs, so SLURM kills it. A
+    # --set-resources on the command line replaces the profile's, so the embed job (every dump,
+    # one model load) is given the profile's memory again here; the rest get the defaults.
     killed = run_on_slurm(
-        cluster, workdir, "--retries", "0", "--set-resources", "reduce:mem_mb=30", check=False
+        cluster,
+        workdir,
+        "--retries",
+        "0",
+        "--set-resources",
+        "reduce:mem_mb=30",
+        "embed:mem_mb=3000",
+        check=False,
     )
     assert killed.returncode != 0
     first = submitted_jobs(killed.stderr)
