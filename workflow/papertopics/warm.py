@@ -43,23 +43,25 @@ def warm_numba_cache(config_path: str | Path = "config.yaml") -> float:
     """Run every UMAP path the reduce, consensus_run and map_layout jobs take on a tiny corpus,
     so that numba's cache holds their kernels; returns the seconds it took.
     """
-    from papertopics.reduce import MAP_MIN_DIST, neighbour_graph, projection_settings, reduce_embeddings
+    from papertopics.reduce import (
+        MAP_MIN_DIST,
+        NEIGHBOUR_SETTINGS,
+        neighbour_graph,
+        projection_settings,
+        reduce_embeddings,
+    )
 
     start = time.perf_counter()
     umap = _umap_settings(config_path)
     vectors = np.random.default_rng(0).normal(size=(_PAPERS, _DIMENSIONS)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     texts = [f"paper {index}" for index in range(_PAPERS)]
-    neighbour_keys = (
-        "n_neighbors",
-        "metric",
-        "random_state",
-        "word_weight",
-        "word_dimensions",
-        "fit_sample_size",
-    )
+    # The graph as the neighbours job builds it from these settings, exact at this size.
     graph = neighbour_graph(
-        vectors, texts, **{key: umap[key] for key in neighbour_keys}, exact_neighbours_up_to=_PAPERS
+        vectors,
+        texts,
+        **{key: umap[key] for key in NEIGHBOUR_SETTINGS if key != "exact_neighbours_up_to"},
+        exact_neighbours_up_to=_PAPERS,
     )
     for cluster_space in (True, False):
         settings = projection_settings(umap, cluster_space=cluster_space)
