@@ -23,20 +23,15 @@ import numpy as np
 from papertopics.trajectories import SHAPES, STEADY, find_shapes, planted_shares
 
 from bench.common import BENCH, CORPORA
+from tests.planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, simulate_shapes
 
 AISTATS = CORPORA / "aistats_1995_2025.jsonl.gz"
-# AISTATS's papers per year (1995-2025, the years it has), for a checkout without the corpus.
-FALLBACK_YEARS = [1995, 1997, 1999, 2001, 2003, 2007, 2009, 2010, 2011, 2012, 2013, 2014]
-FALLBACK_YEARS += [2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025]
-FALLBACK_PAPERS = [59, 55, 20, 46, 44, 84, 84, 125, 99, 157, 71, 121, 125, 163, 167, 216, 359]
-FALLBACK_PAPERS += [423, 455, 489, 496, 547, 583]
-ORDER = ["peaked", "returned", "rising", "falling", "steady"]
 
 
 def period_sizes() -> tuple[list[int], list[int], str]:
     """The years and papers per year of the AISTATS corpus, or the fallback list."""
     if not AISTATS.exists():
-        return FALLBACK_YEARS, FALLBACK_PAPERS, "fixed list (AISTATS's sizes; the corpus is absent)"
+        return AISTATS_YEARS, AISTATS_PAPERS, "fixed list (AISTATS's sizes; the corpus is absent)"
     with gzip.open(AISTATS, "rt", encoding="utf-8") as lines:
         years = Counter(int(json.loads(line)["year"]) for line in lines)
     ordered = sorted(years)
@@ -44,30 +39,11 @@ def period_sizes() -> tuple[list[int], list[int], str]:
 
 
 def simulate(years, sizes, runs: int, low: float, high: float, permutations: int, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    count = len(sizes)
-    blocks = []
-    for shape in ORDER:
-        planted = planted_shares(shape, count, low, high)
-        shares = np.column_stack([planted, np.full(count, 0.05), 1 - planted - 0.05])
-        drawn = np.stack([rng.multinomial(n, s, size=runs) for n, s in zip(sizes, shares, strict=True)], -1)
-        blocks.append(drawn[:, :2])
-    counts = np.stack(blocks).reshape(-1, count)
     started = time.perf_counter()
-    found = find_shapes(
-        counts,
-        np.array(sizes),
-        np.array(years),
-        false_discovery_rate=0.05,
-        min_effect=1.0,
-        confidence=0.95,
-        permutations=permutations,
-        groups=len(ORDER) * runs,
-    )
+    named = simulate_shapes(years, sizes, runs, low, high, permutations, seed)
     seconds = time.perf_counter() - started
-    named = np.array([t.shape for t in found.trajectories]).reshape(len(ORDER), runs, 2)
     rows = {}
-    for index, shape in enumerate(ORDER):
+    for index, shape in enumerate(PLANTED):
         planted = Counter(named[index, :, 0].tolist())
         rows[shape] = {
             "named": {s: planted.get(s, 0) / runs for s in SHAPES},

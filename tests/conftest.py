@@ -27,6 +27,7 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
     SEEDS,
     SHARED,
     SNAKEMAKE,
+    TOPICS_ONWARD,
     default_config,
     job_counts,
     make_workdir,

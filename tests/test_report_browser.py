@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import synthetic_report
 from conftest import SEEDS, make_workdir, offline_chromium, run_workflow
-
-from bench import report_bench
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -397,7 +396,7 @@ def test_reports_of_one_topic_and_of_none_render(
 def synthetic_10000(tmp_path_factory) -> Path:
     """A report of 10,000 synthetic papers in 150 topics and 15 groups, without BERTopic's figures."""
     path = tmp_path_factory.mktemp("synthetic") / "report.html"
-    return report_bench.build_synthetic_report(path, 10_000, 150, 15, with_figures=False)
+    return synthetic_report.build_synthetic_report(path, 10_000, 150, 15, with_figures=False)
 
 
 def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
@@ -415,7 +414,7 @@ def _overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def synthetic_outputs() -> dict:
     """The stage outputs the 10,000-paper report is built from."""
-    return report_bench.synthetic_stage_outputs(10_000, 150, 15)
+    return synthetic_report.synthetic_stage_outputs(10_000, 150, 15)
 
 
 def _ranked_ids(page) -> list[str]:
@@ -644,7 +643,7 @@ def test_a_shown_paper_lists_its_ten_most_similar_papers_each_of_which_can_be_sh
     synthetic_10000, synthetic_outputs, browser_context
 ):
     papers = synthetic_outputs["papers"]
-    similar = report_bench.synthetic_similar_papers(synthetic_outputs)
+    similar = synthetic_report.synthetic_similar_papers(synthetic_outputs)
     report = OpenedReport(browser_context, synthetic_10000)
     page = report.page
     report.search("kalo")

@@ -16,59 +16,23 @@ from papertopics.trajectories import (
     RETURNED,
     RISING,
     STEADY,
-    find_shapes,
     planted_shares,
     turn_span,
 )
+from planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, simulate_shapes
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
-# Papers per year of the AISTATS dump in ../shared/corpora (23 years, 1995-2025, counted once
-# from the corpus and written here as data, so that the test needs no corpus).
-AISTATS_YEARS = [1995, 1997, 1999, 2001, 2003, 2007, 2009, 2010, 2011, 2012, 2013, 2014]
-AISTATS_YEARS += [2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025]
-AISTATS_PAPERS = [59, 55, 20, 46, 44, 84, 84, 125, 99, 157, 71, 121, 125, 163, 167, 216, 359]
-AISTATS_PAPERS += [423, 455, 489, 496, 547, 583]
-SHAPES = ["peaked", "returned", "rising", "falling", "steady"]
 
 
 def settings(**overrides) -> CompareSettings:
     return CompareSettings(**{**default_config()["compare"], **overrides})
 
 
-def simulate(runs: int, low: float, high: float, seed: int):
-    """Per shape, ``runs`` runs of a topic of that shape and a steady one at 5% (the rest of the
-    papers in a third, untested topic), on the AISTATS years' sizes: shapes × runs × 2 topics.
-    """
-    rng = np.random.default_rng(seed)
-    years = len(AISTATS_PAPERS)
-    counts = []
-    for shape in SHAPES:
-        planted = planted_shares(shape, years, low, high)
-        shares = np.column_stack([planted, np.full(years, 0.05), 1 - planted - 0.05])
-        counts.append(
-            np.stack(
-                [rng.multinomial(n, s, size=runs) for n, s in zip(AISTATS_PAPERS, shares, strict=True)], -1
-            )[:, :2]
-        )
-    counts = np.stack(counts)
-    found = find_shapes(
-        counts.reshape(-1, years),
-        np.array(AISTATS_PAPERS),
-        np.array(AISTATS_YEARS),
-        false_discovery_rate=0.05,
-        min_effect=1.0,
-        confidence=0.95,
-        permutations=999,
-        groups=len(SHAPES) * runs,  # each run corrected on its own
-    )
-    return np.array([t.shape for t in found.trajectories]).reshape(len(SHAPES), runs, 2)
-
-
 def test_each_planted_shape_is_found_in_four_runs_of_five_and_the_null_stays_quiet():
     # 200 runs per shape, 2% -> 10% of the papers (a peak: up over the first third of the years,
     # level, down over the last third), real period sizes (20 to 583 papers a year).
-    shapes = simulate(200, 0.02, 0.10, seed=7)
-    for index, shape in enumerate(SHAPES[:-1]):
+    shapes = simulate_shapes(AISTATS_YEARS, AISTATS_PAPERS, 200, 0.02, 0.10, permutations=999, seed=7)
+    for index, shape in enumerate(PLANTED[:-1]):
         found = (shapes[index, :, 0] == shape).mean()
         assert found >= 0.8, f"{shape}: found in {found:.0%} of runs ({Counter(shapes[index, :, 0])})"
         # The steady topic beside it stays steady.

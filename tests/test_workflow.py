@@ -11,7 +11,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SEEDS, job_counts, make_workdir, planned_jobs, run_workflow, write_config
+from conftest import (
+    REPO,
+    SEEDS,
+    TOPICS_ONWARD,
+    job_counts,
+    make_workdir,
+    planned_jobs,
+    run_workflow,
+    write_config,
+)
 from plotly.offline import get_plotlyjs
 
 pytestmark = pytest.mark.slow
@@ -108,16 +117,7 @@ def test_consensus_runs_under_hdbscan_still_count_with_a_warning(tmp_path):
 
 
 # What a changed setting reruns: the cluster stage and all after it; the cluster spaces and the map.
-CLUSTER_ONWARD = {
-    "cluster": 1,
-    "topics": 1,
-    "changes": 1,
-    "venues": 1,
-    "evaluate": 1,
-    "report": 1,
-    "publish": 1,
-    "all": 1,
-}
+CLUSTER_ONWARD = {"cluster": 1, **TOPICS_ONWARD}
 PROJECTIONS = {"reduce": 1, "consensus_run": 2, "map_layout": 1}
 
 
@@ -196,15 +196,7 @@ def test_changed_comparison_reruns_only_changes_venues_and_the_report(finished_r
 
 def test_changed_matching_threshold_reruns_topics_onward(finished_run):
     write_config(finished_run, lineage={"min_overlap": 0.5})
-    assert planned_jobs(finished_run) == {
-        "topics": 1,
-        "changes": 1,
-        "venues": 1,
-        "evaluate": 1,
-        "report": 1,
-        "publish": 1,
-        "all": 1,
-    }
+    assert planned_jobs(finished_run) == TOPICS_ONWARD
 
 
 def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_run):
