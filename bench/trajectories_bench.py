@@ -23,7 +23,7 @@ import numpy as np
 from papertopics.trajectories import SHAPES, STEADY, find_shapes, planted_shares
 
 from bench.common import BENCH, CORPORA
-from tests.planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, simulate_shapes
+from tests.planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, TESTED_AT, simulate_shapes
 
 AISTATS = CORPORA / "aistats_1995_2025.jsonl.gz"
 
@@ -64,15 +64,7 @@ def cost(years, sizes, permutations: int) -> dict:
         shares = planted_shares(shape, len(sizes), 0.02, 0.10 if shape != STEADY else 0.02)
         counts = np.stack([rng.binomial(n, shares[i], size=50) for i, n in enumerate(sizes)], -1)
         started = time.perf_counter()
-        find_shapes(
-            counts,
-            np.array(sizes),
-            np.array(years),
-            false_discovery_rate=0.05,
-            min_effect=1.0,
-            confidence=0.95,
-            permutations=permutations,
-        )
+        find_shapes(counts, np.array(sizes), np.array(years), permutations=permutations, **TESTED_AT)
         result[name] = time.perf_counter() - started
     return result
 

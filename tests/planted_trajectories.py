@@ -15,6 +15,9 @@ AISTATS_PAPERS = [59, 55, 20, 46, 44, 84, 84, 125, 99, 157, 71, 121, 125, 163, 1
 AISTATS_PAPERS += [423, 455, 489, 496, 547, 583]
 PLANTED = ["peaked", "returned", "rising", "falling", "steady"]
 STEADY_SHARE = 0.05
+# The test's settings in every simulation: compare's defaults (q 0.05, a move of at least 1 point,
+# 95% intervals).
+TESTED_AT = {"false_discovery_rate": 0.05, "min_effect": 1.0, "confidence": 0.95}
 
 
 def simulate_shapes(
@@ -37,10 +40,8 @@ def simulate_shapes(
         np.stack(blocks).reshape(-1, count),
         np.array(sizes),
         np.array(years),
-        false_discovery_rate=0.05,
-        min_effect=1.0,
-        confidence=0.95,
         permutations=permutations,
         groups=len(PLANTED) * runs,
+        **TESTED_AT,
     )
     return np.array([t.shape for t in found.trajectories]).reshape(len(PLANTED), runs, 2)
