@@ -1,6 +1,7 @@
 """The workflow on a real (single-node) SLURM cluster, through snakemake-executor-plugin-slurm
-and the shipped profile: every job goes through sbatch, the results equal a local run's, and a
-job SLURM kills for memory is reported with its rule and SLURM's reason, then resumed.
+and the shipped profile, in one sequence: a job SLURM kills for memory is reported with its rule
+and SLURM's reason; the rerun resumes from the finished jobs; every job went through sbatch; and the
+results equal a local run's.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def workdir_with_slice(root: Path) -> Path:
     return make_workdir(root, dumps, embedding={"backend": "onnx", "shard_size": SHARD_SIZE})
 
 
-def test_the_workflow_runs_on_slurm_and_equals_a_local_run(cluster, tmp_path):
+def test_a_slurm_run_killed_for_memory_resumes_and_equals_a_local_run(cluster, tmp_path):
     local = workdir_with_slice(tmp_path / "local")
     on_slurm = workdir_with_slice(tmp_path / "slurm")
     plan = planned_jobs(on_slurm)
@@ -115,44 +116,20 @@ def test_the_workflow_runs_on_slurm_and_equals_a_local_run(cluster, tmp_path):
     start = time.perf_counter()
     run_workflow(local)
     local_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    result = run_on_slurm(cluster, on_slurm)
-    slurm_seconds = time.perf_counter() - start
 
-    jobs = submitted_jobs(result.stderr)
-    submitted_per_rule = {rule: list(jobs.values()).count(rule) for rule in set(jobs.values())}
-    # all and publish run on the login node (local rules): publish puts results/staged/ in place.
-    assert submitted_per_rule == {
-        rule: count for rule, count in plan.items() if rule not in ("all", "publish")
-    }
-    states = job_states(cluster, jobs)
-    assert states == {job: "COMPLETED" for job in jobs}, states
-    print(f"\nlocal run {local_seconds:.1f} s, SLURM run {slurm_seconds:.1f} s; {len(jobs)} SLURM jobs:")
-    for job, rule in sorted(jobs.items(), key=lambda item: int(item[0])):
-        print(f"  {job:>4} {rule:<12} {states[job]}")
-
-    for name in COMPARED:
-        assert (on_slurm / name).read_bytes() == (local / name).read_bytes(), name
-    for name in ("results/reduced/coordinates.npz", "results/reduced/map.npz", "results/clusters/labels.npz"):
-        ours, theirs = storage.read_arrays(on_slurm / name), storage.read_arrays(local / name)
-        for key in theirs:
-            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=f"{name}: {key}")
-    assert planned_jobs(on_slurm) == {}
-
-
-def test_a_job_killed_for_memory_is_reported_and_the_rerun_resumes(cluster, tmp_path):
-    workdir = make_workdir(tmp_path / "killed", embedding={"backend": "onnx"})
     # reduce gets 30 MB: far less than a Python process with numpy needs, so SLURM kills it. A
-    # --set-resources on the command line replaces the profile's, so the embed job (every dump,
-    # one model load) is given the profile's memory again here; the rest get the defaults.
+    # --set-resources on the command line replaces the profile's, so the embedding jobs are given
+    # the profile's memory again here; the rest get the defaults.
+    start = time.perf_counter()
     killed = run_on_slurm(
         cluster,
-        workdir,
+        on_slurm,
         "--retries",
         "0",
         "--set-resources",
         "reduce:mem_mb=30",
         "embed:mem_mb=3000",
+        "embed_shard:mem_mb=3000",
         check=False,
     )
     assert killed.returncode != 0
@@ -168,13 +145,36 @@ def test_a_job_killed_for_memory_is_reported_and_the_rerun_resumes(cluster, tmp_
         f"\n{state}; reported:",
         next(line for line in killed.stderr.splitlines() if "SLURM killed job" in line),
     )
-    finished = {rule for job, rule in first.items() if job_states(cluster, [job])[job] == "COMPLETED"}
-    assert {"parse", "corpus", "embed"} <= finished
+    first_states = job_states(cluster, first)
+    finished = [job for job, state in first_states.items() if state == "COMPLETED"]
+    upstream = {"parse", "corpus", "embed", "embed_shard", "embed_gather", "neighbours"}
+    assert upstream <= {first[job] for job in finished}
 
-    # The profile's own resources: only the killed job and what follows it run again.
-    resumed = run_on_slurm(cluster, workdir)
+    # The profile's own resources: only the killed job, what follows it and what the failure
+    # stopped run again; the finished jobs are kept.
+    resumed = run_on_slurm(cluster, on_slurm)
+    slurm_seconds = time.perf_counter() - start
     second = submitted_jobs(resumed.stderr)
     assert "reduce" in second.values()
-    assert not {"parse", "corpus", "embed"} & set(second.values()), second
-    assert set(job_states(cluster, second).values()) == {"COMPLETED"}
-    assert (workdir / "results" / "report" / "index.html").exists()
+    assert not upstream & set(second.values()), second
+    second_states = job_states(cluster, second)
+    assert set(second_states.values()) == {"COMPLETED"}, second_states
+
+    # Every planned job ran through sbatch, once to completion over the two runs. all and publish
+    # run on the login node (local rules): publish puts results/staged/ in place.
+    completed = [first[job] for job in finished] + list(second.values())
+    assert {rule: completed.count(rule) for rule in set(completed)} == {
+        rule: count for rule, count in plan.items() if rule not in ("all", "publish")
+    }
+    print(f"local run {local_seconds:.1f} s, SLURM runs (killed, resumed) {slurm_seconds:.1f} s:")
+    for job, rule in sorted({**first, **second}.items(), key=lambda item: int(item[0])):
+        print(f"  {job:>4} {rule:<12} {first_states.get(job) or second_states[job]}")
+
+    for name in COMPARED:
+        assert (on_slurm / name).read_bytes() == (local / name).read_bytes(), name
+    for name in ("results/reduced/coordinates.npz", "results/reduced/map.npz", "results/clusters/labels.npz"):
+        ours, theirs = storage.read_arrays(on_slurm / name), storage.read_arrays(local / name)
+        for key in theirs:
+            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=f"{name}: {key}")
+    assert (on_slurm / "results" / "report" / "index.html").exists()
+    assert planned_jobs(on_slurm) == {}

@@ -59,6 +59,8 @@ def test_memory_and_time_kills_are_named_with_the_rule_and_slurms_reason(tmp_pat
         and "SLURM killed job 31 (rule topics) for time" in text
     )
     assert "run the same command again to resume" in text
+    # The profile is where to raise a rule's memory: the command-line form would drop every other rule's.
+    assert "set-resources in profiles/slurm/config.yaml" in text and "replaces that whole list" in text
 
 
 def test_a_run_without_killed_jobs_gets_no_advice(tmp_path):

@@ -75,6 +75,7 @@ def advice(jobs: list[KilledJob]) -> str:
     lines.append(
         "Finished jobs are kept: run the same command again to resume. The SLURM profile already retried "
         "the job with more memory and time if its `retries` allowed; if it is killed again, raise that "
-        "rule's mem_mb or runtime (set-resources in profiles/slurm/config.yaml, or --set-resources RULE:mem_mb=...)."
+        "rule's mem_mb or runtime under set-resources in profiles/slurm/config.yaml (a --set-resources "
+        "on the command line replaces that whole list, leaving every other rule the defaults)."
     )
     return "\n".join(lines)
