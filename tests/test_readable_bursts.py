@@ -108,10 +108,10 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
     assert not any("cid" in t or "173" in t for t in terms)
     assert not any("state art" in t for t in terms), terms
     assert record["bursts"]["stop_phrases"] > 0 and "benchmarks" in record["bursts"]["stop_phrase_examples"]
-    # The same texts with the artefacts left in: "cid 173" would burst (what the clean-up prevents),
-    # and "state art" would burst without the stop-phrase rule.
+    # The same texts with the artefacts left in: "cid" and "173" would burst (what the clean-up
+    # prevents), and "state art" would burst without the stop-phrase rule.
     raw = [p["abstract"] for p in parsed.papers]
-    assert any("cid 173" in b["term"] for b in bursts(raw)["bursts"]["bursts"])
+    assert {"cid", "173"} <= {word for b in bursts(raw)["bursts"]["bursts"] for word in b["term"].split()}
     assert any("state art" in b["term"] for b in bursts(texts, burst_stop_share=1.0)["bursts"]["bursts"])
     # At most bursts_shown per period; every burst, shown or not, in bursts.csv, ranked.
     capped = bursts(raw, bursts_shown=1, burst_stop_share=1.0)
@@ -122,3 +122,16 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
     table = burst_table(capped)
     assert len(table) == len(listed) and table["rank_score"].is_monotonic_decreasing
     assert (~table["shown"]).any()
+
+
+def test_a_keyphrase_never_runs_across_punctuation():
+    from papertopics.bursts import term_counts
+
+    texts = [
+        f"Large language models (LLMs) answer questions; agents plan. Paper {number}." for number in range(6)
+    ]
+    found = term_counts(texts, np.arange(6), np.array(["2024"] * 6), ["2024"], "english", 2)
+    terms = set(found.terms.tolist())
+    assert {"large language models", "llms", "answer questions", "agents plan"} <= terms
+    # Words on either side of a bracket, a semicolon or a full stop are not one phrase.
+    assert not {"language models llms", "models llms", "questions agents", "plan paper"} & terms

@@ -142,15 +142,19 @@ def test_terms_are_counted_per_period_with_a_paper_in_two_dumps_counted_in_both(
 def test_nested_phrases_bursting_together_are_listed_once():
     from papertopics.bursts import Burst
 
-    terms = np.array(["language models", "large language models", "language", "robustness"], dtype=object)
+    terms = np.array(
+        ["language models", "large language models", "language", "robustness", "llms", "gans"], dtype=object
+    )
     bursts = [
         (Burst(1, 3, 4, 9.0, 0.0), 0.0),
         (Burst(0, 3, 4, 8.0, 0.0), 0.0),
         (Burst(2, 0, 1, 7.0, 0.0), 0.0),
     ]
     bursts.append((Burst(3, 3, 4, 5.0, 0.0), 0.0))
+    # The initials of a phrase bursting at the same time are that phrase ("llms"); others' are not.
+    bursts += [(Burst(4, 4, 4, 6.0, 0.0), 0.0), (Burst(5, 4, 4, 4.0, 0.0), 0.0)]
     kept = without_nested(bursts, terms)
-    assert [terms[b.term] for b, _ in kept] == ["large language models", "language", "robustness"]
+    assert [terms[b.term] for b, _ in kept] == ["large language models", "language", "robustness", "gans"]
 
 
 def test_a_word_spread_as_the_corpus_is_has_no_concentration_and_a_topic_term_has_much():

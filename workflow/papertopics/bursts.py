@@ -177,11 +177,18 @@ def term_counts(
     import scipy.sparse as sp
     from sklearn.feature_extraction.text import CountVectorizer
 
+    from papertopics.topics import PHRASE_BREAK
+
     totals = np.array([(period == name).sum() for name in names], dtype=np.int64)
+    # A keyphrase never runs across punctuation: "large language models (LLMs)" holds "large
+    # language models", not "language models llms", as the topics' keywords are read.
+    within = CountVectorizer(ngram_range=TERM_NGRAMS, stop_words=stop_words).build_analyzer()
+
+    def keyphrases(text: str) -> list[str]:
+        return [term for stretch in PHRASE_BREAK.split(text) for term in within(stretch)]
+
     try:
-        vectorizer = CountVectorizer(
-            ngram_range=TERM_NGRAMS, stop_words=stop_words, binary=True, min_df=min_papers, dtype=np.int32
-        )
+        vectorizer = CountVectorizer(analyzer=keyphrases, binary=True, min_df=min_papers, dtype=np.int32)
         holds = vectorizer.fit_transform(texts).tocsr()
     except ValueError:  # no term in enough papers (a tiny corpus)
         return TermCounts(np.array([], dtype=object), np.zeros((0, len(names))), totals, None)
@@ -235,14 +242,21 @@ _EXPLAINS = 0.8
 
 def without_nested(bursts: list[tuple[Burst, float]], terms: np.ndarray) -> list[tuple[Burst, float]]:
     """One entry per family of nested phrases bursting at overlapping times: a phrase inside a
-    longer one that bursts nearly as strongly ("certified" in "certified robustness") gives way
-    to it; of what is left, the strongest of a family ("language models" against "large language
-    models" when it is much stronger) is listed. Strongest first.
+    longer one ("certified" in "certified robustness"), or its initials ("llms" of "large language
+    models"), that bursts nearly as strongly gives way to it; of what is left, the strongest of a
+    family ("language models" against "large language models" when it is much stronger) is
+    listed. Strongest first.
     """
+    from papertopics.topics import singular
+
+    def initials(term: str) -> str:
+        words = term.split()
+        return "".join(word[0] for word in words) if len(words) > 1 else ""
 
     def inside(short: Burst, long: Burst) -> bool:
+        phrase, longer = str(terms[short.term]), str(terms[long.term])
         return (
-            f" {terms[short.term]} " in f" {terms[long.term]} "
+            (f" {phrase} " in f" {longer} " or singular(phrase) == initials(longer))
             and short.term != long.term
             and short.start <= long.end
             and long.start <= short.end

@@ -234,14 +234,14 @@ def singular(word: str) -> str:
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
-_PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
 
 
 def keyword_text(texts: list[str]) -> str:
     """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
     stretch between punctuation marks per line, words separated by single spaces.
     """
-    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in _PHRASE_BREAK.split(text.lower()))
+    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in PHRASE_BREAK.split(text.lower()))
     return "\n".join(" ".join(words) for words in stretches if words)
 
 
