@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-report js-test js-lint
+.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-report js-test js-lint
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -140,6 +140,11 @@ bench-changes: $(INSTALLED)
 # over AISTATS's 23 real period sizes: bench/trajectories.md and bench/trajectories.json.
 bench-trajectories: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.trajectories_bench
+
+# The venue cells corrected by BH (the stage's), Holm or a per-topic family, simulated on IJCAI's
+# areas in three random venues: bench/venue-families.md and bench/venue-families.json.
+bench-venue-families: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.venue_families
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package

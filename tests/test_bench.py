@@ -95,3 +95,19 @@ def test_trajectories_bench_writes_its_table(tmp_path):
     assert len(results["sizes"]) == 23 and [s["runs"] for s in results["simulations"]] == [4, 4]
     assert set(results["simulations"][0]["shapes"]) == {"peaked", "returned", "rising", "falling", "steady"}
     assert "| peaked |" in (tmp_path / "trajectories.md").read_text(encoding="utf-8")
+
+
+def test_venue_families_bench_writes_its_table(tmp_path):
+    require_corpus(IJCAI.name)
+    command = [sys.executable, "-m", "bench.venue_families", "--runs", "3", "--seeds", "1"]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
+    result = subprocess.run(
+        [*command, "--results", str(tmp_path)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    rows = json.loads((tmp_path / "venue-families.json").read_text(encoding="utf-8"))
+    assert [r["method"] for r in rows] == ["bh"] * 4 + ["holm"] * 4 + ["per-topic"] * 4
+    assert all(0 <= f["found"] <= 1 and 0 <= f["nothing_else"] <= 1 for r in rows for f in r["figures"])
+    assert "| holm | one planted, 40 copies | 1 |" in (tmp_path / "venue-families.md").read_text(
+        encoding="utf-8"
+    )

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from papertopics import storage
 from papertopics.errors import PipelineInputError
-from papertopics.groups import groups_record, load_groups, paper_groups, paper_periods, read_compare_by
+from papertopics.groups import (
+    group_key,
+    group_names,
+    groups_record,
+    load_groups,
+    paper_groups,
+    paper_periods,
+    read_compare_by,
+)
+from papertopics.parse import parse_dump
+
+EXPORTS = Path(__file__).parent / "data" / "exports"
 
 
 def _papers() -> pd.DataFrame:
@@ -91,3 +104,44 @@ def test_a_paper_missing_from_the_stage_output_is_an_error_naming_the_file(tmp_p
     assert np.array_equal(
         load_groups(tmp_path / "papers.csv", tmp_path / "groups.json", ["p1"])[0].period, ["iclr", "icml"]
     )
+
+
+def test_one_venue_written_as_each_database_writes_it_is_one_group_named_by_its_most_common_form():
+    wos = [p["extra"]["venue"] for p in parse_dump(EXPORTS / "wos_savedrecs.txt", 20).papers]
+    assert "REMOTE SENSING OF ENVIRONMENT" in wos  # Web of Science writes source titles in capitals
+    written = wos + [
+        "Remote Sensing of Environment",  # Scopus, BibTeX
+        "Remote  Sensing of Environment.",  # trailing punctuation, a doubled space
+        "Proceedings of the AAAI Conference on Artificial Intelligence",
+        "AAAI Conference on Artificial Intelligence",
+        "aaai conference on artificial intelligence",
+        "Data & Knowledge Engineering",
+        "Data and Knowledge Engineering",  # "and" is not "&": two names, two groups
+        "J. Mach. Learn. Res.",
+        "Journal of Machine Learning Research",  # an abbreviation is not its name
+        "",
+    ]
+    papers = pd.DataFrame({"id": [f"p{i}" for i in range(len(written))], "dumps": "d", "venue": written})
+    groups = paper_groups(papers, "venue", ["d"])[1]
+    group_of = dict(zip(groups.rows.tolist(), groups.period.tolist(), strict=True))
+    named = {value: group_of.get(i, "") for i, value in enumerate(written)}
+    # Two forms of three written "Remote Sensing of Environment" once each: the tie goes to mixed case.
+    assert named["REMOTE SENSING OF ENVIRONMENT"] == named["Remote  Sensing of Environment."]
+    assert named["REMOTE SENSING OF ENVIRONMENT"] == "Remote Sensing of Environment"
+    aaai = {named[v] for v in written if "aaai" in v.casefold()}
+    assert aaai == {"AAAI Conference on Artificial Intelligence"}  # tie: code-point order after case
+    assert named["Data & Knowledge Engineering"] != named["Data and Knowledge Engineering"]
+    assert named["J. Mach. Learn. Res."] == "J. Mach. Learn. Res."
+    assert groups.left_out == 1 and len(groups.names) == len(set(groups.names))
+    # The export's venues, AAAI, the two Data … Engineering and the two JMLR names.
+    assert len(groups.names) == len(set(wos)) + 5
+
+
+def test_a_venue_written_most_often_in_capitals_is_named_so_and_ties_are_broken_the_same_every_time():
+    forms = pd.Series(["WATER RESEARCH", "WATER RESEARCH", "Water Research", "Water research"])
+    assert set(group_names(forms)) == {"WATER RESEARCH"}
+    for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0]):
+        tied = pd.Series(["water research", "WATER RESEARCH", "Water Research"]).iloc[order]
+        assert set(group_names(tied)) == {"Water Research"}
+    assert group_key("Proceedings of Interspeech 2021") == group_key("INTERSPEECH 2021")
+    assert group_key("Interspeech 2021") != group_key("Interspeech 2022")

@@ -9,6 +9,9 @@ test of order runs over them), or both, ``[venue, year]`` (each paper's venue an
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,9 +95,46 @@ def paper_periods(papers: pd.DataFrame, by: str, dump_order: list[str]) -> Perio
     return Periods("dump", names, rows, period, 0, note)
 
 
+# A leading "Proceedings of (the)", which some databases write before a conference's name and others not.
+_PROCEEDINGS = re.compile(r"^proceedings of (?:the )?")
+
+
+def group_key(value: str) -> str:
+    """What makes two written values one group: the same words, whatever their case, accents'
+    encoding (NFKC), punctuation and spacing, and with or without a leading "Proceedings of
+    (the)". Nothing fuzzier: "and" is not "&", an abbreviation is not the name it shortens.
+    """
+    text = unicodedata.normalize("NFKC", value).casefold()
+    words = " ".join(re.sub(r"[^\w\s]|_", " ", text).split())
+    return _PROCEEDINGS.sub("", words) or " ".join(text.split())
+
+
+def _shown_form(forms: Counter) -> str:
+    """A group's name: its most common written form; on a tie, one in mixed case before one in
+    capitals throughout (Web of Science's) before one in lower case, then the first in code-point
+    order.
+    """
+    return min(forms, key=lambda form: (-forms[form], 2 if form.islower() else int(form.isupper()), form))
+
+
+def group_names(values: pd.Series) -> pd.Series:
+    """Each value as its group's name (``group_key``): the most common written form of the
+    values of its group (whitespace collapsed); '' stays ''.
+    """
+    written = values.map(lambda value: " ".join(str(value).split()))
+    keys = written.map(group_key).where(written != "", "")
+    forms: dict[str, Counter] = {}
+    for key, form in zip(keys, written, strict=True):
+        if key:
+            forms.setdefault(key, Counter())[form] += 1
+    names = {key: _shown_form(found) for key, found in forms.items()}
+    return keys.map(lambda key: names.get(key, ""))
+
+
 def field_groups(papers: pd.DataFrame, field: str) -> Periods:
     """Group the papers by the values of a categorical ``field`` (``venue``, ``track``), sorted by
-    name, with no order between them; papers without a value are left out (counted).
+    name, with no order between them; values that differ only as ``group_key`` allows are one
+    group (``group_names``); papers without a value are left out (counted).
     """
     if field not in papers.columns or not (papers[field].astype(str).str.strip() != "").any():
         carried = [
@@ -105,7 +145,7 @@ def field_groups(papers: pd.DataFrame, field: str) -> Periods:
             f"{', '.join(carried) or 'no field beyond title and abstract'}); give the papers that field "
             "(JSON Lines, JSON or CSV input) or set compare.by to auto, dump, year or one of those fields."
         )
-    values = papers[field].astype(str).str.strip()
+    values = group_names(papers[field].astype(str))
     has_value = (values != "").to_numpy()
     return Periods(
         field,

@@ -790,18 +790,21 @@ def venues(
     details: str,
     table: str,
     record: str,
-    confidence: float,
-    false_discovery_rate: float,
-    suggestive_q: float,
+    trends: str,
+    compare: dict,
 ) -> None:
     """Venues compared (``papertopics.venues``): per topic and group (``compare.by`` a paper field)
     the share and a test of whether the group holds more or fewer of the topic's papers than the
-    others; only the header and the reason where no field is compared.
+    others, and with ordered periods too (``[venue, year]``) each venue's own trends
+    (``papertopics.venue_trends``, written to ``trends``); only the headers and the reason where
+    no field is compared. ``compare``: the ``compare`` knobs (``changes.CompareSettings``).
     """
     import pandas as pd
 
+    from papertopics.changes import CompareSettings
     from papertopics.groups import load_groups
     from papertopics.topics import outlier_flags
+    from papertopics.venue_trends import describe_venue_trends
     from papertopics.venues import COLUMNS, compare_groups, describe_venues
 
     assigned = pd.read_csv(
@@ -813,30 +816,28 @@ def venues(
     periods, groups = load_groups(groups_table, groups_settings, assigned["id"].tolist())
     topic_details = storage.read_json(details)["topics"]
     labels = {t["topic"]: t["label"] for t in topic_details}
+    settings = CompareSettings(**compare)
     graded = {
-        "confidence": confidence,
-        "false_discovery_rate": false_discovery_rate,
-        "suggestive_q": suggestive_q,
+        "confidence": settings.confidence,
+        "false_discovery_rate": settings.false_discovery_rate,
+        "suggestive_q": settings.suggestive_q,
     }
+    clustered = ~outlier_flags(assigned["outlier"])
+    trend_table, trend_record = describe_venue_trends(
+        assigned["topic"].to_numpy(), clustered, periods, groups, labels, settings
+    )
+    storage.write_csv(trends, trend_table)
     if groups is None:
         storage.write_csv(table, pd.DataFrame(columns=COLUMNS))
         storage.write_json(record, describe_venues(pd.DataFrame(columns=COLUMNS), None, {}, graded))
         _LOG.info("no venues compared: compare.by names no paper field")
         return
-    cells = compare_groups(
-        assigned["topic"].to_numpy(),
-        ~outlier_flags(assigned["outlier"]),
-        groups,
-        labels,
-        confidence,
-        false_discovery_rate,
-        suggestive_q,
-    )
+    cells = compare_groups(assigned["topic"].to_numpy(), clustered, groups, labels, **graded)
     # Each topic's wording per group: the topics stage's per period where the periods are the groups.
     key = "wording" if groups.by == periods.by else "group_wording"
     wording = {t["topic"]: t.get(key, []) for t in topic_details if t["topic"] in labels}
     storage.write_csv(table, cells)
-    storage.write_json(record, describe_venues(cells, groups, wording, graded))
+    storage.write_json(record, {**describe_venues(cells, groups, wording, graded), "trends": trend_record})
     found = cells[cells["direction"] != ""]
     _LOG.info(
         "%d %s groups, %d topics: %d cells over-, %d under-represented (significant or suggestive)",
@@ -846,6 +847,17 @@ def venues(
         int((found["direction"] == "over").sum()),
         int((found["direction"] == "under").sum()),
     )
+    if trend_record["available"]:
+        _LOG.info(
+            "trends within %d %ss: %d findings in %d tests; slopes differ between venues for %d topics",
+            len(trend_record["venues"]),
+            groups.by,
+            int(trend_table["finding"].sum()),
+            len(trend_table),
+            len({row["topic"] for row in trend_record["topics"] if row["slopes_differ"]}),
+        )
+    else:
+        _LOG.info("no trends within venues: %s", trend_record["reason"])
 
 
 def similar_papers(

@@ -20,7 +20,8 @@ rule groups:
 
 
 # Venues compared (compare.by a paper field): per topic and group the share and a test of whether
-# the group holds more or fewer of the topic's papers. Only a header when no field is compared.
+# the group holds more or fewer of the topic's papers, and with [venue, year] each venue's own
+# trends. Only headers when no field is compared.
 rule venues:
     input:
         groups_table="results/groups/papers.csv",
@@ -30,6 +31,7 @@ rule venues:
     output:
         table="results/staged/topics/venues.csv",
         record="results/staged/topics/venues.json",
+        trends="results/staged/topics/venue_trends.csv",
     log:
         "results/logs/venues.log",
     benchmark:
@@ -37,8 +39,7 @@ rule venues:
     conda:
         ENVIRONMENT
     params:
-        confidence=config["compare"]["confidence"],
-        false_discovery_rate=config["compare"]["false_discovery_rate"],
-        suggestive_q=config["compare"]["suggestive_q"],
+        # One dict, as the changes rule's: Snakemake records params as a set of values.
+        compare=config["compare"],
     script:
         "../scripts/venues.py"

@@ -19,6 +19,7 @@ rule report:
         groups_settings="results/groups/groups.json",
         venues="results/staged/topics/venues.json",
         venues_table="results/staged/topics/venues.csv",
+        venue_trends="results/staged/topics/venue_trends.csv",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

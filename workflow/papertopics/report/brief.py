@@ -22,6 +22,7 @@ from papertopics.report.render import render
 from papertopics.report.sparkline import counts_text, share_sparkline
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends import counts_phrase, slope_text
+from papertopics.report.venue_trends import brief_line as venue_trend_line
 from papertopics.report.venues import venue_lines, venues_none_found
 from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
@@ -471,4 +472,5 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         notes=reader_notes(inputs, period_label),
         venues=venue_lines(inputs.venues),
         venues_none=venues_none_found(inputs.venues),
+        venue_trend=venue_trend_line(inputs.venues),
     )

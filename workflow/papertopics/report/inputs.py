@@ -93,12 +93,14 @@ def load_report_inputs(
     groups_settings: str | None = None,
     venues: str | None = None,
     venues_table: str | None = None,
+    venue_trends: str | None = None,
 ) -> ReportInputs:
     """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes`` (the
     comparison of dumps, with its ``shares`` per dump and ``trends`` tables), ``similar`` (each
     paper's similar papers), ``embedding_summaries`` (the embed stage's, per dump), the groups
-    stage's ``groups_table`` and ``groups_settings`` and the venues stage's ``venues`` record and
-    ``venues_table`` are optional; ``venues.csv`` is a download only where venues were compared.
+    stage's ``groups_table`` and ``groups_settings`` and the venues stage's ``venues`` record,
+    ``venues_table`` and ``venue_trends`` are optional; ``venues.csv`` is a download only where
+    venues were compared, ``venue_trends.csv`` only where each venue's trends were tested.
     """
     topic_details = storage.read_json(details)
     summaries = [storage.read_json(path) for path in embedding_summaries or []]
@@ -110,6 +112,7 @@ def load_report_inputs(
     )
     venue_record = storage.read_json(venues) if venues else None
     compared = venue_record is not None and venue_record.get("available")
+    trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     return ReportInputs(
         corpus_summary=storage.read_json(corpus_summary),
@@ -125,7 +128,13 @@ def load_report_inputs(
         changes=storage.read_json(changes) if changes else None,
         comparison_files={
             Path(path).name: Path(path).read_text(encoding="utf-8")
-            for path in (changes, shares, trends, *((venues_table,) if compared else ()))
+            for path in (
+                changes,
+                shares,
+                trends,
+                *((venues_table,) if compared else ()),
+                *((venue_trends,) if trended else ()),
+            )
             if path
         },
         similar=storage.read_arrays(similar) if similar else None,

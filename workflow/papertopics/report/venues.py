@@ -1,5 +1,6 @@
 """The Venues section (``compare.by`` a paper field: venue, track): a topic × venue heatmap, what
-each venue holds more and fewer of than the others, each topic's wording per venue, and the
+each venue holds more and fewer of than the others, each venue's own trends (with years too,
+``report.venue_trends``), each topic's wording per venue, and the
 brief's lines naming what each venue stands for. Read from the venues stage's record
 (``venues.json``) and table (``venues.csv``).
 """
@@ -14,6 +15,7 @@ import pandas as pd
 from papertopics.figures.venues import venue_heatmap
 from papertopics.report.embedding import figure_block
 from papertopics.report.topic_table import sortable_table, table_cell
+from papertopics.report.venue_trends import venue_trends_block
 
 _NAMED = 3  # topics a venue's line in the brief names
 
@@ -139,6 +141,7 @@ def venues_section(record: dict | None, cells: pd.DataFrame | None) -> str:
         + figure_block("venue-heatmap", venue_heatmap(cells))
         + "<h3>What each venue holds more and fewer of</h3>"
         + "".join(_group_block(group) for group in record["groups"])
+        + venue_trends_block(record)
         + _wording_table(record, labels)
         + "</section>"
     )
