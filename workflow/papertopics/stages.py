@@ -704,6 +704,7 @@ def changes(
     lineage: str,
     groups_table: str,
     groups_settings: str,
+    embeddings: list[str],
     shares: str,
     changes: str,
     trends: str,
@@ -712,9 +713,10 @@ def changes(
     compare: dict,
     bursts: str | None = None,
 ) -> None:
-    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
-    what changed between two of them, over the groups stage's periods; ``compare``: the
-    ``compare`` knobs (``papertopics.changes.CompareSettings``).
+    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
+    changed between two of them, and themes that changed within a topic (``papertopics.themes``),
+    over the groups stage's periods; ``compare``: the ``compare`` knobs
+    (``papertopics.changes.CompareSettings``).
     """
     import pandas as pd
 
@@ -725,7 +727,9 @@ def changes(
         recomputed_shares,
         trend_table,
     )
+    from papertopics.embed import gather_embeddings
     from papertopics.groups import load_groups
+    from papertopics.themes import topic_themes
     from papertopics.topics import outlier_flags
 
     assigned = pd.read_csv(
@@ -737,15 +741,14 @@ def changes(
     assigned["outlier"] = outlier_flags(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     events = storage.read_json(lineage)
+    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**compare)
+    periods = load_groups(groups_table, groups_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
-        assigned,
-        [texts[i] for i in assigned["id"]],
-        storage.read_json(details)["topics"],
-        events,
-        load_groups(groups_table, groups_settings, assigned["id"].tolist())[0],
-        CompareSettings(**compare),
-        stop_words,
+        assigned, [texts[i] for i in assigned["id"]], topic_details, events, periods, settings, stop_words
     )
+    vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
+    tested = [p for p in record["periods"] if p not in record["small_periods"]]
+    record["themes"] = topic_themes(assigned, vectors, periods, tested, topic_details, settings)
     earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
     record["recomputed"] = recomputed_shares(
         share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
