@@ -54,7 +54,9 @@ def test_best_split_finds_the_planted_boundary():
     split = best_split(vectors, counts, 20)
     assert split.early_papers == 60
     assert split.explained > 0.2
-    assert split_pvalue(vectors, counts, 20, split.explained, 199) == pytest.approx(1 / 200)
+    p, chance = split_pvalue(vectors, counts, 20, split.explained, 199)
+    assert p == pytest.approx(1 / 200)
+    assert 0 < chance < 0.05
 
 
 def test_no_split_without_enough_papers_in_both_eras():
@@ -68,7 +70,9 @@ def test_one_theme_throughout_is_no_change():
     counts = np.array([30, 30, 30, 30, 30])
     split = best_split(vectors, counts, 20)
     assert split.explained < 0.05
-    assert split_pvalue(vectors, counts, 20, split.explained, 199) > 0.05
+    p, chance = split_pvalue(vectors, counts, 20, split.explained, 199)
+    assert p > 0.05
+    assert split.explained - chance < 0.01
 
 
 def test_explained_is_the_between_era_share_of_the_sum_of_squares():
@@ -205,10 +209,58 @@ def test_two_real_fields_one_per_era_are_a_changed_theme(ijcai_fields):
         ("2001", "2003", FIELD_PAPERS),
         ("2004", "2006", FIELD_PAPERS),
     ]
+    assert planted["beyond_chance"] > 0.1
     assert not control["changed"], control
-    assert control["explained"] < settings().theme_min_explained
+    assert control["beyond_chance"] < settings().theme_min_explained
 
 
 def test_shuffled_periods_are_no_change(ijcai_fields):
     found = planted_run(ijcai_fields, shuffled=True)
     assert not any(t["changed"] for t in found.values()), found
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def themes_record() -> dict:
+    rng = np.random.default_rng(8)
+    vectors = np.vstack([two_themes(rng, 60, 60), two_themes(rng, 120, 0) @ np.roll(np.eye(32), 7, axis=1)])
+    years = [1995 + i // 30 for i in range(120)] * 2
+    wording = [
+        {
+            "period": str(year),
+            "papers": 30,
+            "keywords": [HOSTILE, "kernels"] if year < 1997 else ["deep networks"],
+        }
+        for year in range(1995, 1999)
+    ]
+    details = [
+        {"topic": 1, "label": HOSTILE, "wording": wording},
+        {"topic": 2, "label": "steady", "wording": []},
+    ]
+    periods = year_periods(years)
+    return topic_themes(table([1] * 120 + [2] * 120), vectors, periods, periods.names, details, settings())
+
+
+def test_the_section_says_the_theme_changed_with_each_eras_words_and_counts_escaped():
+    from papertopics.report.themes import themes_block
+
+    block = themes_block({"themes": themes_record(), "false_discovery_rate": 0.05}, str, {1: "#123456"})
+    assert HOSTILE not in block
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert (
+        f"this topic&#x27;s theme changed: 1995–1996 &#x27;{escaped}, kernels&#x27; (60 papers), "
+        "1997–1998 &#x27;deep networks&#x27; (60 papers)"
+    ) in block
+    assert block.count('data-topic="') == 1  # the steady topic is not listed
+    assert 'id="theme-evolution"' in block
+
+
+def test_the_evolution_view_links_each_earlier_era_to_its_later_one_with_labels_escaped():
+    from papertopics.figures.themes import thematic_evolution
+
+    sankey = thematic_evolution(themes_record(), str, {}).data[0]
+    assert all(HOSTILE not in label for label in sankey.node.label)
+    assert len(sankey.node.label) == 4
+    own = [(s, t) for s, t in zip(sankey.link.source, sankey.link.target, strict=True) if t - s == 2]
+    assert sorted(own) == [(0, 2), (1, 3)]

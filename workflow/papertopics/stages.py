@@ -769,6 +769,8 @@ def changes(
         sum(row["direction"] == "falling" for row in trend_rows),
         len(record["bursts"].get("bursts", [])),
     )
+    themes = record["themes"].get("topics", [])
+    _LOG.info("themes: %d of %d topics tested changed theme", sum(t["changed"] for t in themes), len(themes))
     shapes = Counter(row["shape"] for row in trend_rows)
     if shapes:
         _LOG.info("trajectories: %s", ", ".join(f"{shapes[s]} {s}" for s in sorted(shapes)))

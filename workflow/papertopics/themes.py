@@ -11,7 +11,8 @@ periods are shuffled among them (every period keeps its number of papers), and t
 searched again in each shuffle, so the test pays for having picked the split from the data.
 Benjamini–Hochberg runs across the topics tested. A topic drifts in any long series, and with many
 papers a small drift is significant, so a theme *changed* only where the eras also explain at least
-``min_explained`` of the spread (a minimum effect, as the trends have a minimum move).
+``min_explained`` of the spread beyond what the best split explains by chance (the shuffles' mean,
+which is larger for a small topic: a minimum effect, as the trends have a minimum move).
 
 Each era's wording comes from the topics stage's wording per period (``topic_details.json``): a
 phrase scores the share of the era's papers whose period's wording holds it, and the era is named
@@ -108,9 +109,10 @@ def best_split(vectors: np.ndarray, period_counts, min_papers: int) -> Split | N
 
 def split_pvalue(
     vectors: np.ndarray, period_counts, min_papers: int, observed: float, permutations: int, seed: int = 0
-) -> float:
-    """The permutation p-value of a best split explaining ``observed``: the papers' periods are
-    shuffled among them (each period keeps its count) and the best split searched again.
+) -> tuple[float, float]:
+    """The permutation p-value of a best split explaining ``observed``, and the share the best
+    split explains by chance (its mean over the shuffles): the papers' periods are shuffled among
+    them (each period keeps its count) and the best split searched again.
     """
     sizes = _split_sizes(np.asarray(period_counts), min_papers)
     papers = len(vectors)
@@ -118,12 +120,13 @@ def split_pvalue(
     ss_total = _sum_of_squares(vectors, total)
     # Each shuffle's place of every paper in the period order (a uniform random permutation).
     places = np.argsort(np.random.default_rng(seed).random((permutations, papers)), axis=1)
-    as_large = 0
+    as_large, by_chance = 0, 0.0
     for start in range(0, permutations, _CHUNK):
         early = (places[start : start + _CHUNK, None, :] < sizes[None, :, None]).astype(np.float64)
         null = _explained(early @ vectors, sizes, total, papers, ss_total).max(axis=-1)
         as_large += int(np.sum(null >= observed - 1e-12))
-    return (1 + as_large) / (1 + permutations)
+        by_chance += float(null.sum())
+    return (1 + as_large) / (1 + permutations), by_chance / permutations
 
 
 def era_keywords(wording: list[dict], era: list[str], other: list[str], count: int = ERA_WORDS) -> tuple:
@@ -157,6 +160,7 @@ class _Tested:
     places: np.ndarray  # each paper's period (an index into the tested periods)
     split: Split
     p_value: float
+    chance: float  # the share the best split explains with the periods shuffled (its mean)
 
     def centroids(self) -> tuple[np.ndarray, np.ndarray]:
         """The earlier and the later era's mean direction (unit vectors)."""
@@ -233,17 +237,16 @@ def topic_themes(
         counts = np.bincount(own_places, minlength=len(tested))
         split = best_split(own, counts, settings.theme_min_papers)
         if split is not None:
-            p = split_pvalue(
+            p, chance = split_pvalue(
                 own, counts, settings.theme_min_papers, split.explained, settings.theme_permutations
             )
-            found.append(_Tested(int(topic), own, own_places, split, p))
+            found.append(_Tested(int(topic), own, own_places, split, p, chance))
     q_values = benjamini_hochberg([f.p_value for f in found])
     details = {t["topic"]: t for t in topic_details}
     listed = []
     for f, q in zip(found, q_values, strict=True):
-        changed = bool(
-            q < settings.false_discovery_rate and f.split.explained >= settings.theme_min_explained
-        )
+        beyond = f.split.explained - f.chance
+        changed = bool(q < settings.false_discovery_rate and beyond >= settings.theme_min_explained)
         eras = _eras(f, tested, details.get(f.topic, {}).get("wording", []))
         listed.append(
             {
@@ -252,13 +255,15 @@ def topic_themes(
                 "papers": len(f.places),
                 "eras": [{**vars(e), "keywords": list(e.keywords)} for e in eras],
                 "explained": round(f.split.explained, 6),
+                "chance_explained": round(f.chance, 6),
+                "beyond_chance": round(beyond, 6),
                 "similarity": round(f.split.similarity, 6),
                 "p_value": f.p_value,
                 "q_value": float(q),
                 "changed": changed,
             }
         )
-    listed.sort(key=lambda t: (not t["changed"], -t["explained"], t["topic"]))
+    listed.sort(key=lambda t: (not t["changed"], -t["beyond_chance"], t["topic"]))
     return {
         "available": True,
         "test": THEME_TEST,
