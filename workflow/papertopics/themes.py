@@ -191,11 +191,13 @@ def _eras(found: _Tested, tested: list[str], wording: list[dict]) -> list[Era]:
     ]
 
 
-def _view(found: list[_Tested]) -> dict:
-    """The thematic-evolution view of the largest tested topics: each one's earlier era leads to its
-    own later era and to any other topic's later era its papers are closer to.
+def _view(found: list[_Tested], changed: set[int]) -> dict:
+    """The thematic-evolution view of the topics whose theme changed and the largest other tested
+    ones (``VIEW_TOPICS`` in all), largest first: each one's earlier era leads to its own later era
+    and to any other topic's later era its papers are closer to.
     """
-    largest = sorted(found, key=lambda f: (-len(f.places), f.topic))[:VIEW_TOPICS]
+    chosen = sorted(found, key=lambda f: (f.topic not in changed, -len(f.places), f.topic))[:VIEW_TOPICS]
+    largest = sorted(chosen, key=lambda f: (-len(f.places), f.topic))
     early, late = zip(*(f.centroids() for f in largest), strict=True)
     similarity = np.array(early) @ np.array(late).T
     links = [
@@ -273,5 +275,7 @@ def topic_themes(
         "min_explained": settings.theme_min_explained,
         "permutations": settings.theme_permutations,
         "topics": listed,
-        "view": _view(found) if found else {"topics": [], "links": []},
+        "view": _view(found, {t["topic"] for t in listed if t["changed"]})
+        if found
+        else {"topics": [], "links": []},
     }

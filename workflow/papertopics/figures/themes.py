@@ -1,5 +1,5 @@
-"""The thematic-evolution view of What changed: the largest topics' earlier eras on the left, their
-later eras on the right, each earlier era flowing to its own topic's later era and to any other
+"""The thematic-evolution view of What changed: the earlier eras of the topics whose theme changed
+and of the largest others on the left, their later eras on the right (red: the theme changed), each earlier era flowing to its own topic's later era and to any other
 topic's later era its papers are closer to (by the cosine similarity of the eras' centroids), in
 the manner of bibliometrix's thematic evolution map.
 """
@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
 
-_OWN, _ELSEWHERE = "rgba(120,120,120,0.35)", "rgba(214,120,0,0.55)"
+_OWN, _CHANGED, _ELSEWHERE = "rgba(120,120,120,0.35)", "rgba(200,40,40,0.45)", "rgba(214,120,0,0.55)"
 _NODE_PX = 46
 
 
@@ -45,7 +45,8 @@ def thematic_evolution(themes: dict, period_label, colours: dict[int, str]) -> g
         sources.append(place[link["from"]])
         targets.append(len(shown) + place[link["to"]])
         values.append(round(early * max(link["similarity"], 1e-6) / weights[link["from"]], 2))
-        link_colours.append(_OWN if link["from"] == link["to"] else _ELSEWHERE)
+        own = _CHANGED if by_topic[link["from"]]["changed"] else _OWN
+        link_colours.append(own if link["from"] == link["to"] else _ELSEWHERE)
         hovers.append(f"centroid similarity {link['similarity']:.2f}")
     node_colours = [colours.get(topic, "#888") for topic in shown] * 2
     figure = go.Figure(

@@ -57,8 +57,9 @@ def themes_block(changes: dict, period_label, colours: dict[int, str]) -> str:
     figure = thematic_evolution(themes, period_label, colours)
     view = (
         '<h4>Thematic evolution of the largest topics</h4><p class="hint">Each topic\'s earlier era (left) '
-        "flows to its later era (right), grey, and in orange to another topic's later era its papers are "
-        "closer to. Hover a band for the similarity.</p>" + figure_block("theme-evolution", figure)
+        "flows to its later era (right): red where its theme changed, else grey; in orange to another "
+        "topic's later era its papers are closer to. Hover a band for the similarity.</p>"
+        + figure_block("theme-evolution", figure)
         if figure is not None
         else ""
     )
