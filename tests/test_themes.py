@@ -264,3 +264,20 @@ def test_the_evolution_view_links_each_earlier_era_to_its_later_one_with_labels_
     assert len(sankey.node.label) == 4
     own = [(s, t) for s, t in zip(sankey.link.source, sankey.link.target, strict=True) if t - s == 2]
     assert sorted(own) == [(0, 2), (1, 3)]
+
+
+def test_the_table_has_a_row_per_topic_tested_with_each_eras_columns():
+    from papertopics.themes import theme_table
+
+    found = theme_table(themes_record())
+    assert found["topic"].tolist() == [1, 2]
+    assert found.loc[0, ["changed", "early_first", "early_last", "early_papers", "late_first"]].tolist() == [
+        True,
+        "1995",
+        "1996",
+        60,
+        "1997",
+    ]
+    assert found.loc[0, "early_keywords"] == f"{HOSTILE}; kernels"
+    empty = theme_table({"available": False, "reason": "compare.by is 'venue', whose groups have no order"})
+    assert empty.empty and "beyond_chance" in empty.columns

@@ -712,6 +712,7 @@ def changes(
     history_dir: str,
     compare: dict,
     bursts: str | None = None,
+    themes: str | None = None,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
     changed between two of them, and themes that changed within a topic (``papertopics.themes``),
@@ -729,7 +730,7 @@ def changes(
     )
     from papertopics.embed import gather_embeddings
     from papertopics.groups import load_groups
-    from papertopics.themes import topic_themes
+    from papertopics.themes import theme_table, topic_themes
     from papertopics.topics import outlier_flags
 
     assigned = pd.read_csv(
@@ -757,6 +758,8 @@ def changes(
     storage.write_csv(trends, trend_table(record))
     if bursts:
         storage.write_csv(bursts, burst_table(record))
+    if themes:
+        storage.write_csv(themes, theme_table(record["themes"]))
     storage.write_json(changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
     storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)

@@ -279,3 +279,25 @@ def topic_themes(
         if found
         else {"topics": [], "links": []},
     }
+
+
+THEME_COLUMNS = ["topic", "label", "papers", "changed", "explained", "chance_explained", "beyond_chance"]
+THEME_COLUMNS += ["similarity", "p_value", "q_value"]
+ERA_COLUMNS = ["first", "last", "papers", "keywords"]
+
+
+def theme_table(themes: dict) -> pd.DataFrame:
+    """``themes.csv``: one row per topic tested, as in ``changes.json``'s ``themes``, each era's
+    first and last period, papers and keywords (``; ``-separated) in ``early_…`` and ``late_…``
+    columns; only the header where none was tested.
+    """
+    columns = THEME_COLUMNS + [f"{side}_{c}" for side in ("early", "late") for c in ERA_COLUMNS]
+    rows = []
+    for row in themes.get("topics", []):
+        eras = {
+            f"{side}_{c}": "; ".join(era[c]) if c == "keywords" else era[c]
+            for side, era in zip(("early", "late"), row["eras"], strict=True)
+            for c in ERA_COLUMNS
+        }
+        rows.append({**{c: row[c] for c in THEME_COLUMNS}, **eras})
+    return pd.DataFrame(rows, columns=columns)

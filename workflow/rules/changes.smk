@@ -17,6 +17,7 @@ rule changes:
         changes="results/staged/topics/changes.json",
         trends="results/staged/topics/trends.csv",
         bursts="results/staged/topics/bursts.csv",
+        themes="results/staged/topics/themes.csv",
     log:
         "results/logs/changes.log",
     benchmark:
