@@ -109,6 +109,7 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
         f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
+        f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
         f"stop_words='english', history_dir={str(tmp_path / 'history')!r}, compare={compare!r})\n"
     )
     assert imported_after(code) == []

@@ -254,6 +254,9 @@ class CompareSettings:
     shape_permutations: int = 999
     burst_stop_share: float = 0.05
     bursts_shown: int = 15
+    theme_min_papers: int = 20
+    theme_min_explained: float = 0.02
+    theme_permutations: int = 999
 
 
 def describe_changes(

@@ -704,6 +704,7 @@ def changes(
     lineage: str,
     groups_table: str,
     groups_settings: str,
+    embeddings: list[str],
     shares: str,
     changes: str,
     trends: str,
@@ -711,10 +712,12 @@ def changes(
     history_dir: str,
     compare: dict,
     bursts: str | None = None,
+    themes: str | None = None,
 ) -> None:
-    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, and
-    what changed between two of them, over the groups stage's periods; ``compare``: the
-    ``compare`` knobs (``papertopics.changes.CompareSettings``).
+    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
+    changed between two of them, and themes that changed within a topic (``papertopics.themes``),
+    over the groups stage's periods; ``compare``: the ``compare`` knobs
+    (``papertopics.changes.CompareSettings``).
     """
     import pandas as pd
 
@@ -725,7 +728,9 @@ def changes(
         recomputed_shares,
         trend_table,
     )
+    from papertopics.embed import gather_embeddings
     from papertopics.groups import load_groups
+    from papertopics.themes import theme_table, topic_themes
     from papertopics.topics import outlier_flags
 
     assigned = pd.read_csv(
@@ -737,15 +742,14 @@ def changes(
     assigned["outlier"] = outlier_flags(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     events = storage.read_json(lineage)
+    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**compare)
+    periods = load_groups(groups_table, groups_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
-        assigned,
-        [texts[i] for i in assigned["id"]],
-        storage.read_json(details)["topics"],
-        events,
-        load_groups(groups_table, groups_settings, assigned["id"].tolist())[0],
-        CompareSettings(**compare),
-        stop_words,
+        assigned, [texts[i] for i in assigned["id"]], topic_details, events, periods, settings, stop_words
     )
+    vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
+    tested = [p for p in record["periods"] if p not in record["small_periods"]]
+    record["themes"] = topic_themes(assigned, vectors, periods, tested, topic_details, settings)
     earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
     record["recomputed"] = recomputed_shares(
         share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
@@ -754,6 +758,8 @@ def changes(
     storage.write_csv(trends, trend_table(record))
     if bursts:
         storage.write_csv(bursts, burst_table(record))
+    if themes:
+        storage.write_csv(themes, theme_table(record["themes"]))
     storage.write_json(changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
     storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
@@ -766,6 +772,8 @@ def changes(
         sum(row["direction"] == "falling" for row in trend_rows),
         len(record["bursts"].get("bursts", [])),
     )
+    themes = record["themes"].get("topics", [])
+    _LOG.info("themes: %d of %d topics tested changed theme", sum(t["changed"] for t in themes), len(themes))
     shapes = Counter(row["shape"] for row in trend_rows)
     if shapes:
         _LOG.info("trajectories: %s", ", ".join(f"{shapes[s]} {s}" for s in sorted(shapes)))

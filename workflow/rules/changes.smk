@@ -8,6 +8,8 @@ rule changes:
         lineage="results/staged/topics/lineage.json",
         groups_table="results/groups/papers.csv",
         groups_settings="results/groups/groups.json",
+        # Themes within a topic: how far its papers of one era are from those of another.
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
     output:
         shares=report(
             "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
@@ -15,6 +17,7 @@ rule changes:
         changes="results/staged/topics/changes.json",
         trends="results/staged/topics/trends.csv",
         bursts="results/staged/topics/bursts.csv",
+        themes="results/staged/topics/themes.csv",
     log:
         "results/logs/changes.log",
     benchmark:

@@ -15,6 +15,7 @@ from papertopics.figures.text import plotly_text
 from papertopics.report.bursts import bursts_block
 from papertopics.report.colours import colour_of
 from papertopics.report.embedding import figure_block, notice
+from papertopics.report.themes import themes_block
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trends import counts_phrase, share_change_text, topics, trends_block
 
@@ -377,6 +378,7 @@ def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: 
         + _periods_sentence(changes, label)
         + _recomputed_note(changes, label)
         + trends_block(changes, label, colours)
+        + themes_block(changes, label, colours)
         + series
         + bursts_block(changes, label)
         + _pairwise(changes, dump_labels)

@@ -1,0 +1,78 @@
+"""The thematic-evolution view of What changed: the earlier eras of the topics whose theme changed
+and of the largest others on the left, their later eras on the right (red: the theme changed), each earlier era flowing to its own topic's later era and to any other
+topic's later era its papers are closer to (by the cosine similarity of the eras' centroids), in
+the manner of bibliometrix's thematic evolution map.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from papertopics.figures.text import plotly_text
+
+_OWN, _CHANGED, _ELSEWHERE = "rgba(120,120,120,0.35)", "rgba(200,40,40,0.45)", "rgba(214,120,0,0.55)"
+_NODE_PX = 46
+
+
+def era_span(era: dict, period_label) -> str:
+    """An era's periods as a reader reads them: "1995–2006", or "2019" for one period."""
+    first, last = period_label(era["first"]), period_label(era["last"])
+    return first if first == last else f"{first}–{last}"
+
+
+def thematic_evolution(themes: dict, period_label, colours: dict[int, str]) -> go.Figure | None:
+    """The view of ``themes`` (``changes.json``'s ``themes``), or None where no topic was tested.
+    An earlier era's papers are split over its links in proportion to their similarity.
+    """
+    view = themes.get("view") or {}
+    if not view.get("topics"):
+        return None
+    by_topic = {t["topic"]: t for t in themes["topics"]}
+    shown = view["topics"]
+    names = []
+    for side in (0, 1):
+        for topic in shown:
+            row, era = by_topic[topic], by_topic[topic]["eras"][side]
+            words = ", ".join(era["keywords"])
+            names.append(f"{row['label'][:32]} {era_span(era, period_label)}: {words}"[:70])
+    place = {topic: index for index, topic in enumerate(shown)}
+    weights: dict[int, float] = {}
+    for link in view["links"]:
+        weights[link["from"]] = weights.get(link["from"], 0.0) + max(link["similarity"], 1e-6)
+    sources, targets, values, link_colours, hovers = [], [], [], [], []
+    for link in view["links"]:
+        early = by_topic[link["from"]]["eras"][0]["papers"]
+        sources.append(place[link["from"]])
+        targets.append(len(shown) + place[link["to"]])
+        values.append(round(early * max(link["similarity"], 1e-6) / weights[link["from"]], 2))
+        own = _CHANGED if by_topic[link["from"]]["changed"] else _OWN
+        link_colours.append(own if link["from"] == link["to"] else _ELSEWHERE)
+        hovers.append(f"centroid similarity {link['similarity']:.2f}")
+    node_colours = [colours.get(topic, "#888") for topic in shown] * 2
+    figure = go.Figure(
+        go.Sankey(
+            arrangement="snap",
+            node={
+                "label": [plotly_text(name) for name in names],
+                "color": node_colours,
+                "pad": 8,
+                "thickness": 12,
+                "hovertemplate": "%{label}<extra></extra>",
+            },
+            link={
+                "source": sources,
+                "target": targets,
+                "value": values,
+                "color": link_colours,
+                "customdata": hovers,
+                "hovertemplate": "%{source.label} → %{target.label}<br>%{customdata}<extra></extra>",
+            },
+        )
+    )
+    figure.update_layout(
+        height=max(260, _NODE_PX * len(shown) + 60),
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        font={"size": 11},
+        title={"text": "earlier era → later era", "font": {"size": 13, "color": "#666"}, "x": 0.01},
+    )
+    return figure
