@@ -35,7 +35,6 @@ from bench.common import (
     read_corpus,
     rule_benchmarks,
     text_dump,
-    write_config,
 )
 from bench.job_imports import PROFILE_ENV, job_imports
 
@@ -81,12 +80,15 @@ def fresh(folder: Path) -> Path:
     return folder
 
 
-def workdir(folder: Path, dumps: dict[str, str]) -> Path:
+def workdir(folder: Path, dumps: dict[str, str], code: Path) -> Path:
+    """A working folder of ``dumps`` with ``code``'s config.yaml (a newer one may have keys the
+    older code's schema rejects).
+    """
     raw = fresh(folder) / "data" / "raw"
     raw.mkdir(parents=True)
     for name, text in dumps.items():
         (raw / name).write_text(text, encoding="utf-8")
-    write_config(folder)
+    shutil.copy(code / "config.yaml", folder / "config.yaml")
     return folder
 
 
@@ -125,7 +127,7 @@ def first_run(code: Path, scratch: Path, warm: bool) -> dict:
     first); then again after ``make clean``; then every job again with the import profile.
     """
     numba_cache = fresh(scratch / "numba")
-    folder = workdir(scratch / "seeds", {seed.name: seed.read_text(encoding="utf-8") for seed in SEEDS})
+    folder = workdir(scratch / "seeds", {seed.name: seed.read_text(encoding="utf-8") for seed in SEEDS}, code)
     result = {}
     if warm:
         step = measured([JOBS_PYTHON, "-m", "papertopics.warm"], env=_env(code, numba_cache))
@@ -175,7 +177,7 @@ def many_small_dumps(
 def many_dumps(code: Path, scratch: Path, dumps: dict[str, str], added: tuple[str, str]) -> dict:
     """The embedding step of ``dumps`` (cold), then of one dump added."""
     numba_cache = scratch / "numba"
-    folder = workdir(scratch / "many", dumps)
+    folder = workdir(scratch / "many", dumps, code)
     names = [Path(name).stem for name in dumps]
     cold = snakemake(code, folder, numba_cache, *[f"results/embeddings/{name}.npz" for name in names])
     cold_rules = embed_rules(named(rule_benchmarks(folder), code))
@@ -204,7 +206,7 @@ def many_dumps(code: Path, scratch: Path, dumps: dict[str, str], added: tuple[st
 def one_dump(code: Path, scratch: Path, dumps: dict[str, str]) -> dict:
     """The same papers as one dump: the embedding step's floor."""
     joined = "All dumps\n\n" + "\n\n".join(text.split("\n\n", 1)[1].strip() for text in dumps.values()) + "\n"
-    folder = workdir(scratch / "one", {"all_dumps.txt": joined})
+    folder = workdir(scratch / "one", {"all_dumps.txt": joined}, code)
     run = snakemake(code, folder, scratch / "numba", "results/embeddings/all_dumps.npz")
     return {
         "run": run,
@@ -221,9 +223,12 @@ def _run_cell(run: dict) -> str:
     return f"{run['seconds']} ({run['cpu_seconds']}) at load {run['load']}"
 
 
+def _warm_cell(first: dict) -> str:
+    return _run_cell(first["warm_step"]) if "warm_step" in first else "-"
+
+
 def _first_run_lines(before: dict, after: dict) -> list[str]:
     first_before, first_after = before["first"], after["first"]
-    warm = first_after["warm_step"]
     lines = [
         "## The shipped dumps: the first run (fresh results/ and numba cache) and the second (after `make clean`)",
         "",
@@ -231,8 +236,7 @@ def _first_run_lines(before: dict, after: dict) -> list[str]:
         "|---|---|---|---|---|",
         f"| embedding backend (`auto`) | {first_before['backend']} | {first_before['second']['backend']} | "
         f"{first_after['backend']} | {first_after['second']['backend']} |",
-        f"| make's warm step (once per environment) | - | - | {warm['seconds']} ({warm['cpu_seconds']}) at load "
-        f"{warm['load']} | - |",
+        f"| make's warm step (once per environment) | {_warm_cell(first_before)} | - | {_warm_cell(first_after)} | - |",
         f"| pipeline | {_run_cell(first_before['pipeline'])} | {_run_cell(first_before['second']['pipeline'])} | "
         f"{_run_cell(first_after['pipeline'])} | {_run_cell(first_after['second']['pipeline'])} |",
     ]
@@ -341,7 +345,9 @@ def main() -> None:
     if not arguments.no_first_run:
         for side, code in (("before", arguments.before.resolve()), ("after", REPO)):
             if "first" not in figures[side]:
-                figures[side]["first"] = first_run(code, scratch / side, warm=side == "after")
+                # make's warm step where the code has one (as make's set-up runs it).
+                warm = (code / "workflow" / "papertopics" / "warm.py").is_file()
+                figures[side]["first"] = first_run(code, scratch / side, warm=warm)
                 print(side, "first run", figures[side]["first"]["pipeline"], flush=True)
                 save()
     if not arguments.no_many:
