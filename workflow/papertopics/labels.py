@@ -60,10 +60,6 @@ NOMINAL_SHARE = 1 / 3
 KEEP_SCORE = 0.4
 # A carried label's second phrase is kept while this many of the topic's papers still use it.
 KEEP_SECOND_PAPERS = 2
-# The map wraps its labels in lines of this many characters (report.document_map); a group label
-# is kept to two of them.
-GROUP_LABEL_LINE_CHARS = 24
-GROUP_LABEL_LINES = 2
 # Words that never begin or end a name, beyond the stop words.
 NOT_NAME_WORDS = frozenset(
     {"like", "via", "using", "based", "novel", "proposed", "propose", "existing", "new", "various"}

@@ -477,6 +477,7 @@ def topics(
     embedding_model: str,
     max_seq_length: int,
     guide_names: list[str],
+    save_ctfidf: bool,
     **knobs,
 ) -> None:
     """Find the topics of the clusters (``papertopics.topic_run``) and write them.
@@ -503,6 +504,7 @@ def topics(
         embedding_model: the embedding model's name or path (for guide names and representations).
         max_seq_length: the embedding model's token limit.
         guide_names: ``topics.guide`` when it is a list of category names.
+        save_ctfidf: save the model's c-TF-IDF matrix and vocabulary too (``_save_model``).
         **knobs: the fields of ``papertopics.topic_run.TopicSettings``, and the keyword settings
             of ``papertopics.topics.fit_topic_model``.
     """
@@ -572,7 +574,7 @@ def topics(
     }
     storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
     storage.write_json(figures, model_figures(found.model, found.n_topics))
-    _save_model(found.model, model, resolve_model_location(embedding_model))
+    _save_model(found.model, model, resolve_model_location(embedding_model), save_ctfidf)
     storage.write_json(lineage, found.lineage)
     # Last, once every output is written: a failed job leaves history as the last good run left it.
     found.record()
@@ -635,12 +637,18 @@ def topic_table(details: list[dict]):
     )
 
 
-def _save_model(model, model_out: str, embedding_model_location: str) -> None:
+def _save_model(model, model_out: str, embedding_model_location: str, save_ctfidf: bool) -> None:
+    """The fitted BERTopic model, for users to load (``BERTopic.load``); no stage reads it back (the
+    next run matches its topics against ``history_dir``). Without ``save_ctfidf`` it is its topics,
+    keywords and topic embeddings: the c-TF-IDF matrix and the vectorizer's vocabulary (as JSON) are
+    nearly all of its size (50 of 51 MB for 10,000 papers) and of its writing time, and only
+    BERTopic's own topic updates and merges after loading need them.
+    """
     with storage.atomic_folder(model_out) as temporary:
         model.save(
             temporary,
             serialization="safetensors",
-            save_ctfidf=True,
+            save_ctfidf=save_ctfidf,
             save_embedding_model=embedding_model_location,
         )
 

@@ -144,6 +144,7 @@ rule topics:
         mmr_diversity=config["topics"]["mmr_diversity"],
         min_keyword_share=config["topics"]["min_keyword_share"],
         guide_names=guide_names(),
+        save_ctfidf=config["topics"]["save_ctfidf"],
         guide_min_similarity=config["topics"]["guide_min_similarity"],
         coarse_topics=config["report"]["coarse_topics"],
         min_overlap=config["lineage"]["min_overlap"],

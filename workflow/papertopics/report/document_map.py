@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from papertopics.groups import Periods
-from papertopics.labels import GROUP_LABEL_LINE_CHARS
+from papertopics.label_layout import GROUP_LABEL_LINE_CHARS
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
 from papertopics.topics import OUTLIER
