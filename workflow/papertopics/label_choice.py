@@ -160,11 +160,30 @@ def agreeing_first(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: 
     cover at least as many of the unit's papers first (each part in its order): the best scoring
     phrase names a minority of the topic where a phrase of its keywords covers more of it.
     """
-    if not ranked or not keywords or agrees(ranked[0], keywords):
+    if not ranked or not keywords:
         return ranked
+    if agrees(ranked[0], keywords):
+        return _keyword_whole(table, unit, ranked, keywords)
     least = table.coverage(unit, ranked[0])
     better = [key for key in ranked if agrees(key, keywords) and table.coverage(unit, key) >= least]
     return better + [key for key in ranked if key not in better]
+
+
+def _keyword_whole(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: list[Key]) -> list[Key]:
+    """The ranked phrases, but where the best holds a keyword of several words that can name the
+    unit and more of its papers use ("object pose estimation" holds "pose estimation"; "dof grasp
+    detection", "grasp detection"), that keyword first: the name of the whole topic, not of a part.
+    """
+    first = ranked[0]
+    wider = [
+        key
+        for key in keywords
+        if 1 < len(key) < len(first)
+        and _holds(first, key)
+        and table.names(unit, key)
+        and table.coverage(unit, key) > table.coverage(unit, first)
+    ]
+    return wider[:1] + [key for key in ranked if key not in wider[:1]]
 
 
 class PhrasePlacement:
