@@ -907,6 +907,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
         "nmi": ours["labels"]["nmi"] if ours.get("labels") else None,
         "naming": ours["label_naming"],
         "largest": ours["topic_labels"][:20],
+        "all_topics": ours["topic_labels"],
         "groups": ours["group_labels"],
         "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
     }

@@ -377,3 +377,18 @@ def test_a_one_word_second_phrase_is_the_topics_not_the_whole_fields():
     placed = choose_label(table, unit, ranked, placement=one_word_first, keywords=keywords)
     assert placed == "few-shot learning, prototypes"
     assert choose_label(table, unit, ranked) == "few-shot learning, unseen classes"
+
+
+def test_a_second_phrase_whose_meaning_lies_elsewhere_is_left_out(placed):
+    table, placement, names = placed
+    nlp = names.index("nlp")
+    unit = table.units[nlp]
+    ranked = table.ranked(unit)
+    shares = lambda forms: placement.shares(nlp, forms)  # noqa: E731
+    both = choose_label(table, unit, ranked, placement=shares)
+    assert both == "sentences, natural language processing"
+    share = float(shares(["natural language processing"])[0])
+    # "natural language processing" is mostly the nlp topic's, but not wholly.
+    assert 1 / len(names) < share < 1
+    assert choose_label(table, unit, ranked, placement=shares, least_share=share) == both
+    assert choose_label(table, unit, ranked, placement=shares, least_share=share + 1e-6) == "sentences"

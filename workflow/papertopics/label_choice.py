@@ -34,7 +34,9 @@ or there is none: one of the others that scores at least ``SECOND_PHRASE_SCORE``
 Of those, the label takes the one whose meaning is most the topic's (``PhrasePlacement``): the
 phrase embedded by the corpus's embedding model, its cosine to each topic's centroid, softmax at
 ``PLACEMENT_TEMPERATURE``, gives the topic's share, weighed by the phrase's coverage to the power
-``SECOND_COVERAGE_POWER``. Without an embedding model the best scoring of them is taken.
+``SECOND_COVERAGE_POWER``; and only where that phrase's share is at least ``SECOND_PLACEMENT_LIFT``
+times an even share (1 / the number of topics), at most ``SECOND_PLACEMENT_SHARE``: else the
+label is its first phrase alone. Without an embedding model the best scoring of them is taken.
 
 **Group labels** (the coarse level the map shows zoomed out) are chosen the same way with the
 group's topics taken together, from the phrases its topics *share*: used by at least
@@ -80,6 +82,11 @@ PLACEMENT_TEMPERATURE = 0.1
 # A second phrase is chosen by placement × coverage^this: of two phrases as surely the topic's,
 # the one more of its papers use.
 SECOND_COVERAGE_POWER = 0.25
+# A second phrase's meaning is the topic's at least this many times as much as an even share
+# (1 / topics), and never needs more than SECOND_PLACEMENT_SHARE: a phrase whose meaning lies
+# as much in other topics names no part of this one ("memory usage", "model weights").
+SECOND_PLACEMENT_LIFT = 8.0
+SECOND_PLACEMENT_SHARE = 0.5
 NEIGHBOURS = 3
 # A first phrase agrees with one of the topic's first this many distinctive keywords.
 AGREEING_KEYWORDS = 3
@@ -159,11 +166,30 @@ def agreeing_first(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: 
     cover at least as many of the unit's papers first (each part in its order): the best scoring
     phrase names a minority of the topic where a phrase of its keywords covers more of it.
     """
-    if not ranked or not keywords or agrees(ranked[0], keywords):
+    if not ranked or not keywords:
         return ranked
+    if agrees(ranked[0], keywords):
+        return _keyword_whole(table, unit, ranked, keywords)
     least = table.coverage(unit, ranked[0])
     better = [key for key in ranked if agrees(key, keywords) and table.coverage(unit, key) >= least]
     return better + [key for key in ranked if key not in better]
+
+
+def _keyword_whole(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: list[Key]) -> list[Key]:
+    """The ranked phrases, but where the best holds a keyword of several words that can name the
+    unit and more of its papers use ("object pose estimation" holds "pose estimation"; "dof grasp
+    detection", "grasp detection"), that keyword first: the name of the whole topic, not of a part.
+    """
+    first = ranked[0]
+    wider = [
+        key
+        for key in keywords
+        if 1 < len(key) < len(first)
+        and _holds(first, key)
+        and table.names(unit, key)
+        and table.coverage(unit, key) > table.coverage(unit, first)
+    ]
+    return wider[:1] + [key for key in ranked if key not in wider[:1]]
 
 
 class PhrasePlacement:
@@ -247,11 +273,13 @@ def choose_label(
     fits=lambda label: True,
     placement=None,
     keywords: list[Key] = (),
+    least_share: float = 0.0,
 ) -> str:
     """One or two phrases from ``ranked`` (best first): the first, and another phrase that names
     part of its theme (``may_be_second``), when the two together still ``fits``. ``placement``
     (the unit's share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses
-    among the phrases that may be second; without it, the best scoring of them is.
+    among the phrases that may be second, and there is none unless the chosen one's share is at
+    least ``least_share``; without it, the best scoring of them is.
     """
     if not ranked:
         return ""
@@ -264,7 +292,11 @@ def choose_label(
     if placement is not None:
         forms = [table.form(unit, key) for key in seconds]
         coverage = np.array([table.coverage(unit, key) for key in seconds])
-        second = seconds[int(np.argmax(placement(forms) * coverage**SECOND_COVERAGE_POWER))]
+        shares = placement(forms)
+        best = int(np.argmax(shares * coverage**SECOND_COVERAGE_POWER))
+        if shares[best] < least_share:
+            return label
+        second = seconds[best]
     both = f"{label}, {table.form(unit, second)}"
     return both if fits(both) else label
 
@@ -311,10 +343,17 @@ def topic_labels(
         agreeing[topic] = distinctive_keywords(table, unit, keywords.get(topic, []))
         ranked[topic] = agreeing_first(table, unit, theirs or own, agreeing[topic])
 
+    least = min(SECOND_PLACEMENT_LIFT / max(len(table.units), 1), SECOND_PLACEMENT_SHARE)
+
     def choose(topic: int) -> str:
         placed = None if placement is None else (lambda forms: placement.shares(topic, forms))
         return choose_label(
-            table, table.units[topic], ranked[topic], placement=placed, keywords=agreeing[topic]
+            table,
+            table.units[topic],
+            ranked[topic],
+            placement=placed,
+            keywords=agreeing[topic],
+            least_share=least,
         )
 
     labels = {topic: choose(topic) for topic in ranked}

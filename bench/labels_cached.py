@@ -1,0 +1,146 @@
+"""The label bench without refitting: ``capture`` runs ``quality.labels_benchmark`` once and keeps
+what each call of the topics stage's labeller read (the partition, c-TF-IDF keywords, groups,
+earlier labels); ``rescore`` labels those same inputs again with the current labelling code and
+scores them as bench/quality-labels.md does (top 3 words and MMR are the captured run's: labels
+move no paper). A label change is then measured in seconds, not a refit.
+
+    PYTHONPATH=workflow python -m bench.labels_cached capture CORPUS...
+    PYTHONPATH=workflow python -m bench.labels_cached rescore CORPUS... [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bench import quality
+
+CACHE_DIR = Path(tempfile.gettempdir()) / "papertopics-quality"
+
+
+def _capture_file(cache_dir: Path, corpus: Path) -> Path:
+    return cache_dir / f"labels-{corpus.name.split('.')[0]}.pickle"
+
+
+def capture(corpus: Path, cache_dir: Path) -> dict:
+    """``labels_benchmark``'s result, with each labeller call's arguments (first the whole
+    corpus's run, then the two runs of the labels-kept figure), kept in ``cache_dir``.
+    """
+    from papertopics import topic_run
+
+    calls: list[tuple] = []
+    real = topic_run.label_topics
+
+    def recording(*args, **kwargs):
+        calls.append((args[:7], args[8] if len(args) > 8 else kwargs.get("keywords")))
+        return real(*args, **kwargs)
+
+    topic_run.label_topics = recording
+    try:
+        result = quality.labels_benchmark(corpus, cache_dir)
+    finally:
+        topic_run.label_topics = real
+    with open(_capture_file(cache_dir, corpus), "wb") as out:
+        pickle.dump({"result": result, "calls": calls}, out)
+    return result
+
+
+def _relabel(call: tuple, encoder, earlier: dict[int, str] | None = None):
+    from papertopics.topic_run import label_topics
+
+    (texts, vectors, curated, captured_earlier, names, curation, coarse), keywords = call
+    earlier = captured_earlier if earlier is None else earlier
+    return label_topics(texts, vectors, curated, earlier, names, curation, coarse, encoder, keywords)
+
+
+def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
+    """The captured result with our labels, group labels and labels kept made again now."""
+    from papertopics.embed import load_model
+    from papertopics.labels import label_phrases
+
+    with open(_capture_file(cache_dir, corpus), "rb") as stored:
+        captured = pickle.load(stored)
+    result, calls = captured["result"], captured["calls"]
+    config = quality.default_config()
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    papers = quality.load_corpus(corpus)
+    labelled = _relabel(calls[0], encoder)
+    topics = calls[0][0][2].topics
+    details = [
+        {"topic": e["topic"], "size": e["size"], "label": labelled.label_of[e["topic"]], "keywords": []}
+        for e in result["all_topics"]
+    ]
+    for detail, entry in zip(details, result["all_topics"], strict=True):
+        detail["keywords"] = [(w, 0.0) for w in entry["top_words"]]
+    mmr = {e["topic"]: e["mmr"] for e in result["all_topics"]}
+    result["naming"] = quality.label_naming(papers, corpus, np.asarray(topics), details, encoder, mmr)
+    for entry in result["all_topics"]:
+        entry["label"] = labelled.label_of[entry["topic"]]
+    result["largest"] = result["all_topics"][:20]
+    result["groups"] = [g["label"] for g in labelled.groups]
+    if len(calls) == 3 and result["kept"]:
+        first = _relabel(calls[1], encoder).found
+        kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))
+        second = _relabel(calls[2], encoder, {t: first[t] for t in calls[2][0][3] if t in first}).found
+        kept = [t for t in kept if t in second]
+        same = [t for t in kept if first[t] == second[t]]
+        relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]
+        result["kept"] = {
+            **result["kept"],
+            "kept_id": len(kept),
+            "kept_label": len(same),
+            "share": len(same) / len(kept) if kept else None,
+            "relabelled": relabelled,
+        }
+    if misses:
+        _print_misses(corpus, papers, topics, result, label_phrases)
+    return result
+
+
+def _print_misses(corpus: Path, papers, topics, result, label_phrases) -> None:
+    """Each topic's label and the free keywords ≥ 2 of its papers carry (for reading misses)."""
+    from bench.label_keywords import load_free_keywords, phrase_is_keyword, topic_keyword_counts
+
+    free = load_free_keywords(corpus)
+    if not free:
+        return
+    counts = topic_keyword_counts([p["id"] for p in papers], np.asarray(topics), free)
+    for entry in result["all_topics"]:
+        mine = counts.get(entry["topic"])
+        phrases = label_phrases(entry["label"])
+        marks = ["+" if phrase_is_keyword(p, mine) else "-" for p in phrases]
+        common = [f"{' '.join(sorted(k))}:{n}" for k, n in mine.most_common(8) if n >= 2]
+        print(
+            f"{entry['topic']:>3} {entry['size']:>4} {' '.join(marks):<4} {entry['label']!r:<55}"
+            f" mmr={entry['mmr']} | {'; '.join(common)}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("mode", choices=["capture", "rescore"])
+    parser.add_argument("corpora", nargs="+", type=Path)
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
+    parser.add_argument("--misses", action="store_true", help="print each topic's label and keywords")
+    parser.add_argument("--output", type=Path, help="write OUTPUT.md and OUTPUT.json (rescore)")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.mode == "capture":
+        found = [capture(corpus, args.cache_dir) for corpus in args.corpora]
+    else:
+        found = [rescore(corpus, args.cache_dir, args.misses) for corpus in args.corpora]
+    if args.output:
+        from papertopics import storage
+
+        storage.write_json(args.output.with_suffix(".json"), found)
+        storage.write_text(args.output.with_suffix(".md"), quality.labels_markdown(found))
+    print(quality.labels_markdown(found))
+
+
+if __name__ == "__main__":
+    main()
