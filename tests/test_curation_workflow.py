@@ -43,6 +43,7 @@ def test_curation_holds_after_a_new_dump_and_names_what_it_cannot_find(tmp_path)
     # A new curation file reruns the topics stage and what follows it, nothing before.
     assert set(planned_jobs(workdir)) == {
         "topics",
+        "keep_fit",
         "changes",
         "venues",
         "evaluate",

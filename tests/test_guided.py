@@ -132,6 +132,7 @@ def test_a_guided_run_labels_named_topics_with_their_names_and_marks_them(seed_r
     )
     assert set(planned_jobs(workdir)) == {
         "topics",
+        "keep_fit",
         "changes",
         "venues",
         "evaluate",

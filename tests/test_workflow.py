@@ -111,6 +111,7 @@ def test_consensus_runs_under_hdbscan_still_count_with_a_warning(tmp_path):
 CLUSTER_ONWARD = {
     "cluster": 1,
     "topics": 1,
+    "keep_fit": 1,
     "changes": 1,
     "venues": 1,
     "evaluate": 1,
@@ -227,6 +228,7 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "map_layout": 1,
         "cluster": 1,
         "topics": 1,
+        "keep_fit": 1,
         "changes": 1,
         "venues": 1,
         "evaluate": 1,
