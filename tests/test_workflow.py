@@ -199,6 +199,7 @@ def test_changed_matching_threshold_reruns_topics_onward(finished_run):
     write_config(finished_run, lineage={"min_overlap": 0.5})
     assert planned_jobs(finished_run) == {
         "topics": 1,
+        "keep_fit": 1,
         "changes": 1,
         "venues": 1,
         "evaluate": 1,
