@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-report js-test js-lint
+.PHONY: run update refit bench-placement test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-report js-test js-lint
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,16 @@ CONFIGFILE ?=
 run: $(INSTALLED)
 	$(if $(CONFIGFILE),PYTHONPATH=workflow $(BIN)/python -m papertopics.startup $(CONFIGFILE))
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete $(if $(CONFIGFILE),--configfile $(CONFIGFILE))
+	@echo "Report: $(CURDIR)/results/report/index.html"
+
+# A new dump placed on the last good run's fitted map (update: place, docs/placement.md), or
+# everything fitted afresh (update: refit, config.yaml's default), whatever config.yaml says.
+update: $(INSTALLED)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --config update=place
+	@echo "Report: $(CURDIR)/results/report/index.html"
+
+refit: $(INSTALLED)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --config update=refit
 	@echo "Report: $(CURDIR)/results/report/index.html"
 
 # Debian's chromium for the browser tests (Playwright drives it; it never downloads a browser),
@@ -131,6 +141,12 @@ bench-quality: $(INSTALLED)
 
 bench-scale: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.scale --size 100000
+
+# update: place against a refit on IJCAI 2020-2023 fitted, 2024 added: seconds, and how far the
+# placed topics agree with the refit's (bench/placement.md). PER_YEAR=0 takes every paper.
+PER_YEAR ?= 300
+bench-placement: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.placement_bench --per-year $(PER_YEAR)
 
 # What following topics across runs and comparing dumps add to a 10,000-paper rerun (synthetic, no model).
 bench-changes: $(INSTALLED)

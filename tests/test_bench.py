@@ -111,3 +111,23 @@ def test_venue_families_bench_writes_its_table(tmp_path):
     assert "| holm | one planted, 40 copies | 1 |" in (tmp_path / "venue-families.md").read_text(
         encoding="utf-8"
     )
+
+
+@pytest.mark.slow  # a cold run and two reruns of the workflow on 300 papers: several minutes
+def test_placement_bench_agrees_with_the_refit(tmp_path):
+    # IJCAI 2020-2023 fitted, 2024 placed, 60 papers a year. A refit is the authority but not a
+    # fixed point: at this size it keeps only 32% of the earlier papers in their topic. The bound:
+    # the placed papers agree with the refit within 15 points of that (measured: 31.7% against
+    # 31.7% here; 66.8% against 77.8% at 250 papers a year, bench/placement.md).
+    require_corpus(IJCAI.name)
+    command = [sys.executable, "-m", "bench.placement_bench", "--per-year", "60"]
+    command += ["--scratch", str(tmp_path / "scratch"), "--output", str(tmp_path / "placement")]
+    env = {**os.environ, **OFFLINE, "PYTHONPATH": str(REPO / "workflow")}
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-8000:]
+    results = json.loads((tmp_path / "placement.json").read_text(encoding="utf-8"))
+    agreement = results["agreement"]
+    assert agreement["new_papers"] == 60
+    assert results["seconds"]["place_noop_jobs"] == {}
+    assert agreement["same_topic_id"] >= agreement["earlier_same_topic_in_refit"] - 0.15
+    assert agreement["ari_new_papers"] > 0.1

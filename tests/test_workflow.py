@@ -219,6 +219,7 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "map_layout": 1,
         "cluster": 1,
         "topics": 1,
+        "keep_fit": 1,
         "changes": 1,
         "venues": 1,
         "evaluate": 1,

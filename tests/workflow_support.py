@@ -100,7 +100,16 @@ def run_workflow(
 
 # The jobs a rerun plans once the topics stage must run again (a changed topics knob, a curation or
 # guide file, a lineage threshold): that stage and everything after it, nothing before.
-TOPICS_ONWARD = {"topics": 1, "changes": 1, "venues": 1, "evaluate": 1, "report": 1, "publish": 1, "all": 1}
+TOPICS_ONWARD = {
+    "topics": 1,
+    "keep_fit": 1,
+    "changes": 1,
+    "venues": 1,
+    "evaluate": 1,
+    "report": 1,
+    "publish": 1,
+    "all": 1,
+}
 
 
 def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:

@@ -16,6 +16,7 @@ def cluster_points(
     min_samples: int | None,
     cluster_selection_method: str,
     max_cluster_share: float = 0.0,
+    models: list | None = None,
 ) -> tuple[np.ndarray, dict]:
     """HDBSCAN's label per point, and the settings actually used (with a note when skipped).
 
@@ -28,6 +29,8 @@ def cluster_points(
             ``eom``, HDBSCAN otherwise can keep one cluster of half a large corpus, and which way
             it goes flips with tiny changes to the embeddings; above the limit it takes that
             cluster's children instead.
+        models: where given, the fitted HDBSCAN (with its prediction data, for
+            ``approximate_predict``) is appended to it, None where none ran.
 
     Returns:
         A label per point (``OUTLIER`` for noise; all 0 when the papers are too few to split) and
@@ -51,6 +54,8 @@ def cluster_points(
             f"{n_papers} abstracts are too few to split into topics of at least "
             f"{resolved}; all of them form one topic."
         )
+        if models is not None:
+            models.append(None)
         return np.zeros(n_papers, dtype=np.int64), settings
     from hdbscan import HDBSCAN
 
@@ -59,5 +64,9 @@ def cluster_points(
         min_samples=min_samples,
         cluster_selection_method=cluster_selection_method,
         max_cluster_size=max_cluster_size,
+        prediction_data=models is not None,
     )
-    return clusterer.fit_predict(points).astype(np.int64), settings
+    labels = clusterer.fit_predict(points).astype(np.int64)
+    if models is not None:
+        models.append(clusterer)
+    return labels, settings

@@ -33,20 +33,21 @@ def mean_pairwise_ari(partitions: list[np.ndarray]) -> float:
 
 
 def cluster_runs(
-    cluster_spaces: list[np.ndarray], embeddings: np.ndarray | None, **hdbscan
+    cluster_spaces: list[np.ndarray], embeddings: np.ndarray | None, models: list | None = None, **hdbscan
 ) -> tuple[np.ndarray, dict]:
     """HDBSCAN's topics (outliers -1) of one cluster space, or of several runs' spaces joined,
     with the settings used. For several runs, ``settings["consensus"]`` says how far apart the
     runs clustered alone are (``embeddings`` join each one's outliers to a topic, as the topics
-    stage does) and how close the joined clustering is to each of them.
+    stage does) and how close the joined clustering is to each of them. ``models``: where given,
+    the HDBSCAN of the (joined) space is appended to it (``papertopics.cluster.cluster_points``).
     """
     from sklearn.metrics import adjusted_rand_score
 
     from papertopics.cluster import cluster_points
 
     if len(cluster_spaces) == 1:
-        return cluster_points(cluster_spaces[0], **hdbscan)
-    labels, settings = cluster_points(np.hstack(cluster_spaces), **hdbscan)
+        return cluster_points(cluster_spaces[0], models=models, **hdbscan)
+    labels, settings = cluster_points(np.hstack(cluster_spaces), models=models, **hdbscan)
     joined = assign_outliers(embeddings, labels)
     alone = [assign_outliers(embeddings, cluster_points(space, **hdbscan)[0]) for space in cluster_spaces]
     settings["consensus"] = {

@@ -148,6 +148,17 @@ def cache_umap_kernels() -> None:
         cached_functions.add(id(kernel.py_func))
 
 
+def fitted_rows(n_papers: int, fit_sample_size: int | None, random_state: int) -> np.ndarray:
+    """Which of ``n_papers`` a UMAP fit of ``umap_project`` is fitted on (the others it
+    ``transform``s): all, or a seeded sample of ``fit_sample_size`` above that many.
+    """
+    if fit_sample_size is None or n_papers <= fit_sample_size:
+        return np.ones(n_papers, dtype=bool)
+    fitted = np.zeros(n_papers, dtype=bool)
+    fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
+    return fitted
+
+
 def umap_project(
     embeddings: np.ndarray,
     n_components: int,
@@ -158,6 +169,7 @@ def umap_project(
     fit_sample_size: int | None = None,
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
     n_epochs: int | None = None,
+    models: list | None = None,
 ) -> np.ndarray:
     """UMAP coordinates of the rows of ``embeddings`` (principal components below UMAP's minimum).
 
@@ -173,12 +185,16 @@ def umap_project(
         neighbours: the papers' neighbour graph (indices, distances; UMAP marks far neighbours in
             it, in place); None for a sampled fit, whose ``transform`` needs UMAP's own search index.
         n_epochs: UMAP's optimisation epochs; None for UMAP's own choice.
+        models: where given, the fitted UMAP is appended to it (None where no UMAP ran), for
+            ``update: place`` to ``transform`` later dumps with (``papertopics.placement``).
 
     Returns:
         The coordinates, one float32 row per paper.
     """
     n_papers = len(embeddings)
     if n_papers < n_components + 2:
+        if models is not None:
+            models.append(None)
         return principal_components(embeddings, n_components)
     from umap import UMAP
 
@@ -195,13 +211,14 @@ def umap_project(
         init="random" if n_papers <= _SMALL_CORPUS else "spectral",
         precomputed_knn=(None, None, None) if neighbours is None else neighbours,
     )
+    if models is not None:
+        models.append(reducer)
     if not sampled:
         with warnings.catch_warnings():
             # UMAP warns that without its search index transform() is unavailable; a whole-corpus fit never transforms.
             warnings.filterwarnings("ignore", message="precomputed_knn", category=UserWarning)
             return reducer.fit_transform(embeddings).astype(np.float32)
-    fitted = np.zeros(n_papers, dtype=bool)
-    fitted[np.random.default_rng(random_state).choice(n_papers, size=fit_sample_size, replace=False)] = True
+    fitted = fitted_rows(n_papers, fit_sample_size, random_state)
     coordinates = np.zeros((n_papers, n_components), dtype=np.float32)
     start = time.perf_counter()
     coordinates[fitted] = reducer.fit_transform(embeddings[fitted])
@@ -329,6 +346,7 @@ def reduce_embeddings(
     *,
     exact_neighbours_up_to: int,
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
+    models: list | None = None,
 ) -> tuple[np.ndarray, dict]:
     """The papers' UMAP coordinates, and the settings actually used.
 
@@ -353,6 +371,7 @@ def reduce_embeddings(
             NN-descent's (see ``neighbour_graph``).
         neighbours: the ``neighbour_graph`` of the same settings, searched once for all
             projections; None: searched here (not used by a sampled fit).
+        models: where given, the fitted UMAP is appended to it (see ``umap_project``).
 
     Returns:
         The coordinates (one row per paper, float32) and the settings, resolved values included.
@@ -381,6 +400,7 @@ def reduce_embeddings(
         # UMAP marks far neighbours in place; the graph may be shared by several projections.
         neighbours=None if graph is None else (graph[0].copy(), graph[1].copy()),
         n_epochs=None if n_epochs == "auto" else int(n_epochs),
+        models=models,
     )
     settings = {
         "n_papers": len(embeddings),

@@ -305,9 +305,11 @@ def _corpus_embeddings(papers_path: str, embedding_paths: list[str]) -> tuple[li
 
 
 def _reduce_corpus(
-    papers_path: str, embedding_paths: list[str], neighbours_path: str, **umap
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, models: list | None = None, **umap
 ) -> tuple[np.ndarray, np.ndarray, dict]:
-    """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched)."""
+    """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched);
+    the fitted UMAP is appended to ``models`` where given.
+    """
     from papertopics.embed import embedding_text
     from papertopics.reduce import reduce_embeddings
 
@@ -317,9 +319,31 @@ def _reduce_corpus(
         raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
     neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
     coordinates, settings = reduce_embeddings(
-        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, **umap
+        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, models=models, **umap
     )
     return np.array([p["id"] for p in papers]), coordinates, settings
+
+
+def _projection(
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    model: str,
+    fitted: list[str],
+    update_mode: str,
+    **umap,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """A projection placed on the last fit or fitted afresh (``papertopics.placement.project``)."""
+    from papertopics.placement import project
+
+    return project(
+        fitted,
+        update_mode,
+        model,
+        lambda: _corpus_embeddings(papers, embeddings),
+        lambda models: _reduce_corpus(papers, embeddings, neighbours, models=models, **umap),
+        umap,
+    )
 
 
 def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
@@ -357,36 +381,75 @@ def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
 
 
 def reduce(
-    papers: str, embeddings: list[str], neighbours: str, coordinates: str, settings: str, **umap
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    coordinates: str,
+    settings: str,
+    model: str,
+    update_mode: str,
+    **umap,
 ) -> None:
     """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions, seeded
-    with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it).
+    with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it). With
+    ``update: place`` and a last fit (``fitted``), new papers are placed on it instead; ``model``
+    keeps the fit (``papertopics.placement``).
     """
-    ids, cluster_space, used = _reduce_corpus(papers, embeddings, neighbours, **umap)
-    storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space)
+    ids, cluster_space, placed, used = _projection(
+        papers, embeddings, neighbours, model, fitted, update_mode, **umap
+    )
+    mode = np.array(used["update"]["mode"])
+    storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode)
     storage.write_json(settings, used)
     _LOG.info("reduced %d papers with %s", len(ids), used)
 
 
 def consensus_run(
-    papers: str, embeddings: list[str], neighbours: str, coordinates: str, settings: str, **umap
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    coordinates: str,
+    settings: str,
+    model: str,
+    update_mode: str,
+    **umap,
 ) -> None:
     """A further cluster space of ``umap.consensus_runs``: the reduce stage's projection with
     another seed (``umap.random_state`` here is the run's own, drawn from the configured one).
     """
-    reduce(papers, embeddings, neighbours, coordinates, settings, **umap)
+    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, update_mode, **umap)
 
 
 def map_layout(
-    papers: str, embeddings: list[str], neighbours: str, layout: str, min_dist: float, **umap
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    layout: str,
+    model: str,
+    update_mode: str,
+    min_dist: float,
+    **umap,
 ) -> None:
-    """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``."""
+    """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``
+    (new papers placed on the last fit with ``update: place``, as in ``reduce``).
+    """
     from papertopics.reduce import MAP_MIN_DIST
 
-    ids, map_2d, settings = _reduce_corpus(
-        papers, embeddings, neighbours, n_components=2, min_dist=max(min_dist, MAP_MIN_DIST), **umap
+    ids, map_2d, placed, settings = _projection(
+        papers,
+        embeddings,
+        neighbours,
+        model,
+        fitted,
+        update_mode,
+        n_components=2,
+        min_dist=max(min_dist, MAP_MIN_DIST),
+        **umap,
     )
-    storage.write_arrays(layout, ids=ids, map_2d=map_2d)
+    storage.write_arrays(layout, ids=ids, map_2d=map_2d, placed=placed)
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
 
 
@@ -394,29 +457,49 @@ def cluster(
     coordinates: list[str],
     papers: str,
     embeddings: list[str],
+    fitted: list[str],
+    fitted_topics: list[str],
     labels: str,
     settings: str,
+    model: str,
+    update_mode: str,
+    placement: dict,
     **hdbscan,
 ) -> None:
     """Topics of the reduce stage's cluster space, or of it and the consensus runs' spaces
     (further seeded UMAP projections, each its own job), joined (see ``papertopics.consensus``).
+    With ``update: place`` and the projections placed on the last fit (``fitted``: its clusters,
+    ``fitted_topics``: its papers' topics), the new papers' topics are placed on it instead
+    (``papertopics.place_topics``); ``model`` keeps the fit.
     """
     from papertopics.consensus import cluster_runs
+    from papertopics.place_topics import placed_clusters, refit_note, save_clusters
+    from papertopics.placement import link_or_copy
     from papertopics.topics import OUTLIER
 
     runs = [storage.read_arrays(path) for path in coordinates]
     ids = runs[0]["ids"]
     if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
         raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
+    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, placement)
+    if placed is not None:
+        storage.write_arrays(labels, **placed[0])
+        storage.write_json(settings, placed[1])
+        link_or_copy(fitted[0], model)
+        return
     vectors = None
     if len(runs) > 1:
         records, vectors = _corpus_embeddings(papers, embeddings)
         if [p["id"] for p in records] != ids.tolist():
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
-    assigned, used = cluster_runs([run["cluster_space"] for run in runs], vectors, **hdbscan)
+    models: list = []
+    assigned, used = cluster_runs([run["cluster_space"] for run in runs], vectors, models=models, **hdbscan)
     used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
     used["outliers"] = int((assigned == OUTLIER).sum())
-    storage.write_arrays(labels, ids=ids, labels=assigned)
+    used["spaces"] = len(runs)
+    used["placement"] = refit_note(update_mode, runs)
+    save_clusters(model, ids, assigned, models[0], used)
+    storage.write_arrays(labels, ids=ids, labels=assigned, mode=np.array("refit"))
     storage.write_json(settings, used)
     _LOG.info("clustered: %s", used)
 
@@ -517,6 +600,7 @@ def topics(
     from papertopics.guided import load_guide
     from papertopics.lineage import TopicHistory
     from papertopics.models import resolve_model_location
+    from papertopics.place_topics import settle_placed_topics
     from papertopics.topic_run import TopicSettings, run_topics
     from papertopics.topic_wording import wording_per_period
 
@@ -543,6 +627,7 @@ def topics(
         guide_names=names,
         curation=curation,
     )
+    placement = settle_placed_topics(labels, found)
     # Each topic's wording per period, from the fitted model (in its own topic numbers).
     paper_table = _paper_table(records, found, map_2d)
     periods, groups = load_groups(groups_table, groups_settings, ids)
@@ -571,6 +656,7 @@ def topics(
         **found.summary,
         "consensus": storage.read_json(cluster_settings).get("consensus"),
         "wording_by": periods.by,
+        "placement": placement,
     }
     storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
     storage.write_json(figures, model_figures(found.model, found.n_topics))

@@ -12,6 +12,7 @@ from papertopics.errors import PipelineInputError
 from papertopics.formats import dump_format
 from papertopics.groups import read_compare_by
 from papertopics.parse import dump_name
+from papertopics.placement import FIT
 from papertopics.publish import PUBLISHED, STAGED, published_entries
 from papertopics.reduce import neighbour_settings, projection_settings
 from papertopics.sharding import RecordCounts, planned_shards
@@ -173,6 +174,19 @@ def cluster_spaces():
     """The reduce stage's cluster space, then the consensus runs' (umap.consensus_runs in all)."""
     runs = range(1, config["umap"]["consensus_runs"])
     return ["results/reduced/coordinates.npz"] + [f"results/reduced/runs/{run}.npz" for run in runs]
+
+
+def last_fit(name):
+    """An input function: the last good fit's file ``name`` (results/fit/, published with the last
+    good run) under ``update: place``, where one is kept; none otherwise (a refit, the first run).
+    An input, so that a refit (a new fit published) reruns the placements that read it.
+    """
+
+    def fitted(wildcards):
+        path = Path(FIT, name.format(**dict(wildcards.items())))
+        return [str(path)] if config["update"] == "place" and path.is_file() else []
+
+    return fitted
 
 
 def shard_files(wildcards):

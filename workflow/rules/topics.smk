@@ -25,9 +25,11 @@ rule reduce:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
+        fitted=last_fit("projections/0.joblib"),
     output:
         coordinates="results/reduced/coordinates.npz",
         settings="results/reduced/umap.json",
+        model="results/reduced/coordinates.joblib",
     log:
         "results/logs/reduce.log",
     benchmark:
@@ -36,6 +38,7 @@ rule reduce:
         ENVIRONMENT
     params:
         **umap_params(cluster_space=True),
+        update_mode=config["update"],
     script:
         "../scripts/reduce.py"
 
@@ -47,9 +50,11 @@ rule consensus_run:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
+        fitted=last_fit("projections/{run}.joblib"),
     output:
         coordinates="results/reduced/runs/{run}.npz",
         settings="results/reduced/runs/{run}.json",
+        model="results/reduced/runs/{run}.joblib",
     log:
         "results/logs/consensus_run/{run}.log",
     benchmark:
@@ -58,6 +63,7 @@ rule consensus_run:
         ENVIRONMENT
     params:
         **umap_params(cluster_space=True, random_state=consensus_seed),
+        update_mode=config["update"],
     script:
         "../scripts/consensus_run.py"
 
@@ -67,8 +73,10 @@ rule map_layout:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
+        fitted=last_fit("map.joblib"),
     output:
         layout="results/reduced/map.npz",
+        model="results/reduced/map.joblib",
     log:
         "results/logs/map_layout.log",
     benchmark:
@@ -77,6 +85,7 @@ rule map_layout:
         ENVIRONMENT
     params:
         **umap_params(cluster_space=False),
+        update_mode=config["update"],
     script:
         "../scripts/map_layout.py"
 
@@ -86,9 +95,12 @@ rule cluster:
         coordinates=cluster_spaces(),
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        fitted=last_fit("clusters.joblib"),
+        fitted_topics=last_fit("topics.npz"),
     output:
         labels="results/clusters/labels.npz",
         settings="results/clusters/hdbscan.json",
+        model="results/clusters/model.joblib",
     log:
         "results/logs/cluster.log",
     benchmark:
@@ -100,6 +112,8 @@ rule cluster:
         min_samples=config["hdbscan"]["min_samples"],
         cluster_selection_method=config["hdbscan"]["cluster_selection_method"],
         max_cluster_share=config["hdbscan"]["max_cluster_share"],
+        update_mode=config["update"],
+        placement=config["placement"],
     script:
         "../scripts/cluster.py"
 
@@ -151,3 +165,25 @@ rule topics:
         min_similarity=config["lineage"]["min_similarity"],
     script:
         "../scripts/topics.py"
+
+
+# The run's fitted models and each fitted paper's topic, published as results/fit/ with the run:
+# what update: place places the next dumps on. After a placement, the fit placed on, unchanged.
+rule keep_fit:
+    input:
+        projections=[path.replace(".npz", ".joblib") for path in cluster_spaces()],
+        map_model="results/reduced/map.joblib",
+        clusters="results/clusters/model.joblib",
+        labels="results/clusters/labels.npz",
+        topic_papers="results/staged/topics/papers.csv",
+        fitted_topics=last_fit("topics.npz"),
+    output:
+        fit=directory("results/staged/fit"),
+    log:
+        "results/logs/keep_fit.log",
+    benchmark:
+        "results/benchmarks/keep_fit.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/keep_fit.py"

@@ -169,6 +169,8 @@ def input_notes(inputs: ReportInputs) -> list[str]:
         note
         for note in (
             inputs.hdbscan_settings.get("note"),
+            (inputs.hdbscan_settings.get("placement") or {}).get("note"),
+            *new_topic_notes(settings),
             _unmatched_guide_note(settings),
             year_note,
             *curation_notices,
@@ -177,6 +179,16 @@ def input_notes(inputs: ReportInputs) -> list[str]:
         )
         if note
     ]
+
+
+def new_topic_notes(settings: dict) -> list[str]:
+    """One line per dump in which ``update: place`` found new topics: "new in <dump>: ..."."""
+    found: dict[str, list[str]] = {}
+    for topic in (settings.get("placement") or {}).get("new_topics", []):
+        found.setdefault(topic["dump"], []).append(
+            f"topic {topic['topic']}, {topic['label']} ({topic['papers']} papers)"
+        )
+    return [f"new in {dump}: {'; '.join(topics)}." for dump, topics in found.items()]
 
 
 def extraction_note(corpus_summary: dict) -> str | None:

@@ -1,0 +1,125 @@
+"""update: place against a refit, side by side: IJCAI 2020-2023 fitted (a cold run), then 2024 added
+and the rerun made both ways from copies of that one run; wall-clock seconds of each, and how far
+the placed topics of the 2024 papers agree with the refit's (the refit is the authority).
+
+    PYTHONPATH=workflow python -m bench.placement_bench --per-year 300
+
+``--per-year 0`` takes every paper (3,281); ``--corpus`` another JSON Lines corpus with a ``year``
+(the arXiv one, for the issue's larger sizes). Writes bench/placement.md and bench/placement.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from bench.common import BENCH, IJCAI, make_workdir, planned_jobs, run_workflow, workdir_config, write_config
+
+
+def year_dumps(corpus: Path, per_year: int) -> dict[str, str]:
+    """One JSON Lines dump per year (title, abstract, year only), the first ``per_year`` of each (0: all)."""
+    years: dict[int, list[str]] = {}
+    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            kept = {key: record[key] for key in ("title", "abstract", "year")}
+            years.setdefault(int(record["year"]), []).append(json.dumps(kept, ensure_ascii=False) + "\n")
+    return {
+        f"y{year}.jsonl": "".join(papers[:per_year] if per_year else papers)
+        for year, papers in sorted(years.items())
+    }
+
+
+def timed_run(workdir: Path) -> float:
+    start = time.perf_counter()
+    run_workflow(workdir, timeout=7200)
+    return round(time.perf_counter() - start, 1)
+
+
+def backend(workdir: Path) -> str:
+    """The embedding backend ``auto`` picked, as the embed job logged it ("embedded now (torch-bf16 on cpu)")."""
+    found = re.search(r"embedded now \(([^)]*)\)", (workdir / "results/logs/embed.log").read_text())
+    return found.group(1) if found else "unknown"
+
+
+def agreement(placed: pd.DataFrame, refit: pd.DataFrame, new_ids: list[str]) -> dict:
+    """How the placed topics of the new papers compare with the refit's."""
+    from sklearn.metrics import adjusted_rand_score
+
+    a, b = placed.loc[new_ids, "topic"], refit.loc[new_ids, "topic"]
+    earlier = placed.index.difference(new_ids)
+    return {
+        "new_papers": len(new_ids),
+        "same_topic_id": round(float((a == b).mean()), 4),
+        "ari_new_papers": round(float(adjusted_rand_score(a, b)), 4),
+        "earlier_same_topic_in_refit": round(
+            float((placed.loc[earlier, "topic"] == refit.loc[earlier, "topic"]).mean()), 4
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=IJCAI)
+    parser.add_argument("--per-year", type=int, default=300)
+    parser.add_argument("--scratch", type=Path, default=Path("/tmp") / "papertopics-placement-bench")
+    parser.add_argument("--output", type=Path, default=BENCH / "placement")
+    args = parser.parse_args()
+    dumps = year_dumps(args.corpus, args.per_year)
+    *fitted, last = sorted(dumps)
+    shutil.rmtree(args.scratch, ignore_errors=True)
+    cold = make_workdir(args.scratch / "cold", {name: dumps[name] for name in fitted})
+    timings = {"cold": timed_run(cold)}
+    runs = {}
+    for mode in ("refit", "place"):
+        workdir = args.scratch / mode
+        shutil.copytree(cold, workdir, symlinks=True)
+        (workdir / "data/raw" / last).write_text(dumps[last], encoding="utf-8")
+        write_config(workdir, **{**workdir_config(workdir), "update": mode})
+        timings[f"{mode}_rerun"] = timed_run(workdir)
+        runs[mode] = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
+    timings["place_noop_jobs"] = planned_jobs(args.scratch / "place")
+    new_ids = runs["place"].index[runs["place"]["dump"] == last.split(".")[0]].tolist()
+    placement = json.loads((args.scratch / "place/results/clusters/hdbscan.json").read_text())["placement"]
+    result = {
+        "corpus": args.corpus.name,
+        "fitted": fitted,
+        "placed": last,
+        "papers": len(runs["refit"]),
+        "backend": backend(cold),
+        "seconds": timings,
+        "ratios": {
+            "refit_rerun_to_cold": round(timings["refit_rerun"] / timings["cold"], 3),
+            "place_rerun_to_cold": round(timings["place_rerun"] / timings["cold"], 3),
+        },
+        "agreement": agreement(runs["place"], runs["refit"], new_ids),
+        "fit_figures": {k: v for k, v in placement.items() if k != "note"},
+    }
+    args.output.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    s, r, g = result["seconds"], result["ratios"], result["agreement"]
+    args.output.with_suffix(".md").write_text(
+        f"# update: place against a refit ({result['corpus']}, {result['papers']} papers, backend {result['backend']})\n\n"
+        f"Fitted: {', '.join(fitted)}; placed: {last} ({g['new_papers']} papers). One run each, side by side on a shared machine.\n\n"
+        "| run | seconds | of the cold run |\n|---|---|---|\n"
+        f"| cold (refit, fitted dumps) | {s['cold']} | 1 |\n"
+        f"| refit rerun (+ new dump) | {s['refit_rerun']} | {r['refit_rerun_to_cold']} |\n"
+        f"| place rerun (+ new dump) | {s['place_rerun']} | {r['place_rerun_to_cold']} |\n\n"
+        f"No-op rerun after the placement plans: {s['place_noop_jobs'] or 'nothing'}.\n\n"
+        f"New papers whose placed topic is their refit topic (ids matched by lineage): {g['same_topic_id']:.1%}; "
+        f"ARI of the two partitions of the new papers: {g['ari_new_papers']:.3f}; earlier papers keeping their topic "
+        f"in the refit: {g['earlier_same_topic_in_refit']:.1%}.\n\n"
+        f"Fit figures: {json.dumps(result['fit_figures'])}\n",
+        encoding="utf-8",
+    )
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    main()

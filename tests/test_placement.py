@@ -1,0 +1,125 @@
+"""update: place's parts on the shipped papers' real embeddings: a projection saved without its
+training vectors places new papers, keeps the fitted ones' coordinates and repeats itself; the
+placed clusters keep the fitted papers' topics; a planted field is found new; the fit figures.
+"""
+
+from __future__ import annotations
+
+import joblib
+import numpy as np
+import pytest
+from papertopics.parse import parse_dump
+from papertopics.place_topics import cluster_of_topic, fit_figures, new_groups, place_clusters, save_clusters
+from papertopics.placement import place_projection, save_projection, why_not_placed
+from papertopics.reduce import projection_settings, reduce_embeddings
+from papertopics.topics import OUTLIER, topic_centroids
+
+from tests.workflow_support import REPO, default_config
+
+PLANTED = REPO / "tests" / "data" / "placement" / "reefs.txt"
+PLACEMENT = {"refit_margin": 0.15, "new_topic_min_size": 5, "new_topic_max_similarity": 0.7}
+
+
+@pytest.fixture(scope="module")
+def corpus(seed_papers, seed_embeddings, seed_encoder):
+    """The seeds (the first dump fitted, the second placed) and the planted reef papers."""
+    from papertopics.embed import embedding_text
+
+    reefs = parse_dump(PLANTED, min_abstract_chars=20).papers
+    vectors = np.vstack(
+        [seed_embeddings, seed_encoder.encode([embedding_text(p) for p in reefs], batch_size=16)]
+    )
+    papers = seed_papers + reefs
+    return [p["id"] for p in papers], [p["dump"] for p in papers], vectors
+
+
+def fitted_projection(tmp_path, ids, dumps, vectors, n_components):
+    umap = projection_settings(default_config()["umap"], cluster_space=True) | {"n_components": n_components}
+    fitted = np.asarray(dumps) == dumps[0]
+    models = []
+    coordinates, settings = reduce_embeddings(
+        vectors[fitted], ["" for _ in range(fitted.sum())], models=models, **umap
+    )
+    path = tmp_path / f"projection-{n_components}.joblib"
+    save_projection(str(path), np.asarray(ids)[fitted].tolist(), coordinates, models[0], umap, settings)
+    return joblib.load(path), umap, fitted
+
+
+def test_a_saved_projection_places_new_papers_and_keeps_the_fitted_coordinates(tmp_path, corpus):
+    ids, dumps, vectors = corpus
+    fit, umap, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 5)
+    assert fit["model"]._raw_data is None  # the training vectors are given back at placement
+    placed = place_projection(fit, ids, dumps, vectors)
+    assert np.array_equal(placed[fitted], fit["coordinates"])
+    assert np.isfinite(placed).all() and placed.shape == (len(ids), 5)
+    again = place_projection(joblib.load(tmp_path / "projection-5.joblib"), ids, dumps, vectors)
+    assert np.array_equal(placed, again)
+    # A new paper lands nearer the fitted papers it resembles than the average fitted paper does.
+    nearest = (vectors[~fitted] @ vectors[fitted].T).argmax(axis=1)
+    gaps = np.linalg.norm(placed[~fitted] - placed[fitted][nearest], axis=1)
+    spread = np.linalg.norm(placed[fitted] - placed[fitted].mean(axis=0), axis=1).mean()
+    assert np.median(gaps) < spread
+
+
+def test_a_fit_that_cannot_serve_says_why(tmp_path, corpus):
+    ids, dumps, vectors = corpus
+    fit, umap, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 5)
+    assert why_not_placed(fit, ids, umap) is None
+    assert "n_components" in why_not_placed(fit, ids, umap | {"n_components": 3})
+    gone = [identifier for identifier, kept in zip(ids, fitted, strict=True) if not kept]
+    assert "no longer in the corpus" in why_not_placed(fit, gone, umap)
+
+
+def test_placed_clusters_keep_the_fitted_topics_and_find_the_planted_field(tmp_path, corpus):
+    from papertopics.cluster import cluster_points
+
+    ids, dumps, vectors = corpus
+    fit, _, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 5)
+    space = place_projection(fit, ids, dumps, vectors)
+    models = []
+    labels, settings = cluster_points(space[fitted], 3, None, "eom", models=models)
+    fitted_ids = np.asarray(ids)[fitted]
+    save_clusters(str(tmp_path / "clusters.joblib"), fitted_ids, labels, models[0], settings)
+    final = np.where(labels == OUTLIER, OUTLIER, labels + 10)  # the topics stage's stable ids
+    topics = {
+        "ids": fitted_ids,
+        "topic": final,
+        "outlier": labels == OUTLIER,
+        "label": np.full(len(final), "x"),
+    }
+    arrays, figures = place_clusters(
+        joblib.load(tmp_path / "clusters.joblib"), topics, ids, dumps, [space], vectors, PLACEMENT
+    )
+    assert np.array_equal(arrays["labels"][fitted], final)
+    reefs = np.asarray(dumps) == "reefs"
+    assert set(arrays["new_in"][reefs]) <= {"reefs", ""}
+    assert (arrays["new_in"][reefs] == "reefs").mean() >= 0.75
+    # The reef papers' new topic is theirs alone, numbered above every fitted topic. (On a fit of 19
+    # papers, a group of the second seed dump can be new too: its topics are few and coarse.)
+    reef_topics = set(arrays["labels"][reefs & (arrays["new_in"] == "reefs")].tolist())
+    assert len(reef_topics) == 1 and min(reef_topics) > final.max()
+    assert not reef_topics & set(arrays["labels"][~reefs].tolist())
+    assert figures["new_papers"] == int((~fitted).sum())
+
+
+def test_a_group_like_an_existing_topic_is_not_new(corpus):
+    ids, dumps, vectors = corpus
+    reefs = np.asarray(dumps) == "reefs"
+    seeds = np.flatnonzero(~reefs)
+    existing = topic_centroids(vectors, np.where(reefs, 1, 0), [0, 1])
+    assert new_groups(vectors[reefs], existing, 5, 0.7) == []
+    assert len(new_groups(vectors[reefs], existing[:1], 5, 0.7)) == 1
+    assert new_groups(vectors[seeds[:6]], existing, 5, 0.7) == []  # too few to group
+
+
+def test_each_fitted_cluster_maps_to_the_topic_most_of_its_papers_got():
+    assert cluster_of_topic(np.array([0, 0, 0, 1, -1]), np.array([7, 7, 3, 4, 9])) == {0: 7, 1: 4}
+    assert cluster_of_topic(np.array([0, 0]), np.array([5, 2])) == {0: 2}
+
+
+def test_a_refit_is_recommended_once_new_papers_fit_much_worse():
+    fitted = {"labels": np.array([0, 0, 1, -1]), "strengths": np.array([1.0, 0.9, 0.8, 0.0])}
+    close = fit_figures(fitted, np.array([0, 1, 1, -1]), np.array([0.9, 0.7, 0.8, 0.0]), 0.15)
+    far = fit_figures(fitted, np.array([-1, -1, 1, -1]), np.array([0.0, 0.0, 0.5, 0.0]), 0.15)
+    assert not close["refit_recommended"] and far["refit_recommended"]
+    assert far["new_outlier_share"] == 0.75 and far["fitted_outlier_share"] == 0.25

@@ -1,0 +1,48 @@
+"""update: place end to end on the shipped dumps: the first run refits and says so, a new dump is
+placed on that fit (the earlier papers' rows unchanged), a planted field is reported as new in its
+dump, and a rerun with nothing new plans nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from tests.workflow_support import REPO, SEEDS, make_workdir, planned_jobs, run_workflow
+
+PLANTED = REPO / "tests" / "data" / "placement" / "reefs.txt"
+ROW = ["topic", "topic_label", "outlier", "x", "y"]
+
+
+@pytest.mark.slow
+def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path):
+    first, later = SEEDS[0], SEEDS[1]
+    workdir = make_workdir(tmp_path, {first.name: first.read_bytes()}, update="place")
+    run_workflow(workdir)
+    clusters = json.loads((workdir / "results/clusters/hdbscan.json").read_text())
+    assert "everything was refitted" in clusters["placement"]["note"]
+    assert "everything was refitted" in (workdir / "results/report/index.html").read_text()
+    before = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
+    fit = {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")}
+
+    shutil.copy(later, workdir / "data/raw" / later.name)
+    shutil.copy(PLANTED, workdir / "data/raw" / PLANTED.name)
+    run_workflow(workdir)
+    after = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
+    assert after.loc[before.index, ROW].equals(before[ROW])
+    assert len(after) > len(before)
+    # The fit placed on is published again as it was: the next dump is placed on the same map.
+    assert {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")} == fit
+    placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
+    assert placement["new_papers"] == len(after) - len(before)
+    details = json.loads((workdir / "results/topics/topic_details.json").read_text())
+    new = [topic for topic in details["settings"]["placement"]["new_topics"] if topic["dump"] == "reefs"]
+    assert len(new) == 1
+    planted = after[after["dump"] == "reefs"]
+    assert (planted["topic"] == str(new[0]["topic"])).mean() >= 0.75
+    assert (after[after["dump"] != "reefs"]["topic"] != str(new[0]["topic"])).all()
+    assert f"new in reefs: topic {new[0]['topic']}" in (workdir / "results/report/index.html").read_text()
+    assert planned_jobs(workdir) == {}
