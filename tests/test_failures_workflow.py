@@ -134,7 +134,7 @@ def fails_and_keeps_the_last_good_results(fault: Fault, rerun: tuple[str, ...], 
         assert "The last good results were kept" in output
         assert "--- Logging error ---" not in output and "Traceback" not in output
     assert (
-        "Nothing was published: results/metrics.json, results/report/ and results/topics/ still hold"
+        "Nothing was published: results/fit/, results/metrics.json, results/report/ and results/topics/ still hold"
         in output
     ), f"{fault.kind}: {output[-6000:]}"
     assert published_files(fault.workdir) == before, (

@@ -123,3 +123,44 @@ def test_a_refit_is_recommended_once_new_papers_fit_much_worse():
     far = fit_figures(fitted, np.array([-1, -1, 1, -1]), np.array([0.0, 0.0, 0.5, 0.0]), 0.15)
     assert not close["refit_recommended"] and far["refit_recommended"]
     assert far["new_outlier_share"] == 0.75 and far["fitted_outlier_share"] == 0.25
+
+
+_SAVE_IN_A_FRESH_PROCESS = """
+import sys
+import numpy as np
+from papertopics.placement import save_projection
+from papertopics.reduce import reduce_embeddings
+from tests.workflow_support import default_config
+from papertopics.reduce import projection_settings
+
+vectors = np.load(sys.argv[1])
+umap = projection_settings(default_config()["umap"], cluster_space=True)
+models = []
+coordinates, settings = reduce_embeddings(vectors, ["" for _ in vectors], models=models, **umap)
+save_projection(sys.argv[2], [str(i) for i in range(len(vectors))], coordinates, models[0], umap, settings)
+"""
+
+
+def test_the_same_fit_saved_by_two_processes_is_the_same_file(tmp_path, seed_embeddings):
+    # The fit is published with the results, which a rerun reproduces byte for byte
+    # (tests/test_interrupted_run.py): nothing process-specific may be pickled into it.
+    import os
+    import subprocess
+    import sys
+
+    np.save(tmp_path / "vectors.npy", seed_embeddings)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "workflow"), str(REPO)])}
+    for name in ("first", "second"):
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _SAVE_IN_A_FRESH_PROCESS,
+                str(tmp_path / "vectors.npy"),
+                str(tmp_path / name),
+            ],
+            check=True,
+            env=env,
+            timeout=600,
+        )
+    assert (tmp_path / "first").read_bytes() == (tmp_path / "second").read_bytes()

@@ -32,6 +32,10 @@ _LOG = logging.getLogger(__name__)
 # What a UMAP model needs for transform that the fitted papers' embeddings do not give back:
 # the rest (the raw vectors, the fit's neighbour graph and search index) is dropped before saving.
 _DROPPED = ("_raw_data", "graph_", "_knn_indices", "_knn_dists", "knn_indices", "knn_dists")
+# And the numba-compiled distance functions: pickled, each carries an id drawn afresh in every
+# process, so the same fit saved twice would differ byte for byte. UMAP sets them again from its
+# metric names when the training vectors are given back (``place_projection``).
+_COMPILED = ("_input_distance_func", "_inverse_distance_func", "_output_distance_func")
 
 
 def link_or_copy(source: str, target: str) -> None:
@@ -81,7 +85,7 @@ def _without_training_data(model):
     import copy
 
     kept = copy.copy(model)
-    for name in _DROPPED:
+    for name in _DROPPED + _COMPILED:
         if hasattr(kept, name):
             setattr(kept, name, None)
     # A sampled fit's search index holds the sample's vectors; placement searches exactly instead.
@@ -119,6 +123,7 @@ def place_projection(fit: dict, ids: list[str], dumps: list[str], vectors: np.nd
         fitted_rows(len(fit["ids"]), settings.get("fit_sample_size"), settings["random_state"])
     ]
     model._raw_data = np.ascontiguousarray(vectors[trained], dtype=np.float32)
+    model._validate_parameters()  # UMAP's own: the distance functions from the metric names
     # Exact neighbours of the new papers among the fitted ones (UMAP's own path for small fits):
     # the model keeps no search index, and the placement does not depend on one.
     model._small_data = True
