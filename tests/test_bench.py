@@ -25,6 +25,14 @@ def run_bench(module: str, folder: Path, *args: str) -> dict:
     return json.loads((folder / "results.json").read_text(encoding="utf-8"))
 
 
+def run_table_bench(module: str, folder: Path, *args: str) -> None:
+    """``python -m bench.<module> ARGS`` for a benchmark that writes its own table into ``folder``."""
+    command = [sys.executable, "-m", f"bench.{module}", *args, "--results", str(folder)]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+
+
 @pytest.fixture(scope="module")
 def corpora():
     require_corpus(ARXIV.name)
@@ -85,12 +93,7 @@ def test_consensus_neighbours(corpora, tmp_path):
 
 def test_trajectories_bench_writes_its_table(tmp_path):
     # AISTATS's sizes are used when the corpus is there, its fixed list otherwise: no skip.
-    command = [sys.executable, "-m", "bench.trajectories_bench", "--runs", "4", "--permutations", "99"]
-    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
-    result = subprocess.run(
-        [*command, "--results", str(tmp_path)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
+    run_table_bench("trajectories_bench", tmp_path, "--runs", "4", "--permutations", "99")
     results = json.loads((tmp_path / "trajectories.json").read_text(encoding="utf-8"))
     assert len(results["sizes"]) == 23 and [s["runs"] for s in results["simulations"]] == [4, 4]
     assert set(results["simulations"][0]["shapes"]) == {"peaked", "returned", "rising", "falling", "steady"}
@@ -99,12 +102,7 @@ def test_trajectories_bench_writes_its_table(tmp_path):
 
 def test_venue_families_bench_writes_its_table(tmp_path):
     require_corpus(IJCAI.name)
-    command = [sys.executable, "-m", "bench.venue_families", "--runs", "3", "--seeds", "1"]
-    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
-    result = subprocess.run(
-        [*command, "--results", str(tmp_path)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
+    run_table_bench("venue_families", tmp_path, "--runs", "3", "--seeds", "1")
     rows = json.loads((tmp_path / "venue-families.json").read_text(encoding="utf-8"))
     assert [r["method"] for r in rows] == ["bh"] * 4 + ["holm"] * 4 + ["per-topic"] * 4
     assert all(0 <= f["found"] <= 1 and 0 <= f["nothing_else"] <= 1 for r in rows for f in r["figures"])
