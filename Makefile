@@ -16,14 +16,14 @@ $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.t
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c constraints.txt
 	# UMAP's numba kernels compiled once, into numba's cache, by a tiny fit through papertopics' own
 	# reduce code: the first run's reduce and consensus_run jobs would each compile them, side by side.
-	PYTHONPATH=workflow $(BIN)/python -m papertopics.warm
+	PYTHONPATH=workflow $(BIN)/python -m papertopics.runtime.warm
 	touch $@
 
 # `make run CONFIGFILE=other.yaml` takes that file's values over config.yaml's. It is checked first:
 # Snakemake reads a --configfile before the workflow starts, and its message names neither the file nor the line.
 CONFIGFILE ?=
 run: $(INSTALLED)
-	$(if $(CONFIGFILE),PYTHONPATH=workflow $(BIN)/python -m papertopics.startup $(CONFIGFILE))
+	$(if $(CONFIGFILE),PYTHONPATH=workflow $(BIN)/python -m papertopics.runtime.startup $(CONFIGFILE))
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete $(if $(CONFIGFILE),--configfile $(CONFIGFILE))
 	@echo "Report: $(CURDIR)/results/report/index.html"
 
@@ -123,7 +123,7 @@ reset-topic-ids: $(INSTALLED)
 # The configuration reference is generated from the schema; run after changing the schema
 # (tests/test_config_reference.py fails while the committed page differs).
 docs: $(INSTALLED)
-	PYTHONPATH=workflow $(BIN)/python -m papertopics.config_reference --output docs/configuration.md
+	PYTHONPATH=workflow $(BIN)/python -m papertopics.runtime.config_reference --output docs/configuration.md
 
 # Benchmarks (need ../shared/corpora), the bench package's modules; results in bench/results.md and
 # bench/results.json. tests/test_bench.py runs each on a tiny input.

@@ -10,7 +10,7 @@ min_version("9.0")
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from papertopics.errors import PipelineInputError
-from papertopics.startup import check_yaml, exit_with
+from papertopics.runtime.startup import check_yaml, exit_with
 
 # Snakemake's message for a config.yaml that is not YAML names neither the file nor the line.
 try:

@@ -33,7 +33,7 @@ def embedded(
 ) -> dict:
     """The ``texts`` (a JSON list in a file) embedded with ``backend``, saved to ``out`` (.npy)."""
     import numpy as np
-    from papertopics.embed import load_encoder
+    from papertopics.embed.encoders import load_encoder
 
     encoder = load_encoder(model, backend, max_seq_length, model_cache_dir, 2)
     start = time.perf_counter()
@@ -45,10 +45,10 @@ def embedded(
 
 def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -> dict:
     import numpy as np
-    from papertopics.cluster import cluster_points
-    from papertopics.embed import embedding_text
-    from papertopics.parse import parse_dump
-    from papertopics.reduce import projection_settings, reduce_embeddings
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.ingest.parse import parse_dump
+    from papertopics.mapping.cluster import cluster_points
+    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     records = read_corpus(IJCAI)[:docs]

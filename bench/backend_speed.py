@@ -39,7 +39,7 @@ def interleaved_seconds(
     """Per backend, the median seconds to encode the ``texts`` (a JSON list in a file), the
     backends taking turns for ``rounds`` rounds.
     """
-    from papertopics.embed import load_encoder
+    from papertopics.embed.encoders import load_encoder
 
     documents = json.loads(Path(texts).read_text())
     encoders = {b: load_encoder(model, b, max_seq_length, model_cache_dir, 2) for b in backends}

@@ -28,10 +28,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from papertopics import storage
-from papertopics.bursts import detect_bursts
-from papertopics.changes import CompareSettings, benjamini_hochberg, describe_changes
-from papertopics.groups import paper_periods
-from papertopics.lineage import (
+from papertopics.changes.bursts import detect_bursts
+from papertopics.changes.compare import CompareSettings, benjamini_hochberg, describe_changes
+from papertopics.changes.groups import paper_periods
+from papertopics.changes.trends import cochran_armitage
+from papertopics.topics.lineage import (
     TopicHistory,
     carry_labels,
     follow_topics,
@@ -40,7 +41,6 @@ from papertopics.lineage import (
     record_run,
     topic_snapshots,
 )
-from papertopics.trends import cochran_armitage
 
 from bench.common import BENCH, IJCAI, default_config, measured_snakemake, read_corpus, write_config
 

@@ -28,17 +28,17 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
     """The consensus topics of the first ``docs`` papers of ``corpus`` for each stability seed,
     their graphs searched as ``mode`` says; their mean pairwise ARI and the seconds spent.
     """
-    from papertopics.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
-    from papertopics.embed import embedding_text
-    from papertopics.reduce import (
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
+    from papertopics.mapping.reduce import (
         approximate_neighbours,
         neighbour_graph,
         neighbour_settings,
         projection_settings,
         reduce_embeddings,
     )
-    from papertopics.sizing import resolve_n_neighbors
-    from papertopics.topics import assign_outliers
+    from papertopics.mapping.sizing import resolve_n_neighbors
+    from papertopics.topics.fit import assign_outliers
 
     config = quality.default_config()
     papers = quality.load_corpus(Path(corpus))[:docs]

@@ -5,7 +5,7 @@ imports; and many small dumps' embedding step against the same papers as one dum
 ``--before`` is a checkout of the code to compare with (``git archive`` of main); this checkout is
 "after". The first runs run both in turn, on 2 cores, in fresh working folders (an empty embedding
 cache); ``after`` first warms numba's cache as ``make``'s set-up does (``python -m
-papertopics.warm``, timed apart). Each job's imports come from a profiled rerun of every job on one
+papertopics.runtime.warm``, timed apart). Each job's imports come from a profiled rerun of every job on one
 core (``bench.job_imports``). The many dumps are this checkout's only: AISTATS's years (the
 smallest ``--years``) and arXiv's months (the smallest ``--arxiv-months``), one dump each, then
 the next month (or year) added. The load average is recorded beside each figure (the machine may
@@ -130,7 +130,7 @@ def first_run(code: Path, scratch: Path, warm: bool) -> dict:
     folder = workdir(scratch / "seeds", {seed.name: seed.read_text(encoding="utf-8") for seed in SEEDS}, code)
     result = {}
     if warm:
-        step = measured([JOBS_PYTHON, "-m", "papertopics.warm"], env=_env(code, numba_cache))
+        step = measured([JOBS_PYTHON, "-m", "papertopics.runtime.warm"], env=_env(code, numba_cache))
         result["warm_step"] = {"seconds": step["seconds"], "cpu_seconds": step["cpu_seconds"], "load": load()}
     result["pipeline"] = snakemake(code, folder, numba_cache)
     result["rules"] = named(rule_benchmarks(folder), code)

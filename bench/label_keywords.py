@@ -30,7 +30,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def word_set(text: str) -> frozenset[str]:
     """A phrase as compared: its words (stop words dropped), each singular, in any order."""
-    from papertopics.topics import singular
+    from papertopics.topics.fit import singular
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(singular(word) for word in _WORD.findall(text.lower()) if word not in ENGLISH_STOP_WORDS)
@@ -113,7 +113,7 @@ def mmr_keywords(
     """
     import pandas as pd
     from bertopic.representation import MaximalMarginalRelevance
-    from papertopics.topics import SharedKeywords
+    from papertopics.topics.fit import SharedKeywords
 
     words = model.vectorizer_model.get_feature_names_out()
     numbers = sorted(int(t) for t in set(model.topics_))

@@ -31,7 +31,7 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
     """``labels_benchmark``'s result, with each labeller call's arguments (first the whole
     corpus's run, then the two runs of the labels-kept figure), kept in ``cache_dir``.
     """
-    from papertopics import topic_run
+    from papertopics.topics import run as topic_run
 
     calls: list[tuple] = []
     real = topic_run.label_topics
@@ -51,7 +51,7 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
 
 
 def _relabel(call: tuple, encoder, earlier: dict[int, str] | None = None):
-    from papertopics.topic_run import label_topics
+    from papertopics.topics.run import label_topics
 
     (texts, vectors, curated, captured_earlier, names, curation, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
@@ -60,8 +60,8 @@ def _relabel(call: tuple, encoder, earlier: dict[int, str] | None = None):
 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     """The captured result with our labels, group labels and labels kept made again now."""
-    from papertopics.embed import load_model
-    from papertopics.labels import label_phrases
+    from papertopics.embed.encoders import load_model
+    from papertopics.topics.labels import label_phrases
 
     with open(_capture_file(cache_dir, corpus), "rb") as stored:
         captured = pickle.load(stored)

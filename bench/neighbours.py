@@ -30,8 +30,8 @@ def searched(method: str, size: int, embeddings: str, exact: str) -> dict:
     ``exact``; ``nn-descent``, UMAP's own search, seeded, is scored against them).
     """
     import numpy as np
-    from papertopics.reduce import exact_neighbours
-    from papertopics.sizing import resolve_n_neighbors
+    from papertopics.mapping.reduce import exact_neighbours
+    from papertopics.mapping.sizing import resolve_n_neighbors
 
     vectors = scale_embeddings(embeddings, size)
     k = resolve_n_neighbors("auto", len(vectors))

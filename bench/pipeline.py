@@ -45,7 +45,7 @@ def embedding_step(
 ) -> dict:
     """The embed stage's work alone on the parsed ``papers``: the encoder loaded, the texts encoded."""
     from papertopics import storage
-    from papertopics.embed import embedding_text, load_encoder, resolve_backend
+    from papertopics.embed.encoders import embedding_text, load_encoder, resolve_backend
 
     backend = resolve_backend(backend)
     texts = [embedding_text(paper) for paper in storage.read_jsonl(papers)]
@@ -60,7 +60,7 @@ def plain_bertopic(papers: str, model: str, max_seq_length: int) -> dict:
     start = time.perf_counter()
     from bertopic import BERTopic
     from papertopics import storage
-    from papertopics.embed import embedding_text, load_model
+    from papertopics.embed.encoders import embedding_text, load_model
 
     texts = [embedding_text(paper) for paper in storage.read_jsonl(papers)]
     topics, _ = BERTopic(embedding_model=load_model(model, max_seq_length)).fit_transform(texts)

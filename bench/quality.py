@@ -45,7 +45,7 @@ def cached_embeddings(papers: list[dict], corpus: Path, embedding: dict, cache_d
     """Embed once per corpus, model and backend (the pipeline's ``embedding`` settings, ``auto``
     resolved for this machine); later runs read the cached vectors.
     """
-    from papertopics.embed import embedding_text, load_encoder, resolve_backend
+    from papertopics.embed.encoders import embedding_text, load_encoder, resolve_backend
 
     model, backend = embedding["model"], resolve_backend(embedding["backend"])
     key = hashlib.sha256(f"{corpus.name}|{model}|{backend}|{len(papers)}".encode()).hexdigest()[:12]
@@ -80,8 +80,8 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     """The reduce stage's cluster-space vectors, cached per corpus and UMAP settings: variants
     that differ only after clustering share one UMAP run, and reruns skip it.
     """
-    from papertopics.embed import embedding_text
-    from papertopics.reduce import projection_settings, reduce_embeddings
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
 
     ids = [p["id"] for p in papers]
     umap = projection_settings(umap, cluster_space=True)
@@ -101,7 +101,7 @@ def ours_clusters(
     """The reduce and cluster stages (with their consensus runs), UMAP seeded with ``seed``
     (default: the configured one); returns the clusters and the two stages' settings.
     """
-    from papertopics.consensus import cluster_runs, consensus_seeds
+    from papertopics.mapping.consensus import cluster_runs, consensus_seeds
 
     umap = config["umap"] if seed is None else {**config["umap"], "random_state": seed}
     spaces, umap_used = [], None
@@ -115,7 +115,7 @@ def ours_clusters(
 
 def topic_settings(config: dict):
     """The topics stage's knobs from a config, as the topics rule passes them."""
-    from papertopics.topic_run import TopicSettings
+    from papertopics.topics.run import TopicSettings
 
     topics = config["topics"]
     keywords = ("ngram_range", "stop_words", "top_n_words", "reduce_frequent_words", "representation")
@@ -138,9 +138,9 @@ def run_ours(
     """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus (a first run, no
     history); with ``corpus``, also how well the labels name the topics (``label_naming``).
     """
-    from papertopics.lineage import TopicHistory
-    from papertopics.quality import evaluate_topics
-    from papertopics.topic_run import run_topics
+    from papertopics.topics.lineage import TopicHistory
+    from papertopics.topics.quality import evaluate_topics
+    from papertopics.topics.run import run_topics
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
@@ -219,7 +219,7 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
     """Each paper's title phrases (1-4 words, no stop word or number at either end): the held-out
     stand-in for free author keywords. The labeller reads abstracts only, never titles.
     """
-    from papertopics.labels import paper_phrases
+    from papertopics.topics.labels import paper_phrases
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     stop = frozenset(ENGLISH_STOP_WORDS)
@@ -233,7 +233,7 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
 
 def normalised_name(phrase: str) -> str:
     """A name compared as the issue says: case, hyphens and plural endings set aside."""
-    from papertopics.topics import singular
+    from papertopics.topics.fit import singular
 
     return " ".join(singular(word) for word in phrase.lower().replace("-", " ").split())
 
@@ -296,7 +296,7 @@ def label_naming(
     against free author keywords where the corpus has them (``label_keywords.keyword_naming``:
     hit rate and the share of label phrases that are keywords of the topic).
     """
-    from papertopics.labels import label_phrases
+    from papertopics.topics.labels import label_phrases
 
     from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
 
@@ -339,8 +339,8 @@ def label_kept_share(
     of its first three (a third dump added), matched by history; the share of the topics that keep
     their id that keep their label too (no curation).
     """
-    from papertopics.lineage import TopicHistory
-    from papertopics.topic_run import run_topics
+    from papertopics.topics.lineage import TopicHistory
+    from papertopics.topics.run import run_topics
 
     years = sorted({p["year"] for p in papers if p.get("year") is not None})
     if len(years) < 3:
@@ -382,7 +382,7 @@ def run_bertopic_defaults(papers: list[dict], embeddings: np.ndarray, encoder, r
     embeddings and cleaned texts; only UMAP's seed is fixed, for a repeatable figure.
     """
     from bertopic import BERTopic
-    from papertopics.quality import evaluate_topics
+    from papertopics.topics.quality import evaluate_topics
 
     texts = [p["text"] for p in papers]
     model = BERTopic(embedding_model=encoder, umap_model=bertopic_default_umap(random_state))
@@ -437,7 +437,7 @@ def seed_stability(partitions: list[np.ndarray]) -> dict:
     """Mean pairwise ARI and NMI between the partitions of several seeds, and their topic counts."""
     from itertools import combinations
 
-    from papertopics.consensus import mean_pairwise_ari
+    from papertopics.mapping.consensus import mean_pairwise_ari
     from sklearn.metrics import normalized_mutual_info_score
 
     return {
@@ -453,7 +453,7 @@ def stability(
     """Seed stability of our topics (reduce, cluster, outliers joined to topics as the topics stage
     does) and of BERTopic's defaults' over the UMAP ``seeds``; also each seed's NMI to the labels.
     """
-    from papertopics.topics import assign_outliers
+    from papertopics.topics.fit import assign_outliers
     from sklearn.metrics import normalized_mutual_info_score
 
     labels = [p["label"] for p in papers]
@@ -490,9 +490,9 @@ def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) ->
     """
     import time
 
-    from papertopics.consensus import cluster_runs, consensus_seeds
-    from papertopics.embed import embedding_text
-    from papertopics.reduce import projection_settings, reduce_embeddings
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.consensus import cluster_runs, consensus_seeds
+    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
 
     texts = [embedding_text(p) for p in papers]
     umap = projection_settings(config["umap"], cluster_space=True)
@@ -570,7 +570,7 @@ def guide_of(labels: np.ndarray) -> tuple[list[str], np.ndarray]:
 
 def _knn_smoothed_start(units, names):
     """Name posteriors averaged with those of each paper's 15 nearest papers (10 propagation steps)."""
-    from papertopics.guided import category_posteriors
+    from papertopics.topics.guided import category_posteriors
     from sklearn.neighbors import NearestNeighbors
 
     neighbours = NearestNeighbors(n_neighbors=16).fit(units).kneighbors(units, return_distance=False)[:, 1:]
@@ -638,8 +638,13 @@ def guided_alternatives(units, names, name_texts, texts, encoder, truth_index) -
     """Each paper's category (all named) by the ways of matching that were tried and not kept,
     and, for scale, by the labels' own centroids (labels used: not a method, a ceiling).
     """
-    from papertopics.guided import FEEDBACK_PAPERS, category_posteriors, expanded_names, match_categories
-    from papertopics.topics import topic_centroids
+    from papertopics.topics.fit import topic_centroids
+    from papertopics.topics.guided import (
+        FEEDBACK_PAPERS,
+        category_posteriors,
+        expanded_names,
+        match_categories,
+    )
 
     expanded = expanded_names(units, names, FEEDBACK_PAPERS)
     kept, _ = match_categories(units, expanded, 0.0)
@@ -684,8 +689,8 @@ def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, ca
     wrong) and NMI of all topics (outliers joined) against the labels; also the ways of matching
     that were tried and dropped (``guided_alternatives``).
     """
-    from papertopics.guided import FEEDBACK_PAPERS, guided_topics
-    from papertopics.topics import assign_outliers
+    from papertopics.topics.fit import assign_outliers
+    from papertopics.topics.guided import FEEDBACK_PAPERS, guided_topics
     from sklearn.metrics import accuracy_score, normalized_mutual_info_score
 
     names, labels = guide_of(np.array([p["label"] for p in papers]))
@@ -771,7 +776,7 @@ def run_tfidf_kmeans(papers: list[dict], random_state: int) -> dict:
     """The classic baseline: TF-IDF → 100-d SVD → k-means with k = the number of labels;
     a cluster's words are the heaviest terms of its TF-IDF centroid.
     """
-    from papertopics.quality import evaluate_topics
+    from papertopics.topics.quality import evaluate_topics
     from sklearn.cluster import KMeans
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -839,7 +844,7 @@ def benchmark(
     stable: bool = True,
     guide: bool = False,
 ) -> dict:
-    from papertopics.embed import load_model, resolve_backend
+    from papertopics.embed.encoders import load_model, resolve_backend
 
     config = default_config()
     papers = load_corpus(corpus)
@@ -893,7 +898,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
     """How well the labels name their topics (``label_naming``), the largest topics' labels beside
     their top 3 keywords, the group labels, and the labels kept across a rerun with a third year.
     """
-    from papertopics.embed import load_model, resolve_backend
+    from papertopics.embed.encoders import load_model, resolve_backend
 
     config = default_config()
     papers = load_corpus(corpus)

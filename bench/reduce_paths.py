@@ -40,8 +40,8 @@ def projected(method: str, size: int, seed: int, embeddings: str, neighbours: st
     beside ``out``, or from those in ``neighbours``), saved to ``out``; seconds per phase.
     """
     import numpy as np
-    from papertopics.reduce import approximate_neighbours, umap_project
-    from papertopics.sizing import resolve_n_neighbors
+    from papertopics.mapping.reduce import approximate_neighbours, umap_project
+    from papertopics.mapping.sizing import resolve_n_neighbors
 
     vectors = scale_embeddings(embeddings, size)
     k = resolve_n_neighbors("auto", len(vectors))
@@ -52,7 +52,7 @@ def projected(method: str, size: int, seed: int, embeddings: str, neighbours: st
             if record.msg.startswith("UMAP fitted on"):
                 phases["fit"], phases["transform"] = record.args[1], record.args[3]
 
-    logger = logging.getLogger("papertopics.reduce")
+    logger = logging.getLogger("papertopics.mapping.reduce")
     logger.addHandler(SampledFitPhases())
     logger.setLevel(logging.INFO)
     start = time.perf_counter()
@@ -83,8 +83,8 @@ def scored(size: int, embeddings: str, queries: int, hdbscan: dict, outputs: lis
     (outliers joined to topics, as the topics stage does).
     """
     import numpy as np
-    from papertopics.cluster import cluster_points
-    from papertopics.topics import assign_outliers
+    from papertopics.mapping.cluster import cluster_points
+    from papertopics.topics.fit import assign_outliers
     from sklearn.metrics import adjusted_rand_score
 
     vectors = scale_embeddings(embeddings, size)

@@ -52,8 +52,8 @@ def seed_embedding_cache(
     """
     import numpy as np
     from papertopics import storage
-    from papertopics.embed import embedding_text, encoder_identity, load_encoder, resolve_backend
-    from papertopics.embedding_cache import EmbeddingCache, embed_with_cache
+    from papertopics.embed.cache import EmbeddingCache, embed_with_cache
+    from papertopics.embed.encoders import embedding_text, encoder_identity, load_encoder, resolve_backend
 
     backend = resolve_backend(backend)
     cache = EmbeddingCache(cache_dir, encoder_identity(model, backend, max_seq_length))

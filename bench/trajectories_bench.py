@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from papertopics.trajectories import SHAPES, STEADY, find_shapes, planted_shares
+from papertopics.changes.trajectories import SHAPES, STEADY, find_shapes, planted_shares
 
 from bench.common import BENCH, CORPORA
 from tests.planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, TESTED_AT, simulate_shapes

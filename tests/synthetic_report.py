@@ -148,7 +148,7 @@ def report_inputs(outputs: dict, with_figures: bool):
 
     from papertopics.figures import model_figures
     from papertopics.report import ReportInputs
-    from papertopics.stages import topic_table
+    from papertopics.topics.stages import topic_table
 
     papers, details = outputs["papers"], outputs["details"]
     n_topics = sum(d["topic"] != -1 for d in details)
@@ -219,7 +219,7 @@ def synthetic_embeddings(outputs: dict) -> np.ndarray:
 
 def synthetic_similar_papers(outputs: dict) -> dict[str, np.ndarray]:
     """The similar-papers stage's output for the synthetic papers (from their embeddings)."""
-    from papertopics.similar import similar_papers
+    from papertopics.mapping.similar import similar_papers
 
     indices, similarity = similar_papers(synthetic_embeddings(outputs), 10, exact_up_to=100_000)
     return {"ids": outputs["papers"]["id"].to_numpy(), "indices": indices, "similarity": similarity}
@@ -229,7 +229,7 @@ def _fitted_model(outputs: dict):
     """BERTopic fitted on the synthetic papers with their topics given (the topics stage's own
     function), on embeddings that are each topic's random direction plus noise.
     """
-    from papertopics.topics import fit_topic_model
+    from papertopics.topics.fit import fit_topic_model
 
     papers = outputs["papers"]
     topic = outputs["topic_of_paper"]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import default_config
-from papertopics.changes import (
+from papertopics.changes.compare import (
     CompareSettings,
     benjamini_hochberg,
     compare_periods,
@@ -17,8 +17,8 @@ from papertopics.changes import (
     trend_table,
     wilson_interval,
 )
+from papertopics.changes.groups import paper_periods
 from papertopics.errors import PipelineInputError
-from papertopics.groups import paper_periods
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 

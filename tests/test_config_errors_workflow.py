@@ -71,7 +71,9 @@ def test_make_run_checks_a_configfile_before_snakemake_reads_it(tmp_path):
     )
     assert result.returncode != 0
     assert f"error: {other}, line 3, column 1: expected ',' or ']', but got '<stream end>'" in result.stderr
-    assert "snakemake" not in result.stdout.split("papertopics.startup", 1)[1], "Snakemake must not start"
+    assert "snakemake" not in result.stdout.split("papertopics.runtime.startup", 1)[1], (
+        "Snakemake must not start"
+    )
 
 
 def test_inputs_given_on_the_command_line_are_named_so(tmp_path):

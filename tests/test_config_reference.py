@@ -2,7 +2,7 @@
 
 import yaml
 from conftest import REPO
-from papertopics import config_reference
+from papertopics.runtime import config_reference
 
 SCHEMA_PATH = REPO / "workflow" / "schemas" / "config.schema.yaml"
 PAGE_PATH = REPO / "docs" / "configuration.md"

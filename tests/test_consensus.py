@@ -1,8 +1,8 @@
-"""Topics of several seeded UMAP runs clustered together (papertopics.consensus)."""
+"""Topics of several seeded UMAP runs clustered together (papertopics.mapping.consensus)."""
 
 import numpy as np
-from papertopics.cluster import cluster_points
-from papertopics.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
+from papertopics.mapping.cluster import cluster_points
+from papertopics.mapping.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
 from sklearn.metrics import adjusted_rand_score
 
 HDBSCAN = {"min_cluster_size": 10, "min_samples": None, "cluster_selection_method": "eom"}

@@ -1,4 +1,4 @@
-from papertopics.corpus import merge_dumps
+from papertopics.ingest.corpus import merge_dumps
 
 
 def summary(name, kept):

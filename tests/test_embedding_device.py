@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import make_workdir, run_workflow
-from papertopics.embed import device_problem, encoder_identity, resolve_backend
+from papertopics.embed.encoders import device_problem, encoder_identity, resolve_backend
 
 
 def test_a_gpu_runs_torch_and_keeps_its_own_cache_entries():

@@ -4,7 +4,8 @@ import json
 
 import pandas as pd
 import pytest
-from papertopics import stages, storage
+from papertopics import storage
+from papertopics.topics import stages as topics_stages
 
 
 def _topic_outputs(tmp_path, with_labels: bool):
@@ -30,7 +31,7 @@ def _topic_outputs(tmp_path, with_labels: bool):
 
 
 def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
-    stages.evaluate(
+    topics_stages.evaluate(
         *_topic_outputs(tmp_path, with_labels=True), str(tmp_path / "metrics.json"), top_n_words=10
     )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
@@ -43,7 +44,7 @@ def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
 
 
 def test_evaluate_without_a_label_column_leaves_agreement_out(tmp_path):
-    stages.evaluate(
+    topics_stages.evaluate(
         *_topic_outputs(tmp_path, with_labels=False), str(tmp_path / "metrics.json"), top_n_words=10
     )
     metrics = json.loads((tmp_path / "metrics.json").read_text())

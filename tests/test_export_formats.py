@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-from papertopics import stages, storage
+from papertopics import storage
 from papertopics.errors import PipelineInputError
-from papertopics.export_records import abstract_from_inverted_index
-from papertopics.parse import input_columns, parse_dump
+from papertopics.ingest import stages as ingest_stages
+from papertopics.ingest.export_records import abstract_from_inverted_index
+from papertopics.ingest.parse import input_columns, parse_dump
 from papertopics.text import cut_boilerplate, is_placeholder
 
 SAMPLES = Path(__file__).parent / "data" / "exports"
@@ -460,7 +461,9 @@ def test_parse_stage_on_each_sample(tmp_path, caplog, name):
     fmt, read, titles, years, empty, placeholders, cuts = EXPECTED[name]
     caplog.set_level(logging.INFO)
     papers, summary = tmp_path / "papers.jsonl", tmp_path / "summary.json"
-    stages.parse(str(SAMPLES / name), str(papers), str(summary), min_abstract_chars=20, abstract_column=None)
+    ingest_stages.parse(
+        str(SAMPLES / name), str(papers), str(summary), min_abstract_chars=20, abstract_column=None
+    )
     written = storage.read_jsonl(papers)
     record = storage.read_json(summary)
     assert [p["title"] for p in written] == titles and [p["year"] for p in written] == years
@@ -477,7 +480,7 @@ def test_parse_stage_on_each_sample(tmp_path, caplog, name):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_keywords_venue_and_authors_feed_nothing_fitted(name):
-    from papertopics.embed import embedding_text
+    from papertopics.embed.encoders import embedding_text
 
     for paper in sample(name).papers:
         fitted = embedding_text(paper) + " " + paper["text"]  # what is embedded; what topic words come from

@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from papertopics import storage
-from papertopics.errors import PipelineInputError
-from papertopics.groups import (
+from papertopics.changes.groups import (
     group_key,
     group_names,
     groups_record,
@@ -18,7 +17,8 @@ from papertopics.groups import (
     paper_periods,
     read_compare_by,
 )
-from papertopics.parse import parse_dump
+from papertopics.errors import PipelineInputError
+from papertopics.ingest.parse import parse_dump
 
 EXPORTS = Path(__file__).parent / "data" / "exports"
 

@@ -1,10 +1,10 @@
-"""Guided topics: known category names become topics (papertopics.guided)."""
+"""Guided topics: known category names become topics (papertopics.topics.guided)."""
 
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.guided import expanded_names, guided_topics, load_guide, unmatched_names
-from papertopics.topics import OUTLIER
+from papertopics.topics.fit import OUTLIER
+from papertopics.topics.guided import expanded_names, guided_topics, load_guide, unmatched_names
 
 
 def test_a_guide_is_a_list_or_a_file_of_names(tmp_path):

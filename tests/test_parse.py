@@ -1,4 +1,4 @@
-from papertopics.parse import dump_name, parse_dump
+from papertopics.ingest.parse import dump_name, parse_dump
 
 ABSTRACT_A = "We introduce LakeQA, a benchmark for search-centric question answering over data lakes."
 ABSTRACT_B = "Decision trees and diffusion models are ostensibly disparate model classes that we unify here."

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from papertopics.corpus import merge_dumps
 from papertopics.errors import PipelineInputError
-from papertopics.parse import input_columns, parse_dump
+from papertopics.ingest.corpus import merge_dumps
+from papertopics.ingest.parse import input_columns, parse_dump
 from papertopics.text import clean_for_keywords, paper_id
 
 ABSTRACTS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from papertopics.parse import parse_dump
+from papertopics.ingest.parse import parse_dump
 from papertopics.text import clean_for_keywords, cut_boilerplate, is_placeholder, normalise_for_identity
 
 # Words of letters, digits, punctuation and symbols from any script; spaces, line breaks and

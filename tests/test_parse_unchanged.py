@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SEEDS, require_corpus
-from papertopics.parse import parse_dump
+from papertopics.ingest.parse import parse_dump
 from papertopics.text import collapse_whitespace, is_blank, normalise_text
 
 # Records of each corpus in the slice parsed here (the first ones of the file).

@@ -8,11 +8,11 @@ from __future__ import annotations
 import joblib
 import numpy as np
 import pytest
-from papertopics.parse import parse_dump
-from papertopics.place_topics import cluster_of_topic, fit_figures, new_groups, place_clusters, save_clusters
-from papertopics.placement import place_projection, save_projection, why_not_placed
-from papertopics.reduce import projection_settings, reduce_embeddings
-from papertopics.topics import OUTLIER, topic_centroids
+from papertopics.ingest.parse import parse_dump
+from papertopics.mapping.placement import place_projection, save_projection, why_not_placed
+from papertopics.mapping.reduce import projection_settings, reduce_embeddings
+from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.topics.place import cluster_of_topic, fit_figures, new_groups, place_clusters, save_clusters
 
 from tests.workflow_support import REPO, default_config
 
@@ -23,7 +23,7 @@ PLACEMENT = {"refit_margin": 0.15, "new_topic_min_size": 5, "new_topic_max_simil
 @pytest.fixture(scope="module")
 def corpus(seed_papers, seed_embeddings, seed_encoder):
     """The seeds (the first dump fitted, the second placed) and the planted reef papers."""
-    from papertopics.embed import embedding_text
+    from papertopics.embed.encoders import embedding_text
 
     reefs = parse_dump(PLANTED, min_abstract_chars=20).papers
     vectors = np.vstack(
@@ -71,7 +71,7 @@ def test_a_fit_that_cannot_serve_says_why(tmp_path, corpus):
 
 
 def test_placed_clusters_keep_the_fitted_topics_and_find_the_planted_field(tmp_path, corpus):
-    from papertopics.cluster import cluster_points
+    from papertopics.mapping.cluster import cluster_points
 
     ids, dumps, vectors = corpus
     fit, _, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 5)
@@ -128,10 +128,10 @@ def test_a_refit_is_recommended_once_new_papers_fit_much_worse():
 _SAVE_IN_A_FRESH_PROCESS = """
 import sys
 import numpy as np
-from papertopics.placement import save_projection
-from papertopics.reduce import reduce_embeddings
+from papertopics.mapping.placement import save_projection
+from papertopics.mapping.reduce import reduce_embeddings
 from tests.workflow_support import default_config
-from papertopics.reduce import projection_settings
+from papertopics.mapping.reduce import projection_settings
 
 vectors = np.load(sys.argv[1])
 umap = projection_settings(default_config()["umap"], cluster_space=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import OFFLINE, REPO, SNAKEMAKE, make_workdir
-from papertopics import publish
 from papertopics.errors import disk_full
+from papertopics.runtime import publish
 
 
 def write(path: Path, text: str) -> None:

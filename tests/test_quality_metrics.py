@@ -8,8 +8,8 @@ import pytest
 from conftest import SEEDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from papertopics.parse import parse_dump
-from papertopics.quality import (
+from papertopics.ingest.parse import parse_dump
+from papertopics.topics.quality import (
     corpus_tokenizer,
     evaluate_topics,
     label_agreement,

@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pandas as pd
 from conftest import default_config
-from papertopics.changes import CompareSettings, burst_table, describe_changes
-from papertopics.groups import paper_periods
-from papertopics.parse import parse_dump
+from papertopics.changes.compare import CompareSettings, burst_table, describe_changes
+from papertopics.changes.groups import paper_periods
+from papertopics.ingest.parse import parse_dump
 from papertopics.report.overview import extraction_note
 from papertopics.text import fix_extraction_artefacts
 
@@ -125,7 +125,7 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
 
 
 def test_a_keyphrase_never_runs_across_punctuation():
-    from papertopics.bursts import term_counts
+    from papertopics.changes.bursts import term_counts
 
     texts = [
         f"Large language models (LLMs) answer questions; agents plan. Paper {number}." for number in range(6)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import yaml
 from conftest import REPO, default_config
-from papertopics.cluster import cluster_points
-from papertopics.reduce import exact_neighbours, neighbour_graph, reduce_embeddings
+from papertopics.mapping.cluster import cluster_points
+from papertopics.mapping.reduce import exact_neighbours, neighbour_graph, reduce_embeddings
 from sklearn.metrics import normalized_mutual_info_score
 
 # The default a run reads (config.yaml's, the schema's): the one place it is written.
@@ -127,7 +127,7 @@ def test_umap_kernels_are_kept_in_numbas_disk_cache_one_variant_per_function():
     import umap.layouts
     import umap.umap_
     from numba.core.caching import NullCache
-    from papertopics.reduce import cache_umap_kernels
+    from papertopics.mapping.reduce import cache_umap_kernels
 
     cache_umap_kernels()
     serial_epoch = umap.layouts._nb_optimize_layout_euclidean_single_epoch

@@ -9,8 +9,8 @@ import re
 import pandas as pd
 import pytest
 from conftest import default_config
-from papertopics.changes import CompareSettings, describe_changes
-from papertopics.groups import paper_periods
+from papertopics.changes.compare import CompareSettings, describe_changes
+from papertopics.changes.groups import paper_periods
 from papertopics.report.brief import (
     burst_findings,
     counts_line,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import default_config, offline_chromium
-from papertopics.changes import CompareSettings, describe_changes
-from papertopics.groups import paper_periods
+from papertopics.changes.compare import CompareSettings, describe_changes
+from papertopics.changes.groups import paper_periods
 from papertopics.report import build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

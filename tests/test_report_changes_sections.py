@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 from conftest import default_config
-from papertopics.changes import CompareSettings, describe_changes
-from papertopics.groups import paper_periods
+from papertopics.changes.compare import CompareSettings, describe_changes
+from papertopics.changes.groups import paper_periods
 from papertopics.report.changes import changes_section
 from papertopics.report.colours import OUTLIER_COLOUR
 from papertopics.report.lineage_flow import lineage_sankey, lineage_section
@@ -80,7 +80,7 @@ def _record(years: list[int], rising: bool = True, earlier: dict | None = None, 
 
 
 def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed_shares_beside_them():
-    from papertopics.changes import recomputed_shares
+    from papertopics.changes.compare import recomputed_shares
 
     shares, record = _record([2021, 2022, 2023])
     earlier = shares.copy()

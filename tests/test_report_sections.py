@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 import pytest
+from papertopics.changes.groups import paper_periods
 from papertopics.figures import model_figures
-from papertopics.groups import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,

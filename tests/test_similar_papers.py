@@ -1,11 +1,11 @@
-"""Each paper's most similar papers by embedding (papertopics.similar, rule similar_papers)."""
+"""Each paper's most similar papers by embedding (papertopics.mapping.similar, rule similar_papers)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from papertopics import storage
-from papertopics.similar import similar_papers
+from papertopics.mapping.similar import similar_papers
 from test_light_imports import imported_after
 
 
@@ -65,8 +65,8 @@ def test_the_stage_writes_the_corpus_ids_and_imports_no_heavy_library(tmp_path):
     )
     out = tmp_path / "similar.npz"
     code = (
-        "from papertopics import stages\n"
-        f"stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], {str(out)!r}, 5, 1000)\n"
+        "from papertopics.mapping import stages as mapping_stages\n"
+        f"mapping_stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], {str(out)!r}, 5, 1000)\n"
     )
     assert imported_after(code) == []
     stored = storage.read_arrays(out)

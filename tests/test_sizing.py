@@ -1,5 +1,5 @@
 import pytest
-from papertopics.sizing import resolve_min_cluster_size, resolve_n_neighbors
+from papertopics.mapping.sizing import resolve_min_cluster_size, resolve_n_neighbors
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ def test_auto_min_cluster_size(n, expected):
 
 
 def test_the_largest_topic_limit_applies_only_where_two_smallest_topics_fit():
-    from papertopics.sizing import resolve_max_cluster_size
+    from papertopics.mapping.sizing import resolve_max_cluster_size
 
     assert resolve_max_cluster_size(0.1, 10000, 40) == 1000
     assert resolve_max_cluster_size(0.1, 3281, 13) == 328

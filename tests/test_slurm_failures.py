@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from papertopics.slurm_failures import advice, killed_jobs
+from papertopics.runtime.slurm_failures import advice, killed_jobs
 
 
 def error_block(rule: str, job: str, slurm_log) -> str:

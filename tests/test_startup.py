@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import AS_NOBODY, REPO, default_config
-from papertopics.cluster import cluster_points
+from papertopics.embed.models import PACKAGED_MODEL, model_problem
 from papertopics.errors import PipelineInputError
-from papertopics.models import PACKAGED_MODEL, model_problem
-from papertopics.startup import (
+from papertopics.mapping.cluster import cluster_points
+from papertopics.runtime.startup import (
     check_config,
     check_yaml,
     config_origin,
@@ -120,7 +120,7 @@ def test_stale_locks_are_removed(tmp_path):
     (locks / "0.input.lock").write_text("x")
     (locks / "0.output.lock").write_text("y")
     result = in_child(f"""
-        from papertopics.startup import prepare_run
+        from papertopics.runtime.startup import prepare_run
         print(prepare_run({str(tmp_path / ".snakemake")!r}, {str(tmp_path / "results")!r}, argv=[]))
     """)
     assert "Removed the locks of an earlier run that was killed" in result.stdout, result.stderr
@@ -138,7 +138,7 @@ def live_run(tmp_path):
             "-c",
             textwrap.dedent(f"""
             import sys
-            from papertopics.startup import prepare_run
+            from papertopics.runtime.startup import prepare_run
             prepare_run({str(metadata)!r}, {str(tmp_path / "results")!r}, argv=[]); print("held", flush=True)
             sys.stdin.read()
         """),
@@ -182,7 +182,7 @@ def orphaned_job(metadata, rule: str = "topics") -> subprocess.Popen:
         [
             sys.executable,
             "-c",
-            f"import time; from papertopics.jobs import register_job; register_job({rule!r}, {str(metadata)!r}); "
+            f"import time; from papertopics.runtime.jobs import register_job; register_job({rule!r}, {str(metadata)!r}); "
             "print('registered', flush=True); time.sleep(600)",
         ],
         stdout=subprocess.PIPE,
@@ -200,7 +200,7 @@ def test_a_job_left_running_by_a_killed_run_is_stopped_before_the_next_run(tmp_p
 
         def start(*argv: str) -> subprocess.CompletedProcess:
             return in_child(f"""
-                from papertopics.startup import prepare_run
+                from papertopics.runtime.startup import prepare_run
                 print(prepare_run({str(metadata)!r}, {str(tmp_path / "results")!r}, argv={list(argv)!r}))
             """)
 
@@ -224,7 +224,9 @@ def test_a_job_left_running_by_a_killed_run_is_stopped_before_the_next_run(tmp_p
 
 def test_a_job_that_ended_leaves_no_registration(tmp_path):
     metadata = tmp_path / ".snakemake"
-    result = in_child(f"from papertopics.jobs import register_job; register_job('report', {str(metadata)!r})")
+    result = in_child(
+        f"from papertopics.runtime.jobs import register_job; register_job('report', {str(metadata)!r})"
+    )
     assert result.returncode == 0, result.stderr
     assert not list((metadata / "papertopics" / "jobs").iterdir())
 
@@ -232,7 +234,7 @@ def test_a_job_that_ended_leaves_no_registration(tmp_path):
 def test_unwritable_results_name_the_folder_and_the_user(open_folder):
     results = open_folder / "results"
     (results / "topics").mkdir(parents=True)
-    code = f"from papertopics.startup import unwritable; print(unwritable({str(results)!r}))"
+    code = f"from papertopics.runtime.startup import unwritable; print(unwritable({str(results)!r}))"
     result = subprocess.run(
         [*AS_NOBODY, sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO / "workflow"
     )

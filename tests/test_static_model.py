@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_workdir, run_workflow
-from papertopics.embed import load_encoder
+from papertopics.embed.encoders import load_encoder
 from papertopics.errors import PipelineInputError
 
 TEXTS = ["graph neural networks for molecules", "a planning domain with numeric fluents", "graph learning"]

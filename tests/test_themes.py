@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import default_config, require_corpus
-from papertopics.changes import CompareSettings
-from papertopics.groups import Periods
-from papertopics.themes import best_split, era_keywords, split_pvalue, topic_themes
+from papertopics.changes.compare import CompareSettings
+from papertopics.changes.groups import Periods
+from papertopics.changes.themes import best_split, era_keywords, split_pvalue, topic_themes
 
 
 def settings(**overrides) -> CompareSettings:
@@ -162,8 +162,8 @@ def ijcai_fields(seed_encoder, tmp_path_factory) -> dict[str, np.ndarray]:
     the papers, as the planted target's truth; the pipeline never sees them), parsed and embedded
     as the pipeline does.
     """
-    from papertopics.embed import embedding_text
-    from papertopics.parse import parse_dump
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.ingest.parse import parse_dump
 
     path = require_corpus("ijcai_2020_2024_areas.jsonl.gz")
     fields: dict[str, list[str]] = {PLANTED_EARLY: [], PLANTED_LATE: [], CONTROL: []}
@@ -267,7 +267,7 @@ def test_the_evolution_view_links_each_earlier_era_to_its_later_one_with_labels_
 
 
 def test_the_table_has_a_row_per_topic_tested_with_each_eras_columns():
-    from papertopics.themes import theme_table
+    from papertopics.changes.themes import theme_table
 
     found = theme_table(themes_record())
     assert found["topic"].tolist() == [1, 2]

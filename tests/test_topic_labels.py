@@ -1,8 +1,8 @@
 """Keywords (c-TF-IDF, shared keywords first), the text they are read from, and topic groups."""
 
 import numpy as np
-from papertopics.sizing import resolve_coarse_topics
-from papertopics.topics import SharedKeywords, keyword_text, shared_keywords_first, singular, topic_groups
+from papertopics.mapping.sizing import resolve_coarse_topics
+from papertopics.topics.fit import SharedKeywords, keyword_text, shared_keywords_first, singular, topic_groups
 
 
 def test_singular_handles_the_common_plural_endings_and_leaves_singulars_alone():

@@ -1,4 +1,4 @@
-"""The topics stage's orchestration (papertopics.topic_run) and curation, without Snakemake."""
+"""The topics stage's orchestration (papertopics.topics.run) and curation, without Snakemake."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import logging
 
 import numpy as np
 import pytest
-from papertopics.curation import load_curation
 from papertopics.errors import PipelineInputError
-from papertopics.lineage import TopicHistory
-from papertopics.topic_run import NOT_A_TOPIC, TopicSettings, run_topics
-from papertopics.topics import OUTLIER, assign_outliers
+from papertopics.topics.curation import load_curation
+from papertopics.topics.fit import OUTLIER, assign_outliers
+from papertopics.topics.lineage import TopicHistory
+from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics
 from test_labels import _corpus
 
 SETTINGS = TopicSettings(

@@ -9,9 +9,9 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 from conftest import default_config
-from papertopics.changes import CompareSettings, describe_changes, trend_table
-from papertopics.groups import paper_periods
-from papertopics.trajectories import (
+from papertopics.changes.compare import CompareSettings, describe_changes, trend_table
+from papertopics.changes.groups import paper_periods
+from papertopics.changes.trajectories import (
     PEAKED,
     RETURNED,
     RISING,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from papertopics.bursts import detect_bursts, kleinberg_states, term_counts, without_nested
-from papertopics.changes import benjamini_hochberg
-from papertopics.trends import (
+from papertopics.changes.bursts import detect_bursts, kleinberg_states, term_counts, without_nested
+from papertopics.changes.compare import benjamini_hochberg
+from papertopics.changes.trends import (
     FALLING,
     FLAT,
     NO_EVIDENCE,
@@ -140,7 +140,7 @@ def test_terms_are_counted_per_period_with_a_paper_in_two_dumps_counted_in_both(
 
 
 def test_nested_phrases_bursting_together_are_listed_once():
-    from papertopics.bursts import Burst
+    from papertopics.changes.bursts import Burst
 
     terms = np.array(
         ["language models", "large language models", "language", "robustness", "llms", "gans"], dtype=object
@@ -159,7 +159,7 @@ def test_nested_phrases_bursting_together_are_listed_once():
 
 def test_a_word_spread_as_the_corpus_is_has_no_concentration_and_a_topic_term_has_much():
     import scipy.sparse as sp
-    from papertopics.bursts import topic_concentration
+    from papertopics.changes.bursts import topic_concentration
 
     rng = np.random.default_rng(3)
     topics = rng.choice(20, size=2000)

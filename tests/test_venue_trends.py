@@ -11,10 +11,10 @@ import json
 import numpy as np
 import pytest
 from conftest import default_config, require_corpus
-from papertopics.changes import CompareSettings, benjamini_hochberg
-from papertopics.groups import Periods
-from papertopics.trends import cochran_armitage
-from papertopics.venue_trends import (
+from papertopics.changes.compare import CompareSettings, benjamini_hochberg
+from papertopics.changes.groups import Periods
+from papertopics.changes.trends import cochran_armitage
+from papertopics.changes.venue_trends import (
     VenueSeries,
     describe_venue_trends,
     slopes_differ,
@@ -89,9 +89,9 @@ def test_each_venue_is_tested_on_its_own_papers_with_bh_across_every_venue_and_t
 
 
 def test_the_venues_section_and_the_brief_say_where_a_topic_rose_and_where_it_did_not():
+    from papertopics.changes.venues import compare_groups, describe_venues
     from papertopics.report.venue_trends import brief_line
     from papertopics.report.venues import venues_section
-    from papertopics.venues import compare_groups, describe_venues
 
     rng = np.random.default_rng(5)
     years = [2020, 2021, 2022, 2023]

@@ -1,4 +1,4 @@
-"""make's warm step (python -m papertopics.warm): after it, a job's UMAP projections compile nothing."""
+"""make's warm step (python -m papertopics.runtime.warm): after it, a job's UMAP projections compile nothing."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ PROJECTION = """
 import numpy as np
 import umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse
 from numba.core.registry import CPUDispatcher
-from papertopics.reduce import cache_umap_kernels, neighbour_graph, reduce_embeddings
-from papertopics.warm import _umap_settings
+from papertopics.mapping.reduce import cache_umap_kernels, neighbour_graph, reduce_embeddings
+from papertopics.runtime.warm import _umap_settings
 
 modules = (umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse)
 kernels = [k for m in modules for k in vars(m).values() if isinstance(k, CPUDispatcher)]
@@ -51,6 +51,6 @@ def _python(code: list[str], numba_cache) -> str:
 def test_after_the_warm_step_a_projection_loads_every_umap_kernel_from_the_cache(tmp_path):
     cold = [int(count) for count in _python(["-c", PROJECTION], tmp_path / "cold").split()[-2:]]
     assert cold[1] > 0, "with an empty cache the projection compiles its kernels"
-    assert "compiled into numba's cache" in _python(["-m", "papertopics.warm"], tmp_path / "warmed")
+    assert "compiled into numba's cache" in _python(["-m", "papertopics.runtime.warm"], tmp_path / "warmed")
     hits, misses = (int(count) for count in _python(["-c", PROJECTION], tmp_path / "warmed").split()[-2:])
     assert misses == 0 and hits > 0, (hits, misses)

@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 from conftest import SEEDS
-from papertopics import stages, storage
-from papertopics.embed import embedding_text, over_window
-from papertopics.models import PACKAGED_MODEL, resolve_model_location
-from papertopics.parse import parse_dump
+from papertopics import storage
+from papertopics.embed import stages as embed_stages
+from papertopics.embed.encoders import embedding_text, over_window
+from papertopics.embed.models import PACKAGED_MODEL, resolve_model_location
+from papertopics.ingest.parse import parse_dump
 from papertopics.report.inputs import load_report_inputs
 from papertopics.report.overview import method_section
 from test_report_sections import _inputs
@@ -42,7 +43,7 @@ def test_a_dump_embedded_in_shards_counts_as_one_embedded_whole(tmp_path):
             truncated=np.array(flags),
         )
     shards = [str(tmp_path / "0.npz"), str(tmp_path / "1.npz")]
-    stages.embed_gather(
+    embed_stages.embed_gather(
         shards,
         str(tmp_path / "dump.npz"),
         str(tmp_path / "dump.json"),

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from papertopics.reduce import hybrid_vectors, word_vectors
+from papertopics.mapping.reduce import hybrid_vectors, word_vectors
 
 TEXTS = [
     "graph neural networks for node classification",

@@ -59,7 +59,7 @@ if _RULE and sys.argv and sys.argv[0].endswith(f".{_RULE}.py"):
     if _FAULT == "enospc":
         builtins.open = io.open = _open_on_a_full_disk(io.open)
     elif _FAULT == "raise":
-        from papertopics import adapter
+        from papertopics.runtime import adapter
 
         def _failing_stage(**arguments):
             raise RuntimeError(f"a fault injected into the {_RULE} stage")
@@ -67,7 +67,7 @@ if _RULE and sys.argv and sys.argv[0].endswith(f".{_RULE}.py"):
         _real_run_rule = adapter.run_rule
         adapter.run_rule = lambda job, stage, **extra: _real_run_rule(job, _failing_stage)
     elif _FAULT == "hold":
-        from papertopics import adapter
+        from papertopics.runtime import adapter
 
         def _held_stage(stage):
             def held(**arguments):

@@ -4,19 +4,19 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
-from papertopics.consensus import consensus_seeds
-from papertopics.curation import load_curation
-from papertopics.embed import device_problem
-from papertopics.models import model_problem
+from papertopics.mapping.consensus import consensus_seeds
+from papertopics.topics.curation import load_curation
+from papertopics.embed.encoders import device_problem
+from papertopics.embed.models import model_problem
 from papertopics.errors import PipelineInputError
-from papertopics.formats import dump_format
-from papertopics.groups import read_compare_by
-from papertopics.parse import dump_name
-from papertopics.placement import FIT
-from papertopics.publish import PUBLISHED, STAGED, published_entries
-from papertopics.reduce import neighbour_settings, projection_settings
-from papertopics.sharding import RecordCounts, planned_shards
-from papertopics.startup import (
+from papertopics.ingest.formats import dump_format
+from papertopics.changes.groups import read_compare_by
+from papertopics.ingest.parse import dump_name
+from papertopics.mapping.placement import FIT
+from papertopics.runtime.publish import PUBLISHED, STAGED, published_entries
+from papertopics.mapping.reduce import neighbour_settings, projection_settings
+from papertopics.embed.sharding import RecordCounts, planned_shards
+from papertopics.runtime.startup import (
     check_config,
     config_origin,
     exit_with,
@@ -86,7 +86,7 @@ except PipelineInputError as error:
     exit_with(error)
 
 # Embedding jobs per dump, planned from the raw files' record counts, which are remembered
-# while a file is unchanged (see papertopics.sharding): building the job graph reads no dump twice.
+# while a file is unchanged (see papertopics.embed.sharding): building the job graph reads no dump twice.
 _record_counts = RecordCounts()
 SHARDS = {
     dump: planned_shards(path, config["embedding"]["shard_size"], _record_counts)
@@ -148,7 +148,7 @@ def embedding_resources():
 
 
 def umap_params(*, cluster_space, random_state=None):
-    """The umap knobs a projection reads (papertopics.reduce.projection_settings). ``random_state``:
+    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings). ``random_state``:
     another seed (a consensus run's, a function of the job's wildcards) than umap.random_state.
     """
     params = projection_settings(config["umap"], cluster_space=cluster_space)
@@ -230,7 +230,7 @@ def check_published_paths(entries):
 
 onerror:
     # With the slurm executor: name the jobs SLURM killed for memory or time, with SLURM's reason.
-    from papertopics.slurm_failures import advice, killed_jobs
+    from papertopics.runtime.slurm_failures import advice, killed_jobs
 
     # `log`: Snakemake's log files of this run (a list in Snakemake 9).
     run_logs = "".join(

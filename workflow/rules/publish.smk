@@ -1,5 +1,5 @@
 # The run's last job: what users read (results/report/, results/topics/, results/metrics.json) is
-# replaced only now, when every stage has succeeded (papertopics.publish). The stages write it under
+# replaced only now, when every stage has succeeded (papertopics.runtime.publish). The stages write it under
 # results/staged/; every output a rule declares there is published, with no change here.
 
 

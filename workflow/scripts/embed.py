@@ -1,6 +1,6 @@
 """Every dump of at most embedding.shard_size records embedded, in one job: rule embed."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.embed import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.embed, threads=snakemake.threads)

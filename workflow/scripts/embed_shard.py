@@ -1,7 +1,7 @@
 """One shard of a large dump embedded: rule embed_shard."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.embed import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(
     snakemake,

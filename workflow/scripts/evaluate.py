@@ -1,6 +1,6 @@
 """Topic quality figures: rule evaluate."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.runtime.adapter import run_rule
+from papertopics.topics import stages
 
 run_rule(snakemake, stages.evaluate)

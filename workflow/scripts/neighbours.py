@@ -1,6 +1,6 @@
 """The papers' neighbour graph for every projection: rule neighbours."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.mapping import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.neighbours)

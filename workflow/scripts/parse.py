@@ -1,6 +1,6 @@
 """One dump parsed: rule parse."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.ingest import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.parse)

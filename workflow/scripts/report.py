@@ -1,6 +1,6 @@
 """The HTML report: rule report."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.report import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.report)

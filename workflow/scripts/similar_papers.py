@@ -1,6 +1,6 @@
 """Each paper's most similar papers, for the report: rule similar_papers."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.mapping import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.similar_papers)

@@ -1,6 +1,6 @@
 """The topic model and its tables: rule topics."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.runtime.adapter import run_rule
+from papertopics.topics import stages
 
 run_rule(snakemake, stages.topics)

@@ -1,6 +1,6 @@
 """Venues compared: rule venues."""
 
-from papertopics import stages
-from papertopics.adapter import run_rule
+from papertopics.changes import stages
+from papertopics.runtime.adapter import run_rule
 
 run_rule(snakemake, stages.venues)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from papertopics.changes.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
@@ -24,7 +25,6 @@ from papertopics.report.trajectories import ranked_findings, recent_phrase, shap
 from papertopics.report.trends import counts_phrase, slope_text
 from papertopics.report.venue_trends import brief_line as venue_trend_line
 from papertopics.report.venues import venue_lines, venues_none_found
-from papertopics.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 
 # A title such as "ICML 2026 Papers" or a file name such as "icml2017": the venue, then a year.
 _VENUE_AND_YEAR = re.compile(r"^\s*(?P<venue>[^\W\d_][^\d]*?)[\s_\-–:]*(?P<year>(?:19|20)\d{2})(?!\d)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.topics import OUTLIER
+from papertopics.topics.fit import OUTLIER
 
 
 def _span(burst: dict, period_label) -> str:

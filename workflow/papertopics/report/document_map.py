@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.groups import Periods
-from papertopics.label_layout import GROUP_LABEL_LINE_CHARS
+from papertopics.changes.groups import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
-from papertopics.topics import OUTLIER
+from papertopics.topics.fit import OUTLIER
+from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680
 _SEARCH_TEXT_KEYWORDS = 10  # a topic's label and this many keywords are searched as the topic's words

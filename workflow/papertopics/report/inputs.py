@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from papertopics import storage
-from papertopics.groups import Periods, load_groups
-from papertopics.topics import OUTLIER, outlier_flags
+from papertopics.changes.groups import Periods, load_groups
+from papertopics.topics.fit import OUTLIER, outlier_flags
 
 
 @dataclass

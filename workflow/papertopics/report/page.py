@@ -8,9 +8,9 @@ from importlib import resources
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from papertopics.changes.groups import paper_periods
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
-from papertopics.groups import paper_periods
 from papertopics.report import structure
 from papertopics.report.brief import brief_section, compared_years, report_title
 from papertopics.report.bundle import bundle

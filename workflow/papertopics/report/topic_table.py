@@ -8,7 +8,7 @@ import html
 from dataclasses import dataclass
 
 from papertopics.report.inputs import ReportInputs
-from papertopics.topics import OUTLIER
+from papertopics.topics.fit import OUTLIER
 
 
 @dataclass(frozen=True)

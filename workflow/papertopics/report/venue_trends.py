@@ -1,7 +1,7 @@
 """Each venue's own trends in words (``compare.by: [venue, year]``): "at ICML, “bandits” rose from
 1.0% to 4.0% of papers (2020–2024); at ICLR no trend beyond chance (2.0% → 2.1%)", per topic
 that moved in some venue, in the Venues section; and the strongest venue-specific one in the
-brief. Read from the ``trends`` record of ``venues.json`` (``papertopics.venue_trends``).
+brief. Read from the ``trends`` record of ``venues.json`` (``papertopics.changes.venue_trends``).
 """
 
 from __future__ import annotations

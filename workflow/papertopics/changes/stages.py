@@ -1,0 +1,224 @@
+"""The change stages, file to file: each paper's period and group, the topics' shares and
+trends over periods, and the venues compared.
+
+Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
+outputs and params (paths first), because the rule's script passes them by name; heavy libraries
+are imported inside the functions, only when the stage that needs them runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from pathlib import Path
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+
+
+def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[str]) -> None:
+    """Each paper's period and group (``papertopics.changes.groups``), decided once for every later stage.
+
+    Args:
+        papers: the corpus (JSON Lines).
+        table: output, one row per paper: its ``id``, ``period`` and ``group``.
+        settings: output, the periods' and groups' names, order and the papers left out.
+        compare_by: ``compare.by``: auto, dump, year, a paper field (venue), or a list of a field and one of those.
+        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+    """
+    import pandas as pd
+
+    from papertopics.changes.groups import PIPELINE_COLUMNS, groups_record, paper_groups
+    from papertopics.ingest.parse import input_columns
+
+    records = storage.read_jsonl(papers)
+    paper_table = pd.DataFrame(
+        {
+            "id": [p["id"] for p in records],
+            "dumps": [";".join(p["dumps"]) for p in records],
+            **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
+        }
+    )
+    periods, found = paper_groups(paper_table, compare_by, dump_order)
+    rows, record = groups_record(paper_table["id"].tolist(), periods, found)
+    storage.write_csv(table, rows)
+    storage.write_json(settings, record)
+    _LOG.info(
+        "%d papers: %d %ss%s",
+        len(rows),
+        len(periods.names),
+        periods.by,
+        f", {len(found.names)} {found.by} groups" if found is not None and found is not periods else "",
+    )
+
+
+def changes(
+    papers: str,
+    topic_papers: str,
+    details: str,
+    lineage: str,
+    groups_table: str,
+    groups_settings: str,
+    embeddings: list[str],
+    shares: str,
+    changes: str,
+    trends: str,
+    stop_words: str | None,
+    history_dir: str,
+    compare: dict,
+    bursts: str | None = None,
+    themes: str | None = None,
+) -> None:
+    """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
+    changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
+    over the groups stage's periods; ``compare``: the ``compare`` knobs
+    (``papertopics.changes.compare.CompareSettings``).
+    """
+    import pandas as pd
+
+    from papertopics.changes.compare import (
+        CompareSettings,
+        burst_table,
+        describe_changes,
+        recomputed_shares,
+        trend_table,
+    )
+    from papertopics.changes.groups import load_groups
+    from papertopics.changes.themes import theme_table, topic_themes
+    from papertopics.embed.encoders import gather_embeddings
+    from papertopics.topics.fit import outlier_flags
+
+    assigned = pd.read_csv(
+        topic_papers,
+        keep_default_na=False,
+        dtype={"id": str, "dumps": str, "year": str},
+        usecols=lambda name: name in {"id", "topic", "outlier", "dumps", "display_name", "year"},
+    )
+    assigned["outlier"] = outlier_flags(assigned["outlier"])
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
+    events = storage.read_json(lineage)
+    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**compare)
+    periods = load_groups(groups_table, groups_settings, assigned["id"].tolist())[0]
+    share_table, record = describe_changes(
+        assigned, [texts[i] for i in assigned["id"]], topic_details, events, periods, settings, stop_words
+    )
+    vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
+    tested = [p for p in record["periods"] if p not in record["small_periods"]]
+    record["themes"] = topic_themes(assigned, vectors, periods, tested, topic_details, settings)
+    earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
+    record["recomputed"] = recomputed_shares(
+        share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
+    )
+    storage.write_csv(shares, share_table)
+    storage.write_csv(trends, trend_table(record))
+    if bursts:
+        storage.write_csv(bursts, burst_table(record))
+    if themes:
+        storage.write_csv(themes, theme_table(record["themes"]))
+    storage.write_json(changes, record)
+    # Kept for the next run, which shows where this run's published shares moved.
+    storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
+    trend_rows = record["trends"].get("topics", [])
+    _LOG.info(
+        "%s %s: %d rising, %d falling topics (significant or suggestive); %d bursting terms",
+        record["by"],
+        ", ".join(record["periods"]),
+        sum(row["direction"] == "rising" for row in trend_rows),
+        sum(row["direction"] == "falling" for row in trend_rows),
+        len(record["bursts"].get("bursts", [])),
+    )
+    themes = record["themes"].get("topics", [])
+    _LOG.info("themes: %d of %d topics tested changed theme", sum(t["changed"] for t in themes), len(themes))
+    shapes = Counter(row["shape"] for row in trend_rows)
+    if shapes:
+        _LOG.info("trajectories: %s", ", ".join(f"{shapes[s]} {s}" for s in sorted(shapes)))
+    if record["comparable"]:
+        _LOG.info(
+            "%s vs %s: %d of %d topic shares changed significantly; %d new, %d faded topics",
+            record["baseline"],
+            record["target"],
+            sum(row["significant"] for row in record["comparison"]),
+            len(record["comparison"]),
+            len(record["new_topics"]),
+            len(record["faded_topics"]),
+        )
+    else:
+        _LOG.info("no comparison: %s", record["reason"])
+
+
+def venues(
+    groups_table: str,
+    groups_settings: str,
+    topic_papers: str,
+    details: str,
+    table: str,
+    record: str,
+    trends: str,
+    compare: dict,
+) -> None:
+    """Venues compared (``papertopics.changes.venues``): per topic and group (``compare.by`` a paper field)
+    the share and a test of whether the group holds more or fewer of the topic's papers than the
+    others, and with ordered periods too (``[venue, year]``) each venue's own trends
+    (``papertopics.changes.venue_trends``, written to ``trends``); only the headers and the reason where
+    no field is compared. ``compare``: the ``compare`` knobs (``changes.CompareSettings``).
+    """
+    import pandas as pd
+
+    from papertopics.changes.compare import CompareSettings
+    from papertopics.changes.groups import load_groups
+    from papertopics.changes.venue_trends import describe_venue_trends
+    from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
+    from papertopics.topics.fit import outlier_flags
+
+    assigned = pd.read_csv(
+        topic_papers,
+        keep_default_na=False,
+        dtype={"id": str},
+        usecols=lambda name: name in {"id", "topic", "outlier"},
+    )
+    periods, groups = load_groups(groups_table, groups_settings, assigned["id"].tolist())
+    topic_details = storage.read_json(details)["topics"]
+    labels = {t["topic"]: t["label"] for t in topic_details}
+    settings = CompareSettings(**compare)
+    graded = {
+        "confidence": settings.confidence,
+        "false_discovery_rate": settings.false_discovery_rate,
+        "suggestive_q": settings.suggestive_q,
+    }
+    clustered = ~outlier_flags(assigned["outlier"])
+    trend_table, trend_record = describe_venue_trends(
+        assigned["topic"].to_numpy(), clustered, periods, groups, labels, settings
+    )
+    storage.write_csv(trends, trend_table)
+    if groups is None:
+        storage.write_csv(table, pd.DataFrame(columns=COLUMNS))
+        storage.write_json(record, describe_venues(pd.DataFrame(columns=COLUMNS), None, {}, graded))
+        _LOG.info("no venues compared: compare.by names no paper field")
+        return
+    cells = compare_groups(assigned["topic"].to_numpy(), clustered, groups, labels, **graded)
+    # Each topic's wording per group: the topics stage's per period where the periods are the groups.
+    key = "wording" if groups.by == periods.by else "group_wording"
+    wording = {t["topic"]: t.get(key, []) for t in topic_details if t["topic"] in labels}
+    storage.write_csv(table, cells)
+    storage.write_json(record, {**describe_venues(cells, groups, wording, graded), "trends": trend_record})
+    found = cells[cells["direction"] != ""]
+    _LOG.info(
+        "%d %s groups, %d topics: %d cells over-, %d under-represented (significant or suggestive)",
+        len(groups.names),
+        groups.by,
+        len(labels),
+        int((found["direction"] == "over").sum()),
+        int((found["direction"] == "under").sum()),
+    )
+    if trend_record["available"]:
+        _LOG.info(
+            "trends within %d %ss: %d findings in %d tests; slopes differ between venues for %d topics",
+            len(trend_record["venues"]),
+            groups.by,
+            int(trend_table["finding"].sum()),
+            len(trend_table),
+            len({row["topic"] for row in trend_record["topics"] if row["slopes_differ"]}),
+        )
+    else:
+        _LOG.info("no trends within venues: %s", trend_record["reason"])

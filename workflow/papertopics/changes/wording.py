@@ -1,0 +1,41 @@
+"""Each topic's own wording per period (dump or year): its keywords computed within the period.
+
+BERTopic's ``topics_over_time`` does this: c-TF-IDF of each topic's papers of one period, with
+the fitted model's vocabulary and weighting. Its two smoothings are off: averaging with the
+topic's overall keywords (``global_tuning``) and with the previous period's (``evolution_tuning``)
+both pull a period's words towards the others', which hides the shift a reader looks for
+("adversarial examples" becoming "certified robustness").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from papertopics.changes.compare import Periods
+
+WORDS_PER_PERIOD = 5
+
+
+def wording_per_period(
+    model, texts: list[str], model_topics: np.ndarray, periods: Periods
+) -> dict[int, list]:
+    """For each of the model's topics (its own numbers), its keywords in each period it has
+    papers in, oldest first: ``[{"period", "papers", "keywords"}]``. Empty with fewer than two periods.
+    """
+    if len(periods.names) < 2 or not len(periods.rows):
+        return {}
+    place = {name: index for index, name in enumerate(periods.names)}
+    over_time = model.topics_over_time(
+        [texts[row] for row in periods.rows],
+        [place[name] for name in periods.period],
+        topics=np.asarray(model_topics)[periods.rows].tolist(),
+        global_tuning=False,
+        evolution_tuning=False,
+    )
+    wording: dict[int, list] = {}
+    for row in over_time.sort_values(["Topic", "Timestamp"], kind="stable").itertuples():
+        words = [word for word in row.Words.split(", ") if word][:WORDS_PER_PERIOD]
+        wording.setdefault(int(row.Topic), []).append(
+            {"period": periods.names[int(row.Timestamp)], "papers": int(row.Frequency), "keywords": words}
+        )
+    return wording

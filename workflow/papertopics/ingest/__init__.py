@@ -1,0 +1,1 @@
+"""Reading the dumps: every input and export format, one dump parsed, the corpus merged."""

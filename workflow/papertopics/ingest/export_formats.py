@@ -1,0 +1,333 @@
+"""Read the exports of bibliographic databases as they come, each into records of the fields the
+pipeline knows: ``title``, ``abstract``, ``authors``, ``year``, ``venue``, ``keywords``, ``doi``,
+``url`` and ``id``.
+
+Which reader a file gets is decided by its content as well as its extension
+(:func:`export_reader`): a Web of Science export ends in ``.txt`` like a plain-text dump, and a
+Scopus export in ``.csv`` like any table. Here: Web of Science plain text and tab-delimited,
+Scopus CSV and PubMed MEDLINE (``.nbib``); BibTeX, RIS, OpenAlex works and the arXiv metadata
+snapshot are in :mod:`papertopics.ingest.export_records`. A record an export cuts short or garbles stops
+the run with one line naming the file, the record and the problem; nothing is read half-way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from papertopics.errors import PipelineInputError
+from papertopics.ingest.formats import RawDump, Record
+from papertopics.text import normalise_text
+
+# The fields every export is mapped onto, in the order papers.csv gets them.
+EXPORT_FIELDS = ("title", "abstract", "authors", "year", "venue", "keywords", "doi", "url", "id")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+
+
+def export_dump(records: list[Record], format_name: str) -> RawDump:
+    """The records of an export as a dump whose columns are :data:`EXPORT_FIELDS`."""
+    return RawDump(
+        title=None,
+        records=records,
+        format=format_name,
+        encoding="",
+        columns=list(EXPORT_FIELDS),
+        authors_separator=";",
+    )
+
+
+def paper_record(position: int, location: str, **values) -> Record:
+    """A record of the known fields, each as one line of text; lists are joined by "; ".
+
+    ``year`` keeps its four digits only; ``doi`` is the bare DOI (``10.1000/xyz``), and ``url``,
+    where the export gives none, its ``https://doi.org/`` link.
+    """
+    fields = {}
+    for name in EXPORT_FIELDS:
+        value = values.get(name)
+        if isinstance(value, (list, tuple)):
+            value = "; ".join(part for part in (normalise_text(str(v)) for v in value) if part)
+        text = normalise_text(str(value)) if value is not None else ""
+        if name == "year":
+            found = _YEAR.search(text)
+            text = found.group(1) if found else ""
+        elif name == "doi":
+            found = _DOI.search(text)
+            text = found.group().rstrip(".,;") if found else ""
+        if text:
+            fields[name] = text
+    if "url" not in fields and "doi" in fields:
+        fields["url"] = f"https://doi.org/{fields['doi']}"
+    return Record(position, location, fields)
+
+
+def split_list(text: str | None, separators: str = ";") -> list[str]:
+    """``"a; b;c"`` → ``["a", "b", "c"]``, blanks dropped."""
+    if not text:
+        return []
+    return [part.strip() for part in re.split(f"[{re.escape(separators)}]", text) if part.strip()]
+
+
+# --- tagged text: Web of Science plain text, PubMed MEDLINE ------------------------------
+
+_WOS_TAG = re.compile(r"^([A-Z][A-Z0-9]) (.*)$|^([A-Z][A-Z0-9])$")
+_WOS_LISTS = {"AU", "AF", "CA", "BE", "C1", "CR"}  # one value per line, continuation lines included
+_MEDLINE_TAG = re.compile(r"^([A-Z][A-Z0-9]{0,3}) *- (.*)$|^([A-Z][A-Z0-9]{0,3}) *-$")
+_MEDLINE_LISTS = {"FAU", "AU", "OT", "MH", "LID", "AID", "PT"}
+
+
+def _first_line(text: str) -> str:
+    return next((line for line in text.split("\n") if line.strip()), "")
+
+
+def is_wos_plain_text(text: str) -> bool:
+    """A Web of Science plain-text export: the ``FN``/``VR`` header, or records from ``PT`` to ``ER``.
+
+    A seed-style dump whose first abstract begins "AB ..." is none: its first line is its title,
+    and no line of it is a lone ``ER``.
+    """
+    first = _first_line(text)
+    if re.match(r"^(?:\ufeff)?(?:FN|VR) ", first):
+        return True
+    return bool(re.match(r"^PT [A-Z]\s*$", first)) and re.search(r"^ER\s*$", text, re.MULTILINE) is not None
+
+
+def _wos_value(tag: str, values: dict[str, list[str]]) -> str | None:
+    parts = values.get(tag)
+    if not parts:
+        return None
+    return "; ".join(parts) if tag in _WOS_LISTS else " ".join(parts)
+
+
+def read_wos_plain_text(text: str, path: Path) -> RawDump:
+    """A Web of Science plain-text export (``savedrecs.txt``): tagged lines, continuation lines
+    indented three spaces, each record from ``PT`` to ``ER``, the file ending in ``EF``.
+    """
+    records: list[Record] = []
+    values: dict[str, list[str]] | None = None
+    start = tag = None
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        match = _WOS_TAG.match(line.rstrip())
+        if line.startswith("   ") and values is not None and tag is not None:
+            values[tag].append(line.strip())
+            continue
+        if match is None:
+            where = f"record {len(records) + 1} (line {start})" if values is not None else f"line {number}"
+            raise PipelineInputError(
+                f"{path}: line {number} ({where} of this Web of Science export) is neither a field tag nor "
+                f"an indented continuation: {line[:60]!r}. Export the records again."
+            )
+        tag, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), "")
+        if tag in ("FN", "VR", "EF") and values is None:
+            tag = None
+            continue
+        if tag == "ER":
+            if values is None:
+                raise PipelineInputError(f"{path}: line {number}: ER with no record open (no PT before it).")
+            records.append(_wos_record(len(records), start, values))
+            values, tag = None, None
+            continue
+        if values is None:
+            values, start = {}, number
+        elif tag == "PT":
+            raise PipelineInputError(
+                f"{path}: record {len(records) + 1} (line {start}) has no ER before the next record starts at "
+                f"line {number}; the export is damaged. Export the records again."
+            )
+        values.setdefault(tag, []).append(value.strip())
+    if values is not None:
+        raise PipelineInputError(
+            f"{path}: record {len(records) + 1} (line {start}) ends without ER: the file is cut short. "
+            "Export the records again."
+        )
+    return export_dump(records, "wos")
+
+
+def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Record:
+    return paper_record(
+        position,
+        f"record {position + 1} (line {start})",
+        title=_wos_value("TI", values),
+        abstract=_wos_value("AB", values),
+        authors=values.get("AF") or values.get("AU"),
+        year=_wos_value("PY", values) or _wos_value("EA", values),
+        venue=_wos_value("SO", values),
+        keywords=split_list(_wos_value("DE", values)),
+        doi=_wos_value("DI", values),
+        id=_wos_value("UT", values),
+    )
+
+
+def is_medline(text: str) -> bool:
+    """A PubMed MEDLINE export: records start with ``PMID- ``."""
+    return _first_line(text).startswith("PMID-")
+
+
+def read_medline(text: str, path: Path) -> RawDump:
+    """A PubMed MEDLINE (``.nbib``) export: ``TAG - value`` lines, continuation lines indented six
+    spaces, a blank line between records, each starting with ``PMID-``.
+    """
+    records: list[Record] = []
+    values: dict[str, list[str]] | None = None
+    start = tag = None
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            if values is not None:
+                records.append(_medline_record(len(records), start, values))
+            values, tag = None, None
+            continue
+        if line.startswith("      ") and values is not None and tag is not None:
+            values[tag][-1] += " " + line.strip()
+            continue
+        match = _MEDLINE_TAG.match(line.rstrip())
+        if match is None:
+            raise PipelineInputError(
+                f"{path}: line {number} (record {len(records) + 1}) of this MEDLINE export is neither a "
+                f"'TAG - value' line nor an indented continuation: {line[:60]!r}. Export the records again."
+            )
+        tag, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), "")
+        if values is None:
+            if tag != "PMID":
+                raise PipelineInputError(
+                    f"{path}: record {len(records) + 1} (line {number}) does not start with PMID- "
+                    f"(it starts with {tag}); records must be separated by one blank line."
+                )
+            values, start = {}, number
+        values.setdefault(tag, []).append(value.strip())
+    if values is not None:
+        records.append(_medline_record(len(records), start, values))
+    return export_dump(records, "medline")
+
+
+def _medline_record(position: int, start: int, values: dict[str, list[str]]) -> Record:
+    def one(tag: str) -> str | None:
+        return " ".join(values[tag]) if tag in values else None
+
+    dois = [v for tag in ("LID", "AID") for v in values.get(tag, []) if v.endswith("[doi]")]
+    keywords = values.get("OT") or [term.lstrip("*").split("/")[0] for term in values.get("MH", [])]
+    pmid = one("PMID")
+    return paper_record(
+        position,
+        f"record {position + 1} (line {start})",
+        title=one("TI"),
+        abstract=one("AB"),
+        authors=values.get("FAU") or values.get("AU"),
+        year=one("DP"),
+        venue=one("JT") or one("TA"),
+        keywords=keywords,
+        doi=dois[0] if dois else None,
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
+        id=pmid,
+    )
+
+
+# --- tables: Web of Science tab-delimited, Scopus CSV --------------------------------------
+
+_WOS_COLUMNS = {"title": "TI", "abstract": "AB", "year": "PY", "venue": "SO", "doi": "DI", "id": "UT"}
+_SCOPUS_COLUMNS = {
+    "title": "Title",
+    "abstract": "Abstract",
+    "year": "Year",
+    "venue": "Source title",
+    "doi": "DOI",
+    "url": "Link",
+    "id": "EID",
+}
+# Columns only a Scopus export has (one is enough beside Title and Abstract).
+_SCOPUS_MARKS = ("Source title", "Author Keywords", "EID", "Author(s) ID", "Author full names")
+
+
+def _header_cells(text: str, delimiter: str) -> list[str]:
+    return [cell.strip().strip('"') for cell in _first_line(text).split(delimiter)]
+
+
+def is_wos_tab_delimited(text: str) -> bool:
+    """A Web of Science tab-delimited export: a header of two-letter tags with ``PT``/``UT`` and ``TI`` or ``AB``."""
+    cells = _header_cells(text, "\t")
+    tags = [cell for cell in cells if re.fullmatch(r"[A-Z][A-Z0-9]", cell)]
+    return len(tags) >= 5 and ("PT" in cells or "UT" in cells) and ("TI" in cells or "AB" in cells)
+
+
+def is_scopus_csv(text: str) -> bool:
+    """A Scopus CSV export: ``Title`` and ``Abstract`` columns and one only Scopus has (``Source title``, ``EID``)."""
+    cells = _header_cells(text, ",")
+    return "Title" in cells and "Abstract" in cells and any(mark in cells for mark in _SCOPUS_MARKS)
+
+
+def read_wos_tab_delimited(text: str, path: Path) -> RawDump:
+    """A Web of Science tab-delimited export: a header of field tags, then one record per line,
+    fields separated by tabs and never quoted (an abstract's quotation marks are its own).
+    """
+    lines = text.split("\n")
+    header = [cell.strip() for cell in lines[0].split("\t")]
+    while header and not header[-1]:
+        header.pop()  # Web of Science ends every line with a tab
+    records = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        while len(cells) > len(header) and not cells[-1].strip():
+            cells.pop()
+        location = f"line {number}"
+        if len(cells) != len(header):
+            problem = f"unparsable: {len(cells)} fields where the header has {len(header)}"
+            records.append(Record(len(records), location, {}, problem=problem))
+            continue
+        row = dict(zip(header, cells, strict=True))
+        mapped = {name: row.get(tag) for name, tag in _WOS_COLUMNS.items()}
+        authors = split_list(row.get("AF") or row.get("AU"))
+        records.append(
+            paper_record(
+                len(records), location, **mapped, authors=authors, keywords=split_list(row.get("DE"))
+            )
+        )
+    return export_dump(records, "wos-tab")
+
+
+def read_scopus_csv(text: str, path: Path) -> RawDump:
+    """A Scopus CSV export: its columns mapped (``Source title`` → venue, ``Author Keywords`` →
+    keywords, ``Authors`` or ``Author full names`` → authors), rows as any CSV's.
+    """
+    from papertopics.ingest.formats import read_table
+
+    table = read_table(text, path, ",")
+    records = []
+    for record in table.records:
+        if record.problem:
+            records.append(record)
+            continue
+        row = record.fields
+        mapped = {name: row.get(column) for name, column in _SCOPUS_COLUMNS.items()}
+        full_names = [re.sub(r"\s*\(\d+\)$", "", name) for name in split_list(row.get("Author full names"))]
+        authors = full_names or split_list(row.get("Authors"), ";" if ";" in row.get("Authors", "") else ",")
+        keywords = split_list(row.get("Author Keywords"))
+        records.append(
+            paper_record(record.position, record.location, **mapped, authors=authors, keywords=keywords)
+        )
+    return export_dump(records, "scopus")
+
+
+def export_reader(text: str, extension: str) -> Callable[[str, Path], RawDump] | None:
+    """The export reader a dump's content and extension call for; None for the plain formats."""
+    from papertopics.ingest import export_records
+
+    if extension == ".bib":
+        return export_records.read_bibtex
+    if extension == ".ris" or (extension == ".txt" and export_records.is_ris(text)):
+        return export_records.read_ris
+    if extension == ".nbib" or (extension == ".txt" and is_medline(text)):
+        return read_medline
+    if extension == ".txt" and is_wos_plain_text(text):
+        return read_wos_plain_text
+    if extension in (".txt", ".tsv") and is_wos_tab_delimited(text):
+        return read_wos_tab_delimited
+    if extension == ".csv" and is_scopus_csv(text):
+        return read_scopus_csv
+    if extension in (".json", ".jsonl"):
+        return export_records.json_export_reader(text, extension)
+    return None

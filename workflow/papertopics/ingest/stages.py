@@ -1,0 +1,82 @@
+"""The ingest stages, file to file: one dump parsed, the parsed dumps merged into the corpus.
+
+Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
+outputs and params (paths first), because the rule's script passes them by name; heavy libraries
+are imported inside the functions, only when the stage that needs them runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+
+
+def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstract_column: str | None) -> None:
+    """Read one dump file into its papers (JSON Lines) and a summary of what was kept and rejected."""
+    from papertopics.ingest.parse import parse_dump
+
+    parsed = parse_dump(dump, min_abstract_chars=min_abstract_chars, abstract_column=abstract_column)
+    record = {
+        **parsed.summary(),
+        "source": str(dump),
+        "sha256": hashlib.sha256(Path(dump).read_bytes()).hexdigest(),
+    }
+    for warning in parsed.warnings:
+        _LOG.warning("%s", warning)
+    if parsed.artefacts["papers"]:
+        _LOG.info(
+            "%s: PDF-extraction artefacts removed from %d papers' text: %d glyph codes like (cid:173), "
+            "%d ligatures like \ufb01 folded to letters",
+            dump,
+            parsed.artefacts["papers"],
+            parsed.artefacts["glyph_codes"],
+            parsed.artefacts["ligatures"],
+        )
+    for rejection in parsed.rejected:
+        _LOG.info(
+            "%s %s: rejected (%s): %s",
+            dump,
+            rejection["location"],
+            rejection["reason"],
+            rejection["detail"],
+        )
+    for cut in parsed.boilerplate:
+        _LOG.info("%s %s: publisher boilerplate cut from the abstract: %r", dump, cut["location"], cut["cut"])
+    storage.write_jsonl(papers, parsed.papers)
+    storage.write_json(summary, record)
+    _LOG.info(
+        "%s (%s, %s): %d records read = %d kept + %d duplicates + %d rejected %s%s%s",
+        dump,
+        record["format"],
+        record["encoding"],
+        record["records_read"],
+        record["kept"],
+        record["duplicates"],
+        record["rejected"],
+        record["rejected_by_reason"] or "",
+        f"; {record['placeholders']} placeholder abstracts rejected as empty"
+        if record["placeholders"]
+        else "",
+        f"; publisher boilerplate cut from {record['boilerplate_cut']} abstracts"
+        if record["boilerplate_cut"]
+        else "",
+    )
+
+
+def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -> None:
+    """Merge the parsed dumps (in order) into the corpus: one record per paper, with the dumps it is in."""
+    from papertopics.ingest.corpus import merge_dumps
+
+    dumps = [
+        (storage.read_json(dump_summary), storage.read_jsonl(dump_papers))
+        for dump_papers, dump_summary in zip(parsed, summaries, strict=True)
+    ]
+    merged, record = merge_dumps(dumps)
+    storage.write_jsonl(papers, merged)
+    storage.write_json(summary, record)
+    _LOG.info("corpus: %d papers from %d dumps", record["papers"], len(dumps))

@@ -1,0 +1,72 @@
+"""HDBSCAN clustering of the reduced vectors; outliers are labelled -1."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from papertopics.mapping.sizing import resolve_max_cluster_size, resolve_min_cluster_size
+
+# Below this many papers, density clustering finds nothing meaningful: one topic holds them all.
+MIN_PAPERS_TO_CLUSTER = 10
+
+
+def cluster_points(
+    points: np.ndarray,
+    min_cluster_size: int | str,
+    min_samples: int | None,
+    cluster_selection_method: str,
+    max_cluster_share: float = 0.0,
+    models: list | None = None,
+) -> tuple[np.ndarray, dict]:
+    """HDBSCAN's label per point, and the settings actually used (with a note when skipped).
+
+    Args:
+        points: the cluster space, one row per paper.
+        min_cluster_size: the smallest topic, or ``auto`` (``resolve_min_cluster_size``).
+        min_samples: HDBSCAN's ``min_samples`` (None: equal to ``min_cluster_size``).
+        cluster_selection_method: ``eom`` or ``leaf``.
+        max_cluster_share: no topic may hold more of the corpus than this (0: no limit). With
+            ``eom``, HDBSCAN otherwise can keep one cluster of half a large corpus, and which way
+            it goes flips with tiny changes to the embeddings; above the limit it takes that
+            cluster's children instead.
+        models: where given, the fitted HDBSCAN (with its prediction data, for
+            ``approximate_predict``) is appended to it, None where none ran.
+
+    Returns:
+        A label per point (``OUTLIER`` for noise; all 0 when the papers are too few to split) and
+        the settings.
+    """
+    n_papers = len(points)
+    resolved = resolve_min_cluster_size(min_cluster_size, n_papers)
+    max_cluster_size = resolve_max_cluster_size(max_cluster_share, n_papers, resolved)
+    settings = {
+        "n_papers": n_papers,
+        "min_cluster_size": resolved,
+        "min_cluster_size_setting": min_cluster_size,
+        "min_samples": min_samples,
+        "cluster_selection_method": cluster_selection_method,
+        "max_cluster_share": max_cluster_share,
+        "max_cluster_size": max_cluster_size,
+        "note": None,
+    }
+    if n_papers < max(2 * resolved, MIN_PAPERS_TO_CLUSTER):
+        settings["note"] = (
+            f"{n_papers} abstracts are too few to split into topics of at least "
+            f"{resolved}; all of them form one topic."
+        )
+        if models is not None:
+            models.append(None)
+        return np.zeros(n_papers, dtype=np.int64), settings
+    from hdbscan import HDBSCAN
+
+    clusterer = HDBSCAN(
+        min_cluster_size=resolved,
+        min_samples=min_samples,
+        cluster_selection_method=cluster_selection_method,
+        max_cluster_size=max_cluster_size,
+        prediction_data=models is not None,
+    )
+    labels = clusterer.fit_predict(points).astype(np.int64)
+    if models is not None:
+        models.append(clusterer)
+    return labels, settings

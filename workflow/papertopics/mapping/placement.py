@@ -1,0 +1,217 @@
+"""``update: place``: a new dump's papers placed on the last fitted map instead of a refit.
+
+A refit (``update: refit``, the default) fits every UMAP projection and HDBSCAN afresh and keeps
+each fitted model in its job's ``model`` output; ``keep_fit`` gathers them, with each fitted
+paper's final topic, under ``results/staged/fit/``, which the publish rule puts in
+``results/fit/`` once the whole run has succeeded. A failed run therefore leaves the last good
+fit in place, and a placement never reads its own job's outputs (Snakemake deletes those first).
+
+With ``update: place`` each projection job reads its model from ``results/fit/``: the fitted
+papers keep the coordinates they were fitted with, and every other paper is placed by the
+model's ``transform``, one dump at a time (so a dump placed once is placed alike later, whatever
+dumps follow it). Its ``model`` output is a hard link to the fitted file: the fit, and its
+modification time, stay as they were, so that the next run sees nothing new in it.
+Where the fit cannot serve (none yet, other settings, a fitted paper gone from the corpus) the
+job fits afresh and says why; the cluster stage then refits too (``papertopics.topics.place``).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+# Where the publish rule puts the last good fit (results/staged/fit of the run that fitted it).
+FIT = "results/fit"
+_LOG = logging.getLogger(__name__)
+# What a UMAP model needs for transform that the fitted papers' embeddings do not give back:
+# the rest (the raw vectors, the fit's neighbour graph and search index) is dropped before saving.
+_DROPPED = ("_raw_data", "graph_", "_knn_indices", "_knn_dists", "knn_indices", "knn_dists")
+# And the numba-compiled distance functions: pickled, each carries an id drawn afresh in every
+# process, so the same fit saved twice would differ byte for byte. UMAP sets them again from its
+# metric names when the training vectors are given back (``place_projection``).
+_COMPILED = ("_input_distance_func", "_inverse_distance_func", "_output_distance_func")
+
+
+def link_or_copy(source: str, target: str) -> None:
+    """``target`` the same file as ``source`` (a hard link; a copy keeping its time elsewhere),
+    so that the fit's modification time does not change when a placement passes it on.
+    """
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(target):
+        os.remove(target)
+    try:
+        os.link(source, target)
+    except OSError as error:
+        if error.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EACCES):
+            raise
+        shutil.copy2(source, target)
+
+
+def save_projection(
+    path: str, ids: list[str], coordinates: np.ndarray, model, umap: dict, settings: dict
+) -> None:
+    """Keep a fitted projection for later placements: the papers' ids and coordinates, the
+    settings it was fitted with and the UMAP model without its training vectors (the fitted
+    papers' embeddings, given back at placement), so that the file grows with the coordinates only;
+    ``settings``: the fit's own record (``umap.json``), which a placement reports as its own.
+    """
+    import joblib
+
+    from papertopics import storage
+
+    if model is not None:
+        model = _without_training_data(model)
+    with storage.atomic_path(path) as temporary:
+        joblib.dump(
+            {
+                "ids": list(ids),
+                "coordinates": coordinates,
+                "model": model,
+                "umap": dict(umap),
+                "settings": settings,
+            },
+            temporary,
+            compress=3,
+        )
+
+
+def _without_training_data(model):
+    import copy
+
+    kept = copy.copy(model)
+    for name in _DROPPED + _COMPILED:
+        if hasattr(kept, name):
+            setattr(kept, name, None)
+    # A sampled fit's search index holds the sample's vectors; placement searches exactly instead.
+    kept.__dict__.pop("_knn_search_index", None)
+    kept.__dict__.pop("knn_search_index", None)
+    return kept
+
+
+def why_not_placed(fit: dict, ids: list[str], umap: dict) -> str | None:
+    """Why the saved projection ``fit`` cannot place the corpus ``ids`` with settings ``umap``; None if it can."""
+    if fit["model"] is None:
+        return "the fitted map was too small for UMAP"
+    if fit["umap"] != umap:
+        changed = sorted(k for k in set(fit["umap"]) | set(umap) if fit["umap"].get(k) != umap.get(k))
+        return f"umap settings changed since the fit ({', '.join(changed)})"
+    if umap.get("word_weight", 0) > 0:
+        return "umap.word_weight above 0 (word vectors are refitted with the corpus)"
+    missing = set(fit["ids"]) - set(ids)
+    if missing:
+        return f"{len(missing)} fitted papers are no longer in the corpus"
+    return None
+
+
+def place_projection(fit: dict, ids: list[str], dumps: list[str], vectors: np.ndarray) -> np.ndarray:
+    """The corpus's coordinates on the fitted projection ``fit``: a fitted paper's as fitted, the
+    others ``transform``ed, one dump (``dumps``: each paper's) at a time, in order of first appearance.
+    """
+    from papertopics.mapping.reduce import cache_umap_kernels, fitted_rows
+
+    row = {identifier: i for i, identifier in enumerate(ids)}
+    fitted_rows_now = np.array([row[identifier] for identifier in fit["ids"]], dtype=np.int64)
+    model = fit["model"]
+    settings = fit["umap"]
+    trained = fitted_rows_now[
+        fitted_rows(len(fit["ids"]), settings.get("fit_sample_size"), settings["random_state"])
+    ]
+    model._raw_data = np.ascontiguousarray(vectors[trained], dtype=np.float32)
+    model._validate_parameters()  # UMAP's own: the distance functions from the metric names
+    # Exact neighbours of the new papers among the fitted ones (UMAP's own path for small fits):
+    # the model keeps no search index, and the placement does not depend on one.
+    model._small_data = True
+    cache_umap_kernels()
+    coordinates = np.zeros((len(ids), fit["coordinates"].shape[1]), dtype=np.float32)
+    coordinates[fitted_rows_now] = fit["coordinates"]
+    is_new = np.ones(len(ids), dtype=bool)
+    is_new[fitted_rows_now] = False
+    for dump in dict.fromkeys(np.asarray(dumps)[is_new].tolist()):
+        rows = np.flatnonzero(is_new & (np.asarray(dumps) == dump))
+        coordinates[rows] = model.transform(vectors[rows])
+    return coordinates
+
+
+def project(
+    fitted: list[str],
+    update: str,
+    model: str,
+    records: Callable[[], tuple[list[dict], np.ndarray]],
+    fit: Callable[[list], tuple[np.ndarray, np.ndarray, dict]],
+    umap: dict,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """A projection job's coordinates: placed on the last fit (``update: place`` and ``fitted``,
+    the fit's file, given) or fitted afresh (``fit``, which appends its UMAP to the list it is
+    given); the fit is written to ``model`` either way (a link to ``fitted`` when placed).
+
+    Returns:
+        The papers' ids, coordinates, which of them were placed (not fitted), and the settings,
+        whose ``update`` says how the projection was made, and why not placed where asked.
+    """
+    import joblib
+
+    reason = None
+    if update == "place":
+        reason = "no fitted map yet (the first run, or after make clean)"
+        if fitted:
+            saved = joblib.load(fitted[0])
+            papers, vectors = records()
+            ids = [p["id"] for p in papers]
+            reason = why_not_placed(saved, ids, umap)
+            if reason is None:
+                coordinates = place_projection(saved, ids, [p["dump"] for p in papers], vectors)
+                link_or_copy(fitted[0], model)
+                placed = ~np.isin(np.array(ids), np.array(saved["ids"]))
+                settings = {**saved["settings"], "update": {"mode": "place", "placed": int(placed.sum())}}
+                _LOG.info("placed %d new papers on the fitted map of %d", placed.sum(), len(saved["ids"]))
+                return np.array(ids), coordinates, placed, settings
+        _LOG.warning("update: place, but %s: fitting afresh", reason)
+    models: list = []
+    ids, coordinates, settings = fit(models)
+    save_projection(model, ids.tolist(), coordinates, models[0] if models else None, umap, settings)
+    settings["update"] = {"mode": "refit", "asked": update, **({"why_not_placed": reason} if reason else {})}
+    return ids, coordinates, np.zeros(len(ids), dtype=bool), settings
+
+
+def keep_fit(
+    projections: list[str],
+    map_model: str,
+    clusters: str,
+    labels: str,
+    topic_papers: str,
+    fitted_topics: list[str],
+    fit: str,
+) -> None:
+    """``fit`` (``results/staged/fit``, published as ``results/fit``): the run's fitted models
+    (``projections``: the reduce stage's, then each consensus run's; the map's; the clusters')
+    and each fitted paper's final topic. After a placement every file is the last fit's own (hard
+    links: a placed run publishes the fit it placed on unchanged); after a refit, this run's.
+    """
+    import pandas as pd
+
+    from papertopics import storage
+
+    folder = Path(fit)
+    folder.mkdir(parents=True, exist_ok=True)
+    for run, path in enumerate(projections):
+        link_or_copy(path, str(folder / "projections" / f"{run}.joblib"))
+    link_or_copy(map_model, str(folder / "map.joblib"))
+    link_or_copy(clusters, str(folder / "clusters.joblib"))
+    if str(storage.read_arrays(labels)["mode"]) == "place" and fitted_topics:
+        link_or_copy(fitted_topics[0], str(folder / "topics.npz"))
+        return
+    table = pd.read_csv(topic_papers, dtype={"id": str}, usecols=["id", "topic", "topic_label", "outlier"])
+    storage.write_arrays(
+        folder / "topics.npz",
+        ids=table["id"].to_numpy(dtype=str),
+        topic=table["topic"].to_numpy(dtype=np.int64),
+        label=table["topic_label"].fillna("").to_numpy(dtype=str),
+        outlier=table["outlier"].to_numpy(dtype=bool),
+    )
+    _LOG.info("kept the fit of %d papers in %s", len(table), fit)

@@ -1,0 +1,242 @@
+"""The mapping stages, file to file: the neighbour graph, the projections, their consensus, the
+2-d map, the clusters, and each paper's most similar papers.
+
+Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
+outputs and params (paths first), because the rule's script passes them by name; heavy libraries
+are imported inside the functions, only when the stage that needs them runs.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.embed.encoders import corpus_embeddings
+
+_LOG = logging.getLogger(__name__)
+
+
+def _reduce_corpus(
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, models: list | None = None, **umap
+) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched);
+    the fitted UMAP is appended to ``models`` where given.
+    """
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.reduce import reduce_embeddings
+
+    papers, embeddings = corpus_embeddings(papers_path, embedding_paths)
+    graph = storage.read_arrays(neighbours_path)
+    if graph["ids"].tolist() != [p["id"] for p in papers]:
+        raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
+    neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
+    coordinates, settings = reduce_embeddings(
+        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, models=models, **umap
+    )
+    return np.array([p["id"] for p in papers]), coordinates, settings
+
+
+def _projection(
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    model: str,
+    fitted: list[str],
+    update_mode: str,
+    **umap,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """A projection placed on the last fit or fitted afresh (``papertopics.mapping.placement.project``)."""
+    from papertopics.mapping.placement import project
+
+    return project(
+        fitted,
+        update_mode,
+        model,
+        lambda: corpus_embeddings(papers, embeddings),
+        lambda models: _reduce_corpus(papers, embeddings, neighbours, models=models, **umap),
+        umap,
+    )
+
+
+def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
+    """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
+    space, map, consensus runs); ``searched`` is false where the projections use none (a
+    fit on a sample, a corpus too small for UMAP).
+    """
+    import time
+
+    from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.reduce import neighbour_graph
+
+    records, vectors = corpus_embeddings(papers, embeddings)
+    start = time.perf_counter()
+    found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
+    empty = np.zeros((0, 0))
+    storage.write_arrays(
+        graph,
+        ids=np.array([p["id"] for p in records]),
+        searched=np.array(found is not None),
+        indices=empty.astype(np.int64) if found is None else found[0],
+        distances=empty.astype(np.float32) if found is None else found[1],
+    )
+    if found is None:
+        _LOG.info(
+            "no neighbour graph: the projections of %d papers fit on a sample or are linear", len(records)
+        )
+    else:
+        _LOG.info(
+            "searched %d nearest neighbours of %d papers in %.1f s",
+            found[0].shape[1],
+            len(records),
+            time.perf_counter() - start,
+        )
+
+
+def reduce(
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    coordinates: str,
+    settings: str,
+    model: str,
+    update_mode: str,
+    **umap,
+) -> None:
+    """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions, seeded
+    with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it). With
+    ``update: place`` and a last fit (``fitted``), new papers are placed on it instead; ``model``
+    keeps the fit (``papertopics.mapping.placement``).
+    """
+    ids, cluster_space, placed, used = _projection(
+        papers, embeddings, neighbours, model, fitted, update_mode, **umap
+    )
+    mode = np.array(used["update"]["mode"])
+    storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode)
+    storage.write_json(settings, used)
+    _LOG.info("reduced %d papers with %s", len(ids), used)
+
+
+def consensus_run(
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    coordinates: str,
+    settings: str,
+    model: str,
+    update_mode: str,
+    **umap,
+) -> None:
+    """A further cluster space of ``umap.consensus_runs``: the reduce stage's projection with
+    another seed (``umap.random_state`` here is the run's own, drawn from the configured one).
+    """
+    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, update_mode, **umap)
+
+
+def map_layout(
+    papers: str,
+    embeddings: list[str],
+    neighbours: str,
+    fitted: list[str],
+    layout: str,
+    model: str,
+    update_mode: str,
+    min_dist: float,
+    **umap,
+) -> None:
+    """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``
+    (new papers placed on the last fit with ``update: place``, as in ``reduce``).
+    """
+    from papertopics.mapping.reduce import MAP_MIN_DIST
+
+    ids, map_2d, placed, settings = _projection(
+        papers,
+        embeddings,
+        neighbours,
+        model,
+        fitted,
+        update_mode,
+        n_components=2,
+        min_dist=max(min_dist, MAP_MIN_DIST),
+        **umap,
+    )
+    storage.write_arrays(layout, ids=ids, map_2d=map_2d, placed=placed)
+    _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
+
+
+def cluster(
+    coordinates: list[str],
+    papers: str,
+    embeddings: list[str],
+    fitted: list[str],
+    fitted_topics: list[str],
+    labels: str,
+    settings: str,
+    model: str,
+    update_mode: str,
+    placement: dict,
+    **hdbscan,
+) -> None:
+    """Topics of the reduce stage's cluster space, or of it and the consensus runs' spaces
+    (further seeded UMAP projections, each its own job), joined (see ``papertopics.mapping.consensus``).
+    With ``update: place`` and the projections placed on the last fit (``fitted``: its clusters,
+    ``fitted_topics``: its papers' topics), the new papers' topics are placed on it instead
+    (``papertopics.topics.place``); ``model`` keeps the fit.
+    """
+    from papertopics.mapping.consensus import cluster_runs
+    from papertopics.mapping.placement import link_or_copy
+    from papertopics.topics.fit import OUTLIER
+    from papertopics.topics.place import placed_clusters, refit_note, save_clusters
+
+    runs = [storage.read_arrays(path) for path in coordinates]
+    ids = runs[0]["ids"]
+    if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
+        raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
+    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, placement)
+    if placed is not None:
+        storage.write_arrays(labels, **placed[0])
+        storage.write_json(settings, placed[1])
+        link_or_copy(fitted[0], model)
+        return
+    vectors = None
+    if len(runs) > 1:
+        records, vectors = corpus_embeddings(papers, embeddings)
+        if [p["id"] for p in records] != ids.tolist():
+            raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
+    models: list = []
+    assigned, used = cluster_runs([run["cluster_space"] for run in runs], vectors, models=models, **hdbscan)
+    used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
+    used["outliers"] = int((assigned == OUTLIER).sum())
+    used["spaces"] = len(runs)
+    used["placement"] = refit_note(update_mode, runs)
+    save_clusters(model, ids, assigned, models[0], used)
+    storage.write_arrays(labels, ids=ids, labels=assigned, mode=np.array("refit"))
+    storage.write_json(settings, used)
+    _LOG.info("clustered: %s", used)
+
+
+def similar_papers(
+    papers: str, embeddings: list[str], similar: str, n_similar: int, exact_up_to: int
+) -> None:
+    """Each paper's ``n_similar`` most similar papers by embedding, for the report (``papertopics.mapping.similar``)."""
+    import time
+
+    from papertopics.mapping.reduce import neighbour_search
+    from papertopics.mapping.similar import similar_papers as nearest
+
+    records, vectors = corpus_embeddings(papers, embeddings)
+    start = time.perf_counter()
+    indices, similarity = nearest(vectors, n_similar, exact_up_to)
+    storage.write_arrays(
+        similar, ids=np.array([p["id"] for p in records]), indices=indices, similarity=similarity
+    )
+    _LOG.info(
+        "%d similar papers of each of %d papers (%s) in %.1f s",
+        indices.shape[1],
+        len(records),
+        neighbour_search(len(records), exact_up_to),
+        time.perf_counter() - start,
+    )

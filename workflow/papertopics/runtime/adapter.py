@@ -1,0 +1,74 @@
+"""Run a stage from a Snakemake script: log to the rule's log file and to the console, register the
+job (``papertopics.runtime.jobs``), and turn input errors and a full disk into one clear message and a
+non-zero exit (no traceback).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+
+from papertopics.errors import PipelineInputError, disk_full, disk_full_message
+from papertopics.runtime.jobs import register_job
+
+_LOG = logging.getLogger("papertopics")
+
+
+def run_rule(job, stage: Callable, **extra) -> None:
+    """Run ``stage`` for a Snakemake job (a script's ``snakemake`` object), passing the rule's named
+    inputs, outputs and params, and ``extra``, as keyword arguments: reordering a rule's files cannot
+    swap them, and a rule whose names differ from the stage's parameters fails at once.
+    """
+    folders = sorted({os.path.dirname(path) or "." for path in job.output})
+    with _logging_to(job.log[0]), _reported_failures(job.rule, folders):
+        register_job(job.rule)
+        stage(**job.input, **job.output, **job.params, **extra)
+
+
+class _LogFile(logging.FileHandler):
+    """The job's log file; once it cannot be written (a full disk), records reach the console only."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        if not self.failed:
+            self.failed = True
+            sys.stderr.write(
+                f"(the log file {self.baseFilename} could not be written: {sys.exc_info()[1]})\n"
+            )
+
+
+@contextlib.contextmanager
+def _logging_to(log_path: str) -> Iterator[None]:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    with contextlib.suppress(OSError):  # a full disk: the console still tells
+        handlers.append(_LogFile(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    logging.captureWarnings(True)
+    yield
+
+
+@contextlib.contextmanager
+def _reported_failures(rule: str, output_folders: list[str]) -> Iterator[None]:
+    """An input error or a full disk ends the process with its message and exit status 1; any other
+    error is logged with its traceback.
+    """
+    try:
+        yield
+    except PipelineInputError as error:
+        _LOG.error("error: %s", error)
+        sys.exit(1)
+    except Exception as error:
+        if not disk_full(error):
+            _LOG.exception("stage %s failed", rule)
+            raise
+        _LOG.error("error: %s", disk_full_message(rule, error, output_folders))
+        sys.exit(1)

@@ -1,0 +1,326 @@
+"""Topic representations with BERTopic on the precomputed embeddings and cluster labels.
+
+BERTopic's own UMAP and HDBSCAN steps are passed through (BaseDimensionalityReduction,
+BaseCluster): the reduce and cluster stages already did that work, cached, upstream.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+OUTLIER = -1
+
+
+def outlier_flags(column) -> np.ndarray:
+    """The ``outlier`` column of ``papers.csv`` as booleans, whether read as booleans or as text."""
+    return np.char.lower(np.asarray(column, dtype=str)) == "true"
+
+
+REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
+
+
+def shared_keywords_first(scores: np.ndarray, shares: np.ndarray, min_share: float, count: int) -> list[int]:
+    """Indices of a topic's ``count`` keyword candidates: words with a positive c-TF-IDF ``score``
+    that at least ``min_share`` of the topic's papers use, best first, then (only if too few
+    are left) the other positive-scoring words, best first.
+    """
+    order = np.argsort(-scores, kind="stable")
+    order = order[scores[order] > 0]
+    common = shares[order] >= min_share
+    return np.concatenate([order[common], order[~common]])[:count].tolist()
+
+
+class SharedKeywords:
+    """Keyword candidates that a good share of a topic's papers use.
+
+    Damped c-TF-IDF (``reduce_frequent_words``) favours words distinctive of a topic, but also
+    words that one or two of its papers repeat: they make incoherent, unrepresentative labels.
+    Used as the first of BERTopic's chained representation models (a list), so MMR or
+    KeyBERTInspired, when chosen, re-rank the candidates it keeps.
+
+    BERTopic asks again for the papers of each period (``topics_over_time``): each distinct text
+    is read by the vectorizer once, for as long as its vocabulary is the same.
+    """
+
+    def __init__(self, min_share: float):
+        self.min_share = min_share
+        self._vocabulary = None
+        self._words = None
+        self._row_of: dict[str, int] = {}
+        self._used_blocks: list = []
+
+    def _words_used(self, vectorizer, documents: list[str]):
+        """The vocabulary, and which of its words each document uses (a sparse 0/1 matrix)."""
+        import scipy.sparse as sp
+
+        if self._vocabulary is not vectorizer.vocabulary_:
+            self._vocabulary, self._words = vectorizer.vocabulary_, vectorizer.get_feature_names_out()
+            self._row_of, self._used_blocks = {}, []
+        unread = [text for text in dict.fromkeys(documents) if text not in self._row_of]
+        if unread:
+            self._row_of.update({text: len(self._row_of) + i for i, text in enumerate(unread)})
+            self._used_blocks.append((vectorizer.transform(unread) > 0).astype(np.float64))
+        used = sp.vstack(self._used_blocks, format="csr")
+        return self._words, used[[self._row_of[text] for text in documents]]
+
+    def extract_topics(self, topic_model, documents, c_tf_idf, topics: dict) -> dict:
+        """Each topic's c-TF-IDF keywords, those that ``min_share`` of its papers use ranked first."""
+        import scipy.sparse as sp
+
+        # c_tf_idf's rows are the topics in sorted order (as BERTopic builds and reads it).
+        labels = sorted(int(t) for t in documents.Topic.unique())
+        row_of = {label: row for row, label in enumerate(labels)}
+        words, used = self._words_used(topic_model.vectorizer_model, documents.Document.tolist())
+        rows = np.array([row_of[int(t)] for t in documents.Topic])
+        membership = sp.csr_matrix(
+            (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows))
+        )
+        sizes = np.asarray(membership.sum(axis=1)).ravel()
+        shares = sp.diags(1 / sizes) @ (membership @ used)
+        kept = {}
+        for label, candidates in topics.items():
+            row = row_of[int(label)]
+            scores = c_tf_idf[row].toarray().ravel()
+            chosen = shared_keywords_first(
+                scores, shares[row].toarray().ravel(), self.min_share, len(candidates)
+            )
+            kept[label] = [(words[i], float(scores[i])) for i in chosen] or candidates
+        return kept
+
+
+def representation_model(
+    name: str, top_n_words: int, mmr_diversity: float, min_keyword_share: float = 0.0, random_state: int = 42
+):
+    """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR, after
+    keeping to keywords at least ``min_keyword_share`` of a topic's papers use (0: no such rule).
+    """
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+
+    if name == "keybert":
+        rerank = [KeyBERTInspired(top_n_words=top_n_words, random_state=random_state)]
+    elif name == "mmr":
+        rerank = [MaximalMarginalRelevance(diversity=mmr_diversity, top_n_words=top_n_words)]
+    elif name == "ctfidf":
+        rerank = []
+    else:
+        raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
+    chain = ([SharedKeywords(min_keyword_share)] if min_keyword_share > 0 else []) + rerank
+    return chain or None
+
+
+def topic_centroids(embeddings: np.ndarray, topics: np.ndarray, topic_ids) -> np.ndarray:
+    """Unit-length mean embedding of each topic in ``topic_ids``, one row each, in that order."""
+    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids])
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+    return centroids / np.where(norms > 0, norms, 1.0)
+
+
+def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each outlier (-1) moved to the topic whose centroid is most cosine-similar to it.
+
+    This is BERTopic's ``reduce_outliers(strategy="embeddings")`` (centroid topic embeddings,
+    threshold 0: a paper similar to no topic stays an outlier), done before the fit instead of
+    after it, so that c-TF-IDF and the keywords are computed once rather than twice.
+    """
+    labels = np.asarray(labels)
+    outliers = np.flatnonzero(labels == OUTLIER)
+    topics = np.unique(labels[labels != OUTLIER])
+    if not len(outliers) or not len(topics):
+        return labels.copy()
+    # Products with unit centroids: each row is its cosine similarities times the paper's norm,
+    # so the best topic and the sign (similar to none) are the cosine's.
+    similarity = embeddings[outliers] @ topic_centroids(embeddings, labels, topics).T
+    assigned = labels.copy()
+    assigned[outliers] = np.where(similarity.max(axis=1) > 0, topics[similarity.argmax(axis=1)], OUTLIER)
+    return assigned
+
+
+def fit_topic_model(
+    texts: list[str],
+    embeddings: np.ndarray,
+    topics: np.ndarray,
+    embedding_model,
+    ngram_range: tuple[int, int],
+    stop_words: str | None,
+    top_n_words: int,
+    reduce_frequent_words: bool,
+    representation: str,
+    mmr_diversity: float,
+    min_keyword_share: float,
+):
+    """Fit BERTopic on given topics, without refitting UMAP or HDBSCAN.
+
+    BERTopic numbers the topics by size, largest first; ``topics`` keeps its own numbering.
+
+    Args:
+        texts: the papers' texts (abstracts), the documents c-TF-IDF reads.
+        embeddings: the papers' embeddings, one row per text.
+        topics: each paper's topic (``OUTLIER`` for a paper without one).
+        embedding_model: the sentence-transformers model, or None; BERTopic gets it only for the
+            ``keybert`` and ``mmr`` representations.
+        ngram_range: the shortest and longest keyphrases, in words.
+        stop_words: the vectorizer's stop-word list (``english``) or None.
+        top_n_words: keywords kept per topic.
+        reduce_frequent_words: damp words frequent across topics (BERTopic's option).
+        representation: ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``).
+        mmr_diversity: the diversity of the ``mmr`` representation.
+        min_keyword_share: keywords used by at least this share of a topic's papers rank first.
+
+    Returns:
+        The fitted model and each paper's topic in the model's numbering.
+    """
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    model = _bertopic_with_centroid_representatives(BERTopic, embeddings)(
+        # Only the representations that embed keywords get the model: given one, BERTopic stops
+        # deleting punctuation before c-TF-IDF ("multi-label" stays two words), so passing it
+        # otherwise would change the keywords and labels.
+        embedding_model=embedding_model if needs_embedding_model(representation) else None,
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
+        representation_model=representation_model(
+            representation, top_n_words, mmr_diversity, min_keyword_share
+        ),
+        top_n_words=top_n_words,
+    )
+    model_topics, _ = model.fit_transform(texts, embeddings=embeddings, y=np.asarray(topics))
+    return model, np.asarray(model_topics)
+
+
+def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarray):
+    """BERTopic whose representative documents are the 3 papers nearest each topic's centroid.
+
+    The report picks its ``n_representative_docs`` the same way (``representative_ids``).
+    BERTopic's own ranks a 500-paper sample per topic by c-TF-IDF, tokenising about the whole
+    corpus once more.
+    """
+
+    class CentroidRepresentatives(bertopic_class):
+        def _save_representative_docs(self, documents) -> None:
+            texts = documents["Document"].tolist()
+            rows = list(range(len(texts)))
+            vectors, topics = embeddings[documents["ID"].to_numpy()], documents["Topic"].to_numpy()
+            self.representative_docs_ = {
+                int(topic): [texts[row] for row in representative_ids(rows, vectors, topics, topic, 3)]
+                for topic in sorted(set(topics.tolist()))
+            }
+
+    return CentroidRepresentatives
+
+
+def needs_embedding_model(representation: str) -> bool:
+    """Whether a representation embeds keywords (KeyBERTInspired, MMR), so needs the model loaded."""
+    return representation in ("keybert", "mmr")
+
+
+def singular(word: str) -> str:
+    """A word's singular by the common English plural endings (policies → policy, graphs → graph)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
+PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+
+
+def keyword_text(texts: list[str]) -> str:
+    """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
+    stretch between punctuation marks per line, words separated by single spaces.
+    """
+    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in PHRASE_BREAK.split(text.lower()))
+    return "\n".join(" ".join(words) for words in stretches if words)
+
+
+def representative_ids(
+    ids: list[str], embeddings: np.ndarray, topics: np.ndarray, topic: int, count: int
+) -> list[str]:
+    """The ``count`` papers of a topic closest (cosine) to the topic's centroid."""
+    members = np.flatnonzero(topics == topic)
+    centroid = topic_centroids(embeddings, topics, [topic])[0]
+    order = np.argsort(-(embeddings[members] @ centroid), kind="stable")
+    return [ids[i] for i in members[order[:count]]]
+
+
+def topic_keywords(model, topics) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's weighted keywords from a fitted BERTopic model, by the model's topic number."""
+    return {
+        int(topic): [(word, float(weight)) for word, weight in (model.get_topic(topic) or []) if word]
+        for topic in sorted(set(np.asarray(topics).tolist()))
+    }
+
+
+def describe_topics(
+    keywords: dict[int, list[tuple[str, float]]],
+    labels: dict[int, str],
+    ids: list[str],
+    embeddings: np.ndarray,
+    topics: np.ndarray,
+    n_representative_docs: int,
+) -> list[dict]:
+    """One record per topic, outliers (-1) last: label, weighted keywords, size, examples."""
+    present = sorted(set(topics.tolist()), key=lambda t: (t == OUTLIER, t))
+    records = []
+    for topic in present:
+        size = int((topics == topic).sum())
+        records.append(
+            {
+                "topic": int(topic),
+                "label": labels.get(OUTLIER, "Outliers") if topic == OUTLIER else labels[topic],
+                "keywords": keywords[topic],
+                "size": size,
+                "share": size / len(topics),
+                "representative_ids": representative_ids(
+                    ids, embeddings, topics, topic, n_representative_docs
+                ),
+            }
+        )
+    return records
+
+
+def topic_groups(
+    embeddings: np.ndarray, topics: np.ndarray, n_groups: int
+) -> tuple[dict[int, int], list[dict]]:
+    """A coarser layer: topics merged, by average-linkage clustering of their centroids
+    (cosine), into ``n_groups`` groups. Returns topic → group and the groups (number, topics
+    largest first, size; labelled later, ``papertopics.topics.label_choice.group_labels``), largest first.
+    """
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)
+    if n_groups < 2 or len(real) <= n_groups:
+        return {}, []
+    tree = linkage(
+        topic_centroids(embeddings, topics, real).astype(np.float64), method="average", metric="cosine"
+    )
+    clusters = fcluster(tree, t=n_groups, criterion="maxclust")
+    sizes = {t: int((topics == t).sum()) for t in real}
+    members: dict[int, list[int]] = {}
+    for topic, cluster in zip(real, clusters.tolist(), strict=True):
+        members.setdefault(cluster, []).append(topic)
+    ordered = sorted(members.values(), key=lambda ts: (-sum(sizes[t] for t in ts), ts[0]))
+    group_of, groups = {}, []
+    for number, group_topics in enumerate(ordered):
+        group_topics = sorted(group_topics, key=lambda t: (-sizes[t], t))
+        groups.append(
+            {
+                "group": number,
+                "topics": group_topics,
+                "size": sum(sizes[t] for t in group_topics),
+            }
+        )
+        group_of.update({t: number for t in group_topics})
+    return group_of, groups

@@ -1,0 +1,433 @@
+"""Topic and group labels chosen from the phrases ``papertopics.topics.labels`` counts.
+
+A topic's **first phrase** names the whole topic: of the phrases that can name it (best scoring
+first, ``PhraseTable.ranked``), and that are the topic's more than its neighbours' (a phrase that
+a sibling topic, same group, or one of the ``NEIGHBOURS`` topics nearest by centroid uses in a
+larger share of its papers is theirs), the best; but where that one
+disagrees with the topic's keywords (its first ``AGREEING_KEYWORDS`` distinctive c-TF-IDF
+keywords, what the report shows beside the label) and a phrase that *agrees* with them (holds one
+of them, or one of them holds it, or a keyword is its initials) covers at least as many of the
+topic's papers, the best such phrase: "hyperbolic space" for a topic whose first keyword is
+"hyperbolic", not "hashing", which a minority of its papers use.
+
+The **second phrase**, when there is one, is itself a name the field uses for part of the topic,
+or there is none: one of the others that scores at least ``SECOND_PHRASE_SCORE`` of the first,
+
+- of at least ``SECOND_MIN_WORDS`` words: a single word beside a name is mostly a generic noun of
+  the topic's papers or a bare adjective ("workers", "node", "centroid", "aligning"), unless it
+  is one of the distinctive keywords the first phrase agrees with, not generic (below), and the
+  topic's in at least ``ONE_WORD_SECOND_PRECISION`` of the papers using it ("sensitive
+  attributes, fairness"; "time series, forecasting");
+- not made of generic words only: a word is generic when at least ``GENERIC_TOPIC_SHARE`` of the
+  topics use it (``topic_spread``: "work", "challenge", "task", "method"; "policy" on
+  robot learning) or it is a past participle ("learned"): "prior work", "major challenge",
+  "previous tasks", "learned policies" are not names;
+- with a generic last word, a unit of the corpus (``PhraseTable.unity``): at least
+  ``SECOND_UNITY`` of the papers using one of its other words use the whole phrase ("continual
+  learning", "legged robots" are; "attack method", "forecasting models", "time steps" are not);
+- neither repeating the first's words ("reinforcement, reinforcement learning"; "vertex,
+  vertices") nor restating it by its initials ("optimal transport, ot problem"; "generative
+  adversarial networks, gan training"; "spiking neural networks, deep snns");
+- of the first's theme: its papers use the first at least ``MIN_CO_LIFT`` as often as the topic's
+  papers do (never two themes a topic holds side by side, "hyperbolic space, hashing").
+
+Of those, the label takes the one whose meaning is most the topic's (``PhrasePlacement``): the
+phrase embedded by the corpus's embedding model, its cosine to each topic's centroid, softmax at
+``PLACEMENT_TEMPERATURE``, gives the topic's share, weighed by the phrase's coverage to the power
+``SECOND_COVERAGE_POWER``; and only where that phrase's share is at least ``SECOND_PLACEMENT_LIFT``
+times an even share (1 / the number of topics), at most ``SECOND_PLACEMENT_SHARE``: else the
+label is its first phrase alone. Without an embedding model the best scoring of them is taken.
+
+**Group labels** (the coarse level the map shows zoomed out) are chosen the same way with the
+group's topics taken together, from the phrases its topics *share*: used by at least
+``GROUP_TOPIC_COVERAGE`` of the papers of topics holding at least ``GROUP_SPREAD`` of the
+group's papers, so never the name of the one topic of the group that a phrase belongs to.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import numpy as np
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
+
+from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
+from papertopics.topics.labels import (
+    _ID_SUFFIX,
+    MIN_COVERAGE,
+    MIN_LIFT,
+    Key,
+    PhraseTable,
+    Unit,
+    _initials,
+    _parts,
+    label_key,
+    label_phrases,
+    phrase_key,
+)
+
+MIN_CO_LIFT = 0.5
+SECOND_PHRASE_SCORE = 0.3
+SECOND_MIN_WORDS = 2
+# A word at least this share of the topics use (in MIN_COVERAGE of their papers) is generic.
+GENERIC_TOPIC_SHARE = 0.5
+SECOND_UNITY = 0.3
+# A one-word second phrase is the topic's in at least this share of the papers using it.
+ONE_WORD_SECOND_PRECISION = 0.2
+# A phrase's placement: the softmax, at this temperature, of its embedding's cosine to the topics'
+# centroids (cosines to the nearest centroids differ by a few hundredths to a tenth or two).
+PLACEMENT_TEMPERATURE = 0.1
+# A second phrase is chosen by placement × coverage^this: of two phrases as surely the topic's,
+# the one more of its papers use.
+SECOND_COVERAGE_POWER = 0.25
+# A second phrase's meaning is the topic's at least this many times as much as an even share
+# (1 / topics), and never needs more than SECOND_PLACEMENT_SHARE: a phrase whose meaning lies
+# as much in other topics names no part of this one ("memory usage", "model weights").
+SECOND_PLACEMENT_LIFT = 8.0
+SECOND_PLACEMENT_SHARE = 0.5
+NEIGHBOURS = 3
+# A first phrase agrees with one of the topic's first this many distinctive keywords.
+AGREEING_KEYWORDS = 3
+# A group label's phrase is used by this share of the papers of topics holding GROUP_SPREAD of
+# the group's papers.
+GROUP_TOPIC_COVERAGE = 0.1
+GROUP_SPREAD = 0.5
+
+
+def _same_word(one: str, other: str) -> bool:
+    """Whether two words are forms of one ("vertex", "vertices"; "plan", "planning"): they share
+    their first four letters and all but at most two of the shorter one's.
+    """
+    common = len(os.path.commonprefix([one, other]))
+    return one == other or (common >= 4 and common >= min(len(one), len(other)) - 2)
+
+
+def repeats(first: Key, second: Key) -> bool:
+    """Whether two phrases share a word ("reinforcement, reinforcement learning"; "vertex,
+    vertices"; "few-shot learning, shot"), or one is the other's initials ("answer set
+    programming, asp"; "few-shot learning, fsl").
+    """
+    return (
+        any(_same_word(a, b) for a in _parts(first) for b in _parts(second))
+        or (len(second) == 1 and second[0] == _initials(first))
+        or (len(first) == 1 and first[0] == _initials(second))
+    )
+
+
+def restates(first: Key, second: Key) -> bool:
+    """Whether one phrase holds the other's initials as a word ("optimal transport, ot problem";
+    "spiking neural networks, deep snns"), or repeats it (``repeats``).
+    """
+    return (
+        repeats(first, second)
+        or (len(first) > 1 and _initials(first) in _parts(second))
+        or (len(second) > 1 and _initials(second) in _parts(first))
+    )
+
+
+def _forms(key: Key) -> list[tuple[str, ...]]:
+    """A phrase's words as compared with keywords: compounds split, and joined ("in-context" is
+    "in", "context" and "incontext", as the keyword vectorizer may read it).
+    """
+    return [tuple(_parts(key)), tuple(word.replace("_", "") for word in key)]
+
+
+def _holds(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    return any(longer[i : i + len(shorter)] == shorter for i in range(len(longer) - len(shorter) + 1))
+
+
+def agrees(key: Key, keywords: list[Key]) -> bool:
+    """Whether a phrase holds one of the keywords, or one of them holds it, or a one-word keyword
+    is its initials ("icl" for in-context learning).
+    """
+    initials = _initials(key) if len(_parts(key)) > 1 else None
+    return any(keyword == (initials,) for keyword in keywords) or any(
+        _holds(mine, theirs) or _holds(theirs, mine)
+        for keyword in keywords
+        for mine in _forms(key)
+        for theirs in _forms(keyword)
+        if mine and theirs
+    )
+
+
+def distinctive_keywords(table: PhraseTable, unit: Unit, keywords: list[str]) -> list[Key]:
+    """The unit's first ``AGREEING_KEYWORDS`` keywords (best first) that are at least ``MIN_LIFT``
+    times as concentrated in it as in the corpus ("learning", "model" are not).
+    """
+    least = MIN_LIFT * unit.size / table.total if table.total else 0.0
+    keys = list(dict.fromkeys(phrase_key(keyword) for keyword in keywords))
+    return [key for key in keys if key and table.precision(unit, key) >= least][:AGREEING_KEYWORDS]
+
+
+def agreeing_first(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: list[Key]) -> list[Key]:
+    """The ranked phrases, but where the best disagrees with the keywords, those that agree and
+    cover at least as many of the unit's papers first (each part in its order): the best scoring
+    phrase names a minority of the topic where a phrase of its keywords covers more of it.
+    """
+    if not ranked or not keywords:
+        return ranked
+    if agrees(ranked[0], keywords):
+        return _keyword_whole(table, unit, ranked, keywords)
+    least = table.coverage(unit, ranked[0])
+    better = [key for key in ranked if agrees(key, keywords) and table.coverage(unit, key) >= least]
+    return better + [key for key in ranked if key not in better]
+
+
+def _keyword_whole(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: list[Key]) -> list[Key]:
+    """The ranked phrases, but where the best holds a keyword of several words that can name the
+    unit and more of its papers use ("object pose estimation" holds "pose estimation"; "dof grasp
+    detection", "grasp detection"), that keyword first: the name of the whole topic, not of a part.
+    """
+    first = ranked[0]
+    wider = [
+        key
+        for key in keywords
+        if 1 < len(key) < len(first)
+        and _holds(first, key)
+        and table.names(unit, key)
+        and table.coverage(unit, key) > table.coverage(unit, first)
+    ]
+    return wider[:1] + [key for key in ranked if key not in wider[:1]]
+
+
+class PhrasePlacement:
+    """Where phrases' meanings lie among the topics: a phrase embedded by ``encoder`` (the model
+    that embedded the papers), its cosine to each topic's centroid (``centroids``: topic → unit
+    vector), softmax at ``PLACEMENT_TEMPERATURE``; a topic's placement of it is that topic's share.
+    """
+
+    def __init__(self, encoder, centroids: dict[int, np.ndarray]):
+        self.encoder = encoder
+        topics = sorted(centroids)
+        self._row = {topic: row for row, topic in enumerate(topics)}
+        self._centroids = np.vstack([centroids[t] for t in topics]).astype(np.float64)
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def shares(self, topic: int, phrases: list[str]) -> np.ndarray:
+        """The topic's share of each phrase's meaning (0 to 1), phrases embedded once each."""
+        new = sorted(set(phrases) - self._vectors.keys())
+        if new:
+            vectors = self.encoder.encode(new, normalize_embeddings=True)
+            self._vectors.update(zip(new, np.asarray(vectors, dtype=np.float64), strict=True))
+        if not phrases:
+            return np.zeros(0)
+        logits = np.vstack([self._vectors[p] for p in phrases]) @ self._centroids.T / PLACEMENT_TEMPERATURE
+        weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return weights[:, self._row[topic]] / weights.sum(axis=1)
+
+
+def topic_spread(table: PhraseTable, key: Key) -> float:
+    """Share of the topics that use the phrase in at least ``MIN_COVERAGE`` of their papers
+    (counted once a table).
+    """
+    known = table.__dict__.setdefault("_topic_spread", {})
+    if key not in known:
+        units = table.units.values()
+        known[key] = sum(unit.counts[key] >= MIN_COVERAGE * unit.sampled for unit in units) / max(
+            len(units), 1
+        )
+    return known[key]
+
+
+def generic(table: PhraseTable, word: str) -> bool:
+    """Whether a word says nothing of one topic (the module's docstring)."""
+    past_participle = word.endswith("ed") and not word.endswith("eed")
+    return past_participle or word in STOP_WORDS or topic_spread(table, (word,)) >= GENERIC_TOPIC_SHARE
+
+
+def names_a_part(table: PhraseTable, key: Key) -> bool:
+    """Whether a phrase of several words is a name rather than generic words (the module's
+    docstring): not all its words generic, and a unit of the corpus if its last word is.
+    """
+    specific = [word for word in key if not all(generic(table, part) for part in _parts((word,)))]
+    if not specific:
+        return False
+    return not all(generic(table, part) for part in _parts(key[-1:])) or (
+        table.unity(key, specific) >= SECOND_UNITY
+    )
+
+
+def may_be_second(table: PhraseTable, unit: Unit, first: Key, key: Key, keywords: list[Key] = ()) -> bool:
+    """Whether a phrase may follow ``first`` in the unit's label (the module's docstring;
+    ``keywords``: the unit's distinctive keywords).
+    """
+    if len(key) < SECOND_MIN_WORDS:
+        one_word = key in keywords and not generic(table, key[0])
+        if not (one_word and table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION):
+            return False
+    elif not names_a_part(table, key):
+        return False
+    return (
+        table.score(unit, key) >= SECOND_PHRASE_SCORE * table.score(unit, first)
+        and not restates(first, key)
+        and table.co_lift(unit, first, key) >= MIN_CO_LIFT
+    )
+
+
+def choose_label(
+    table: PhraseTable,
+    unit: Unit,
+    ranked: list[Key],
+    fits=lambda label: True,
+    placement=None,
+    keywords: list[Key] = (),
+    least_share: float = 0.0,
+) -> str:
+    """One or two phrases from ``ranked`` (best first): the first, and another phrase that names
+    part of its theme (``may_be_second``), when the two together still ``fits``. ``placement``
+    (the unit's share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses
+    among the phrases that may be second, and there is none unless the chosen one's share is at
+    least ``least_share``; without it, the best scoring of them is.
+    """
+    if not ranked:
+        return ""
+    first = ranked[0]
+    label = table.form(unit, first)
+    seconds = [key for key in ranked[1:] if may_be_second(table, unit, first, key, keywords)]
+    if not seconds:
+        return label
+    second = seconds[0]
+    if placement is not None:
+        forms = [table.form(unit, key) for key in seconds]
+        coverage = np.array([table.coverage(unit, key) for key in seconds])
+        shares = placement(forms)
+        best = int(np.argmax(shares * coverage**SECOND_COVERAGE_POWER))
+        if shares[best] < least_share:
+            return label
+        second = seconds[best]
+    both = f"{label}, {table.form(unit, second)}"
+    return both if fits(both) else label
+
+
+def nearest_topics(
+    embeddings: np.ndarray, topics: np.ndarray, count: int = NEIGHBOURS
+) -> dict[int, list[int]]:
+    """Each topic's ``count`` nearest topics by centroid (cosine)."""
+    real = sorted(int(t) for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
+    if len(real) < 2:
+        return {t: [] for t in real}
+    centroids = topic_centroids(embeddings, topics, real)
+    similarity = centroids @ centroids.T
+    np.fill_diagonal(similarity, -np.inf)
+    return {
+        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:count]]
+        for i, topic in enumerate(real)
+    }
+
+
+def topic_labels(
+    table: PhraseTable,
+    neighbours: dict[int, list[int]],
+    placement: PhrasePlacement | None = None,
+    keywords: dict[int, list[str]] | None = None,
+) -> dict[int, str]:
+    """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
+    nearest topics) uses in a larger share of its papers is left to it; of the rest, those that
+    agree with the topic's ``keywords`` (topic → its c-TF-IDF keywords, best first) come first;
+    topics whose labels still clash take their next phrases, and, if they run out, their number.
+    ``placement`` chooses the second phrases (``choose_label``).
+    """
+    keywords = keywords or {}
+    ranked, agreeing = {}, {}
+    for topic, unit in table.units.items():
+        own = table.ranked(unit)
+        theirs = [
+            key
+            for key in own
+            if all(
+                table.coverage(table.units[n], key) <= table.coverage(unit, key) for n in neighbours[topic]
+            )
+        ]
+        agreeing[topic] = distinctive_keywords(table, unit, keywords.get(topic, []))
+        ranked[topic] = agreeing_first(table, unit, theirs or own, agreeing[topic])
+
+    least = min(SECOND_PLACEMENT_LIFT / max(len(table.units), 1), SECOND_PLACEMENT_SHARE)
+
+    def choose(topic: int) -> str:
+        placed = None if placement is None else (lambda forms: placement.shares(topic, forms))
+        return choose_label(
+            table,
+            table.units[topic],
+            ranked[topic],
+            placement=placed,
+            keywords=agreeing[topic],
+            least_share=least,
+        )
+
+    labels = {topic: choose(topic) for topic in ranked}
+    for _ in range(len(labels)):
+        clashes = _clashes(labels)
+        if not clashes:
+            break
+        for topics in clashes:
+            first = phrase_key(label_phrases(labels[topics[0]])[0])
+            keeper = max(topics, key=lambda t: (table.coverage(table.units[t], first), -t))
+            for topic in topics:
+                if topic != keeper and len(ranked[topic]) > 1:
+                    ranked[topic] = ranked[topic][1:]
+                    labels[topic] = choose(topic)
+    return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()})
+
+
+def _clashes(labels: dict[int, str]) -> list[list[int]]:
+    by_key: dict[frozenset, list[int]] = {}
+    for topic in sorted(labels):
+        if labels[topic]:
+            by_key.setdefault(label_key(labels[topic]), []).append(topic)
+    return [topics for topics in by_key.values() if len(topics) > 1]
+
+
+def numbered_apart(labels: dict[int, str]) -> dict[int, str]:
+    """Labels still alike after every other remedy: all but the lowest topic get "(topic N)"."""
+    labels = dict(labels)
+    for topics in _clashes(labels):
+        for topic in topics[1:]:
+            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
+    return labels
+
+
+def _fits_the_map(label: str) -> bool:
+    lines = textwrap.wrap(label, GROUP_LABEL_LINE_CHARS, break_long_words=False)
+    return len(lines) <= GROUP_LABEL_LINES and all(len(line) <= GROUP_LABEL_LINE_CHARS for line in lines)
+
+
+def spread(table: PhraseTable, topics: list[int], key: Key) -> float:
+    """Share of the group's papers in its topics that use the phrase in at least
+    ``GROUP_TOPIC_COVERAGE`` of their papers.
+    """
+    sizes = {t: table.units[t].size for t in topics}
+    using = sum(sizes[t] for t in topics if table.coverage(table.units[t], key) >= GROUP_TOPIC_COVERAGE)
+    return using / sum(sizes.values()) if sum(sizes.values()) else 0.0
+
+
+def group_labels(table: PhraseTable, groups: list[list[int]], topic_label: dict[int, str]) -> list[str]:
+    """Each group's label: what its topics share (``spread`` at least ``GROUP_SPREAD``), one or
+    two phrases that the map shows whole (at most ``GROUP_LABEL_LINES`` lines of
+    ``GROUP_LABEL_LINE_CHARS``), no two groups alike; where no phrase is shared so, the phrase
+    most widely shared, alone; the first phrase of its largest topic's label where none names it.
+    """
+    labels: list[str] = []
+    for topics in groups:
+        unit = table.group(topics)
+        taken = {label_key(label) for label in labels}
+        named = [key for key in table.ranked(unit) if _fits_the_map(table.form(unit, key))]
+        spreads = {key: spread(table, topics, key) for key in named}
+        ranked = [key for key in named if spreads[key] >= GROUP_SPREAD]
+        label = ""
+        while ranked and not label:
+            label = choose_label(table, unit, ranked, _fits_the_map)
+            if label_key(label) in taken:
+                label, ranked = "", ranked[1:]
+        widest = sorted(named, key=lambda key: -spreads[key])
+        while widest and not label:
+            label = table.form(unit, widest.pop(0))
+            label = "" if label_key(label) in taken else label
+        if not label:
+            largest = max(topics, key=lambda t: (table.units[t].size, -t))
+            label = textwrap.shorten(
+                label_phrases(topic_label[largest])[0], GROUP_LABEL_LINE_CHARS, placeholder=""
+            )
+        labels.append(label)
+    return labels

@@ -1,0 +1,502 @@
+"""Stable topic ids across reruns.
+
+Every run of the topics stage keeps a record of its topics (id, label, keywords, size, centroid
+in the embedding space, papers) under ``results/history/``. The next run matches its topics to
+that record: by the papers two topics share, where papers are in both runs, and by the cosine
+similarity of their centroids only where a topic's papers are mostly new (or mostly gone). A
+matched topic keeps its id, and its label while each of that label's phrases still names it
+(``papertopics.topics.labels.PhraseTable.fits``); every other topic gets an id never used before. Only
+the numbering follows history: the partition itself is the same whatever came before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.errors import PipelineInputError
+from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.topics.labels import label_key, label_phrases
+
+HISTORY_FORMAT = 1
+# A topic is followed by its papers when at least this share of them is in both runs.
+_TRACKED_BY_PAPERS = 0.5
+# Merge and split pieces: most of one side's shared papers (0.5) on the other, and a real part
+# of the other side (0.2), so that a handful of papers drifting across is not called a split.
+_MOST = 0.5
+_PART = 0.2
+
+
+@dataclass(frozen=True)
+class TopicSnapshot:
+    """One topic of one run, as history keeps it."""
+
+    id: int
+    label: str
+    keywords: tuple[str, ...]
+    size: int
+    centroid: np.ndarray
+    papers: frozenset[str]
+
+    def to_record(self) -> dict:
+        """The snapshot as JSON, its papers' ids included."""
+        return {
+            "id": self.id,
+            "label": self.label,
+            "keywords": list(self.keywords),
+            "size": self.size,
+            "centroid": [round(float(value), 6) for value in self.centroid],
+            "papers": sorted(self.papers),
+        }
+
+    @classmethod
+    def from_record(cls, record: dict) -> TopicSnapshot:
+        """A snapshot from its JSON record and its papers."""
+        return cls(
+            id=int(record["id"]),
+            label=record["label"],
+            keywords=tuple(record["keywords"]),
+            size=int(record["size"]),
+            centroid=np.asarray(record["centroid"], dtype=np.float64),
+            papers=frozenset(record["papers"]),
+        )
+
+
+@dataclass
+class Matching:
+    """How the current topics (by their key in this run) relate to the previous run's (by id)."""
+
+    continued: dict[int, int] = field(default_factory=dict)  # current key → previous id
+    matched_by: dict[int, str] = field(default_factory=dict)  # current key → "papers" or "centroid"
+    merges: list[tuple[int, list[int]]] = field(default_factory=list)  # (current key, previous ids)
+    splits: list[tuple[int, list[int]]] = field(default_factory=list)  # (previous id, current keys)
+    new: list[int] = field(default_factory=list)  # current keys
+    gone: list[int] = field(default_factory=list)  # previous ids
+
+
+def topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray) -> list[TopicSnapshot]:
+    """A run's real topics, in order of their number, keyed by it (labels and keywords come later)."""
+    real = sorted(t for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
+    if not real:
+        return []
+    paper_ids = np.asarray(ids)
+    return [
+        TopicSnapshot(
+            id=topic,
+            label="",
+            keywords=(),
+            size=int((topics == topic).sum()),
+            centroid=centroid,
+            papers=frozenset(paper_ids[topics == topic].tolist()),
+        )
+        for topic, centroid in zip(real, topic_centroids(embeddings, topics, real), strict=True)
+    ]
+
+
+def partition_digest(topics: list[TopicSnapshot]) -> str:
+    """A fingerprint of which papers go together, whatever the topics are numbered or labelled."""
+    groups = sorted(sorted(topic.papers) for topic in topics)
+    return hashlib.sha256(json.dumps(groups).encode("utf-8")).hexdigest()
+
+
+def _overlaps(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
+    """Papers each previous topic (rows) shares with each current topic (columns)."""
+    row_of = {paper: row for row, topic in enumerate(previous) for paper in topic.papers}
+    shared = np.zeros((len(previous), len(current)), dtype=np.int64)
+    for column, topic in enumerate(current):
+        rows = [row_of[paper] for paper in topic.papers if paper in row_of]
+        np.add.at(shared[:, column], rows, 1)
+    return shared
+
+
+def _similarities(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
+    if not previous or not current:
+        return np.zeros((len(previous), len(current)))
+    before = np.vstack([topic.centroid for topic in previous])
+    after = np.vstack([topic.centroid for topic in current])
+    if before.shape[1] != after.shape[1]:  # another embedding model: centroids do not compare
+        return np.zeros((len(previous), len(current)))
+    return before @ after.T
+
+
+def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
+    """One-to-one pairs maximising the total score (Hungarian), among the allowed pairs."""
+    from scipy.optimize import linear_sum_assignment
+
+    if not allowed.any():
+        return []
+    rows, columns = linear_sum_assignment(np.where(allowed, scores, 0.0), maximize=True)
+    return [(int(r), int(c)) for r, c in zip(rows, columns, strict=True) if allowed[r, c]]
+
+
+def _merges_and_splits(
+    shared: np.ndarray,
+    in_both_before: np.ndarray,
+    in_both_after: np.ndarray,
+    partner_of_row: dict[int, int],
+    partner_of_column: dict[int, int],
+    previous: list[TopicSnapshot],
+    current: list[TopicSnapshot],
+    matching: Matching,
+) -> tuple[set[int], set[int]]:
+    """Record in ``matching`` the merges (most papers of two or more earlier topics in one topic now)
+    and splits (one earlier topic's papers spread over two or more now); return the rows and columns
+    they took part in.
+    """
+    # Shares of each side's papers-in-both-runs that went to the other side.
+    went = np.divide(
+        shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0
+    )
+    came = np.divide(
+        shared, in_both_after[None, :], out=np.zeros(shared.shape), where=in_both_after[None, :] > 0
+    )
+    in_events_before: set[int] = set()
+    in_events_after: set[int] = set()
+    for column in range(len(current)):
+        sources = [
+            row
+            for row in range(len(previous))
+            if went[row, column] >= _MOST and partner_of_row.get(row, column) == column
+        ]
+        continuing = partner_of_column.get(column)
+        if len(sources) == 1 and continuing is not None and continuing != sources[0]:
+            # A topic absorbed into one that continues another (which may have split meanwhile).
+            sources = [continuing, *sources]
+        if len(sources) >= 2:
+            matching.merges.append((current[column].id, [previous[row].id for row in sources]))
+            in_events_before.update(sources)
+            in_events_after.add(column)
+    for row in range(len(previous)):
+        pieces = [
+            column
+            for column in range(len(current))
+            if came[row, column] >= _MOST
+            and went[row, column] >= _PART
+            and partner_of_column.get(column, row) == row
+        ]
+        if len(pieces) >= 2:
+            matching.splits.append((previous[row].id, [current[column].id for column in pieces]))
+            in_events_before.add(row)
+            in_events_after.update(pieces)
+    return in_events_before, in_events_after
+
+
+def match_topics(
+    previous: list[TopicSnapshot],
+    current: list[TopicSnapshot],
+    min_overlap: float,
+    min_similarity: float,
+) -> Matching:
+    """Match the current topics to the previous run's, and name merges, splits, new and gone topics.
+
+    Args:
+        previous: the previous run's topics (their ``id`` is their stable id).
+        current: this run's topics (their ``id`` is a key of this run, e.g. BERTopic's number).
+        min_overlap: the least Jaccard overlap, over the papers in both runs, for two topics to be
+            one topic followed across runs.
+        min_similarity: the least cosine similarity of centroids for two topics to be matched when
+            neither is followed by its papers (most of their papers are in one run only).
+
+    Returns:
+        The matching; every previous topic is continued, merged, split or gone, and every current
+        topic continues one, results from a merge or split, or is new.
+    """
+    shared = _overlaps(previous, current)
+    in_both_before = shared.sum(axis=1)
+    in_both_after = shared.sum(axis=0)
+    union = in_both_before[:, None] + in_both_after[None, :] - shared
+    jaccard = np.divide(shared, union, out=np.zeros(shared.shape), where=union > 0)
+
+    matching = Matching()
+    pairs = _best_pairs(jaccard, jaccard >= min_overlap)
+    for row, column in pairs:
+        matching.continued[current[column].id] = previous[row].id
+        matching.matched_by[current[column].id] = "papers"
+    partner_of_row = {row: column for row, column in pairs}
+    partner_of_column = {column: row for row, column in pairs}
+
+    in_events_before, in_events_after = _merges_and_splits(
+        shared, in_both_before, in_both_after, partner_of_row, partner_of_column, previous, current, matching
+    )
+    # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
+    open_rows = np.array(
+        [
+            row not in partner_of_row
+            and row not in in_events_before
+            and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
+            for row in range(len(previous))
+        ],
+        dtype=bool,
+    )
+    open_columns = np.array(
+        [
+            column not in partner_of_column
+            and column not in in_events_after
+            and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
+            for column in range(len(current))
+        ],
+        dtype=bool,
+    )
+    similarity = _similarities(previous, current)
+    allowed = open_rows[:, None] & open_columns[None, :] & (similarity >= min_similarity)
+    for row, column in _best_pairs(similarity, allowed):
+        matching.continued[current[column].id] = previous[row].id
+        matching.matched_by[current[column].id] = "centroid"
+        partner_of_row[row] = column
+        partner_of_column[column] = row
+
+    matching.new = [
+        topic.id
+        for column, topic in enumerate(current)
+        if column not in partner_of_column and column not in in_events_after
+    ]
+    matching.gone = [
+        topic.id
+        for row, topic in enumerate(previous)
+        if row not in partner_of_row and row not in in_events_before
+    ]
+    return matching
+
+
+def stable_ids(
+    current_keys: list[int], continued: dict[int, int], next_id: int
+) -> tuple[dict[int, int], int]:
+    """Each current key's stable id: the previous id where continued, else a fresh one (in the
+    order of ``current_keys``, i.e. by size). Returns the ids and the next id never used.
+    """
+    ids = {}
+    for key in current_keys:
+        if key in continued:
+            ids[key] = continued[key]
+        else:
+            ids[key] = next_id
+            next_id += 1
+    return ids, next_id
+
+
+def label_still_fits(label: str, phrase_fits: Callable[[str, bool], bool]) -> bool:
+    """Whether every phrase of a topic's earlier label still names it now (``phrase_fits``: the
+    labeller's judgement of one phrase against the topic's current papers, whatever its length,
+    and whether it is the label's first phrase).
+    """
+    phrases = label_phrases(label)
+    return bool(phrases) and all(phrase_fits(phrase, index == 0) for index, phrase in enumerate(phrases))
+
+
+def carry_labels(
+    fresh: dict[int, str], fits: Callable[[int, str, bool], bool], earlier: dict[int, str]
+) -> tuple[dict[int, str], list[dict]]:
+    """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
+    topic, phrase, whether it is the label's first phrase → whether the phrase still names the
+    topic), its first phrase alone when only its second no longer fits (or the fresh label, when
+    that begins with the same phrase); the others take their fresh label, made distinct from the
+    kept ones.
+
+    Returns the labels and the relabelled topics (id, earlier label, new label).
+    """
+    labels, relabelled = {}, []
+    for topic, label in fresh.items():
+        before = earlier.get(topic)
+        phrases = label_phrases(before) if before is not None else []
+        if before is not None and label_still_fits(
+            before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
+        ):
+            labels[topic] = before
+        elif before is not None and label_key(before) == label_key(label):
+            labels[topic] = before  # the same phrases, up to plural forms and order
+        elif len(phrases) > 1 and fits(topic, phrases[0], True):
+            # Its first phrase still names the topic: kept, with the fresh label's second phrase
+            # where the fresh label has that first phrase too, else alone (a second is never
+            # re-chosen under a kept first one).
+            fresh_first = label_phrases(label)[:1]
+            same_first = bool(fresh_first) and label_key(fresh_first[0]) == label_key(phrases[0])
+            labels[topic] = label if same_first else phrases[0]
+            relabelled.append({"id": topic, "from": before, "to": labels[topic]})
+        else:
+            labels[topic] = label
+            if before is not None and before != label:
+                relabelled.append({"id": topic, "from": before, "to": label})
+    kept = {label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
+    for topic in labels:
+        if earlier.get(topic) != labels[topic] and label_key(labels[topic]) in kept:
+            labels[topic] = f"{', '.join(label_phrases(labels[topic]))} (topic {topic})"
+    return labels, relabelled
+
+
+class TopicHistory:
+    """The runs' topic records in one folder: ``run-0001.json``, ``run-0002.json`` and so on."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+
+    def _runs(self) -> list[int]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(
+            int(p.stem.split("-")[1]) for p in self.folder.glob("run-*.json") if p.stem[4:].isdigit()
+        )
+
+    def _path(self, run: int) -> Path:
+        return self.folder / f"run-{run:04d}.json"
+
+    def read(self, run: int) -> dict:
+        """The record of run ``run``; a record that is not JSON, or of another format, is an error
+        that names the file and how to go on.
+        """
+        path = self._path(run)
+        remedy = (
+            "move that file out of the folder to match against the run before it, "
+            "or run `make reset-topic-ids` to number the topics afresh"
+        )
+        try:
+            record = storage.read_json(path)
+        except UnicodeDecodeError as error:
+            raise PipelineInputError(f"{path}: not UTF-8 text (byte {error.start}); {remedy}") from None
+        except json.JSONDecodeError as error:
+            raise PipelineInputError(
+                f"{path} line {error.lineno}, column {error.colno}: not a topic history record "
+                f"({error.msg}); {remedy}"
+            ) from None
+        found = record.get("format") if isinstance(record, dict) else type(record).__name__
+        if found != HISTORY_FORMAT:
+            raise PipelineInputError(
+                f"{path}: topic history format {found!r} is not {HISTORY_FORMAT}; {remedy}"
+            )
+        return record
+
+    def baseline(self, digest: str) -> tuple[dict | None, int]:
+        """The record to match against and the run number to write this run as.
+
+        A rerun of the topics stage that gives the same partition as the latest record (a changed
+        keyword knob, a forced rerun) replaces that record and is matched against the one before,
+        so that rerunning gives the same ids and the same events.
+        """
+        runs = self._runs()
+        if not runs:
+            return None, 1
+        latest = self.read(runs[-1])
+        if latest["digest"] != digest:
+            return latest, runs[-1] + 1
+        before = latest.get("matched_against")
+        return (self.read(before) if before in runs else None), runs[-1]
+
+    def write(self, run: int, record: dict) -> None:
+        """Write the record of run ``run`` atomically."""
+        storage.write_json(self._path(run), {"format": HISTORY_FORMAT, "run": run, **record})
+
+
+def follow_topics(
+    history: TopicHistory,
+    current: list[TopicSnapshot],
+    min_overlap: float,
+    min_similarity: float,
+) -> tuple[dict[int, int], Matching, dict | None, int]:
+    """Stable ids for this run's topics (keys: ``current[i].id``, largest topic first).
+
+    Returns the ids, the matching, the previous record (None on a first run) and this run's number.
+    """
+    baseline, run = history.baseline(partition_digest(current))
+    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]] if baseline else []
+    matching = match_topics(previous, current, min_overlap, min_similarity)
+    ids, _ = stable_ids([t.id for t in current], matching.continued, baseline["next_id"] if baseline else 0)
+    return ids, matching, baseline, run
+
+
+def record_run(history: TopicHistory, run: int, baseline: dict | None, topics: list[TopicSnapshot]) -> None:
+    """Keep this run's topics (with stable ids) for the next run to match against."""
+    next_id = max([baseline["next_id"] if baseline else 0] + [t.id + 1 for t in topics])
+    history.write(
+        run,
+        {
+            "matched_against": baseline["run"] if baseline else None,
+            "digest": partition_digest(topics),
+            "next_id": next_id,
+            "topics": [t.to_record() for t in sorted(topics, key=lambda t: t.id)],
+        },
+    )
+
+
+def lineage_events(
+    matching: Matching,
+    ids: dict[int, int],
+    labels: dict[int, str],
+    sizes: dict[int, int],
+    baseline: dict | None,
+    run: int,
+    relabelled: list[dict],
+    papers: set[str],
+) -> dict:
+    """What changed since the previous run, by stable id: the content of ``lineage.json``."""
+    if baseline is None:
+        return {"first_run": True, "run": run, "previous_run": None, "topics": len(ids)}
+    before = {t["id"]: t for t in baseline["topics"]}
+    earlier_papers = {p for t in baseline["topics"] for p in t["papers"]}
+
+    def now(key: int) -> dict:
+        return {"id": ids[key], "label": labels[ids[key]], "size": sizes[ids[key]]}
+
+    def then(topic_id: int) -> dict:
+        return {"id": topic_id, "label": before[topic_id]["label"], "size": before[topic_id]["size"]}
+
+    return {
+        "first_run": False,
+        "run": run,
+        "previous_run": baseline["run"],
+        "topics": len(ids),
+        "previous_topics": len(before),
+        "papers_in_both_runs": len(papers & earlier_papers),
+        "papers_new": len(papers - earlier_papers),
+        "papers_removed": len(earlier_papers - papers),
+        "kept": [
+            {**now(key), "previous_size": before[old]["size"], "matched_by": matching.matched_by[key]}
+            for key, old in sorted(matching.continued.items(), key=lambda item: item[1])
+        ],
+        "new": [now(key) for key in matching.new],
+        "gone": [then(old) for old in matching.gone],
+        "merged": [{"into": now(key), "from": [then(old) for old in olds]} for key, olds in matching.merges],
+        "split": [{"from": then(old), "into": [now(key) for key in keys]} for old, keys in matching.splits],
+        "relabelled": relabelled,
+    }
+
+
+# Papers moving between two topics are drawn when they are at least this share of either topic,
+# so that a handful of papers drifting across does not become a thread of its own.
+_FLOW_SHARE = 0.05
+
+
+def paper_flows(baseline: dict | None, current: list[TopicSnapshot], ids: dict[int, int]) -> dict:
+    """How the papers of the previous run's topics spread over this run's (by stable id): the
+    papers each pair shares, the papers new to each topic, and the papers of each earlier topic
+    no longer in the corpus; the content of ``lineage.json``'s ``flows``.
+    """
+    if baseline is None:
+        return {"links": [], "new_papers": [], "removed_papers": []}
+    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]]
+    shared = _overlaps(previous, current)
+    everyone_before = {paper for topic in previous for paper in topic.papers}
+    everyone_now = {paper for topic in current for paper in topic.papers}
+    links = [
+        {"from": before.id, "to": ids[now.id], "papers": int(shared[row, column])}
+        for row, before in enumerate(previous)
+        for column, now in enumerate(current)
+        if shared[row, column] > 0 and shared[row, column] >= _FLOW_SHARE * min(before.size, now.size)
+    ]
+    return {
+        "links": sorted(links, key=lambda link: (link["from"], link["to"])),
+        "new_papers": [
+            {"to": ids[topic.id], "papers": len(topic.papers - everyone_before)}
+            for topic in current
+            if topic.papers - everyone_before
+        ],
+        "removed_papers": [
+            {"from": topic.id, "papers": len(topic.papers - everyone_now)}
+            for topic in previous
+            if topic.papers - everyone_now
+        ],
+    }

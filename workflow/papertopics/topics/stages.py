@@ -1,0 +1,257 @@
+"""The topic stages, file to file: the topics fitted and labelled, and their evaluation.
+
+Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
+outputs and params (paths first), because the rule's script passes them by name; heavy libraries
+are imported inside the functions, only when the stage that needs them runs.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.embed.encoders import corpus_embeddings
+
+_LOG = logging.getLogger(__name__)
+
+
+def topics(
+    papers: str,
+    embeddings: list[str],
+    layout: str,
+    labels: str,
+    cluster_settings: str,
+    guide_file: list[str],
+    curation_file: list[str],
+    groups_table: str,
+    groups_settings: str,
+    topics: str,
+    topic_papers: str,
+    details: str,
+    model: str,
+    figures: str,
+    lineage: str,
+    history_dir: str,
+    embedding_model: str,
+    max_seq_length: int,
+    guide_names: list[str],
+    save_ctfidf: bool,
+    **knobs,
+) -> None:
+    """Find the topics of the clusters (``papertopics.topics.run``) and write them.
+
+    Args:
+        papers: the corpus (JSON Lines).
+        embeddings: the dumps' embedding files.
+        layout: the 2-d map's coordinates.
+        labels: the cluster stage's labels.
+        cluster_settings: the cluster stage's settings, whose consensus figures are kept.
+        guide_file: ``topics.guide`` when it is a file (zero or one path); an input, so that
+            editing the file reruns the stage.
+        curation_file: ``topics.curation`` (zero or one path); an input, likewise.
+        groups_table: the groups stage's papers (each paper's period and group), for each
+            topic's wording per period (and per group, with ``compare.by`` naming a field).
+        groups_settings: the groups stage's settings (``groups.json``).
+        topics: output, ``topics.csv`` (see ``topic_table``).
+        topic_papers: output, ``papers.csv``: every paper with its topic and map position.
+        details: output, ``topic_details.json``: settings, topics and topic groups.
+        model: output folder of the saved BERTopic model.
+        figures: output, the model's figures (``papertopics.figures``).
+        lineage: output, how this run's topics continue the previous run's.
+        history_dir: where each run's topics are kept for the next run to match against.
+        embedding_model: the embedding model's name or path (for guide names and representations).
+        max_seq_length: the embedding model's token limit.
+        guide_names: ``topics.guide`` when it is a list of category names.
+        save_ctfidf: save the model's c-TF-IDF matrix and vocabulary too (``_save_model``).
+        **knobs: the fields of ``papertopics.topics.run.TopicSettings``, and the keyword settings
+            of ``papertopics.topics.fit.fit_topic_model``.
+    """
+    from dataclasses import fields
+
+    from papertopics.changes.groups import load_groups
+    from papertopics.changes.wording import wording_per_period
+    from papertopics.embed.encoders import load_model
+    from papertopics.embed.models import resolve_model_location
+    from papertopics.figures import model_figures
+    from papertopics.topics.curation import load_curation
+    from papertopics.topics.guided import load_guide
+    from papertopics.topics.lineage import TopicHistory
+    from papertopics.topics.place import settle_placed_topics
+    from papertopics.topics.run import TopicSettings, run_topics
+
+    records, vectors = corpus_embeddings(papers, embeddings)
+    ids = [p["id"] for p in records]
+    map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
+    names = load_guide(guide_file[0] if guide_file else guide_names)
+    curation = load_curation(curation_file[0] if curation_file else None)
+    stage_knobs = {f.name for f in fields(TopicSettings)} - {"keywords"}
+    settings = TopicSettings(
+        **{k: v for k, v in knobs.items() if k in stage_knobs},
+        keywords={k: v for k, v in knobs.items() if k not in stage_knobs},
+    )
+    texts = [p["text"] for p in records]
+    found = run_topics(
+        texts,
+        ids,
+        vectors,
+        cluster_labels,
+        TopicHistory(history_dir),
+        settings,
+        # The labels' second phrases are placed by meaning: the model is always needed.
+        encoder=load_model(embedding_model, max_seq_length),
+        guide_names=names,
+        curation=curation,
+    )
+    placement = settle_placed_topics(labels, found)
+    # Each topic's wording per period, from the fitted model (in its own topic numbers).
+    paper_table = _paper_table(records, found, map_2d)
+    periods, groups = load_groups(groups_table, groups_settings, ids)
+    model_topic = {d["topic"]: d["model_topic"] for d in found.details}
+    model_topics = np.array([model_topic[t] for t in found.topics.tolist()])
+    wording = wording_per_period(found.model, texts, model_topics, periods)
+    # With venues and years both compared, each topic's wording per venue too.
+    group_wording = (
+        wording_per_period(found.model, texts, model_topics, groups)
+        if groups is not None and groups.by != periods.by
+        else None
+    )
+    for record in found.details:
+        record["wording"] = wording.get(record["model_topic"], [])
+        if group_wording is not None:
+            record["group_wording"] = group_wording.get(record["model_topic"], [])
+    storage.write_csv(topics, topic_table(found.details))
+    storage.write_csv(topic_papers, paper_table)
+    recorded = {
+        "embedding_model": embedding_model,
+        **knobs,
+        "topics": found.n_topics,
+        "coarse_topics_setting": settings.coarse_topics,
+        "guide": names,
+        "guide_min_similarity": settings.guide_min_similarity if names else None,
+        **found.summary,
+        "consensus": storage.read_json(cluster_settings).get("consensus"),
+        "wording_by": periods.by,
+        "placement": placement,
+    }
+    storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
+    storage.write_json(figures, model_figures(found.model, found.n_topics))
+    _save_model(found.model, model, resolve_model_location(embedding_model), save_ctfidf)
+    storage.write_json(lineage, found.lineage)
+    # Last, once every output is written: a failed job leaves history as the last good run left it.
+    found.record()
+    _LOG.info(
+        "%d topics (run %d of this history): %s",
+        found.n_topics,
+        found.lineage["run"],
+        [d["label"] for d in found.details],
+    )
+
+
+def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The 2-d map and the cluster labels, checked to be in the corpus's paper order."""
+    coordinates = storage.read_arrays(layout)
+    clusters = storage.read_arrays(labels)
+    if coordinates["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
+        raise RuntimeError(
+            "the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce."
+        )
+    return coordinates["map_2d"], clusters["labels"]
+
+
+def _paper_table(records: list[dict], found, map_2d: np.ndarray):
+    """``papers.csv``: each paper with its topic and map position, and the input's own fields."""
+    import pandas as pd
+
+    from papertopics.ingest.parse import input_columns
+
+    pipeline_columns = {
+        "id": [p["id"] for p in records],
+        "dump": [p["dump"] for p in records],
+        "dumps": [";".join(p["dumps"]) for p in records],
+        "display_name": [p["display_name"] for p in records],
+        "abstract": [p["abstract"] for p in records],
+        "topic": found.topics,
+        "topic_label": found.paper_labels,
+        "outlier": found.was_outlier,
+        "x": np.round(map_2d[:, 0], 5),
+        "y": np.round(map_2d[:, 1], 5),
+    }
+    # Input fields (title, authors, url, year, label, ...) are carried along, never used to fit.
+    return pd.DataFrame({**pipeline_columns, **input_columns(records, reserved=set(pipeline_columns))})
+
+
+def topic_table(details: list[dict]):
+    """``topics.csv``: one row per topic record (id, label, whether the label is curated, keywords,
+    size, share).
+    """
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "id": [d["topic"] for d in details],
+            "label": [d["label"] for d in details],
+            "curated": [bool(d.get("curated")) for d in details],
+            "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
+            "size": [d["size"] for d in details],
+            "share": [round(d["share"], 6) for d in details],
+        }
+    )
+
+
+def _save_model(model, model_out: str, embedding_model_location: str, save_ctfidf: bool) -> None:
+    """The fitted BERTopic model, for users to load (``BERTopic.load``); no stage reads it back (the
+    next run matches its topics against ``history_dir``). Without ``save_ctfidf`` it is its topics,
+    keywords and topic embeddings: the c-TF-IDF matrix and the vectorizer's vocabulary (as JSON) are
+    nearly all of its size (50 of 51 MB for 10,000 papers) and of its writing time, and only
+    BERTopic's own topic updates and merges after loading need them.
+    """
+    with storage.atomic_folder(model_out) as temporary:
+        model.save(
+            temporary,
+            serialization="safetensors",
+            save_ctfidf=save_ctfidf,
+            save_embedding_model=embedding_model_location,
+        )
+
+
+def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_words: int) -> None:
+    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
+    import pandas as pd
+
+    from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.quality import evaluate_topics
+
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
+    # Only the columns scored here: the abstracts and coordinates are the bulk of the file.
+    assigned = pd.read_csv(
+        topic_papers,
+        keep_default_na=False,
+        dtype={"id": str},
+        usecols=lambda name: name in {"id", "topic", "outlier", "label"},
+    )
+    missing = [i for i in assigned["id"] if i not in texts]
+    if missing:
+        raise RuntimeError(f"{topic_papers} lists {len(missing)} papers not in the corpus; rerun topics.")
+    topic_details = storage.read_json(details)
+    labels = assigned["label"].astype(str).str.strip().tolist() if "label" in assigned.columns else None
+    scores = evaluate_topics(
+        [texts[i] for i in assigned["id"]],
+        assigned["topic"].to_numpy(),
+        outlier_flags(assigned["outlier"]),
+        {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
+        top_n_words=top_n_words,
+        labels=labels,
+        group_of={t["topic"]: t["group"] for t in topic_details["topics"] if t.get("group") is not None},
+    )
+    scores["consensus"] = topic_details["settings"].get("consensus")
+    storage.write_json(metrics, scores)
+    _LOG.info(
+        "%d topics: NPMI %.3f, diversity %.3f, outliers %.1f%%%s",
+        scores["topics"],
+        scores["npmi"],
+        scores["diversity"],
+        100 * scores["outlier_share"],
+        f", NMI {scores['labels']['nmi']:.3f}" if scores["labels"] else "",
+    )
