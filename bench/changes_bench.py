@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 from papertopics import storage
 from papertopics.changes.bursts import detect_bursts
-from papertopics.changes.compare import CompareSettings, benjamini_hochberg, describe_changes
+from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.groups import paper_periods
+from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.topics.lineage import (
     TopicHistory,

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from papertopics.changes.compare import benjamini_hochberg
+from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.venues import cell_tests
 
 from bench.common import BENCH, IJCAI

@@ -80,7 +80,7 @@ def _record(years: list[int], rising: bool = True, earlier: dict | None = None, 
 
 
 def test_the_section_leads_with_the_trend_escaped_with_counts_and_the_recomputed_shares_beside_them():
-    from papertopics.changes.compare import recomputed_shares
+    from papertopics.changes.shares import recomputed_shares
 
     shares, record = _record([2021, 2022, 2023])
     earlier = shares.copy()

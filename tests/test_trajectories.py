@@ -9,8 +9,9 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 from conftest import default_config
-from papertopics.changes.compare import CompareSettings, describe_changes, trend_table
+from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.groups import paper_periods
+from papertopics.changes.tables import trend_table
 from papertopics.changes.trajectories import (
     PEAKED,
     RETURNED,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.changes.bursts import detect_bursts, kleinberg_states, term_counts, without_nested
-from papertopics.changes.compare import benjamini_hochberg
+from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import (
     FALLING,
     FLAT,

@@ -11,8 +11,9 @@ import json
 import numpy as np
 import pytest
 from conftest import default_config, require_corpus
-from papertopics.changes.compare import CompareSettings, benjamini_hochberg
+from papertopics.changes.compare import CompareSettings
 from papertopics.changes.groups import Periods
+from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.changes.venue_trends import (
     VenueSeries,

@@ -77,14 +77,10 @@ def changes(
     """
     import pandas as pd
 
-    from papertopics.changes.compare import (
-        CompareSettings,
-        burst_table,
-        describe_changes,
-        recomputed_shares,
-        trend_table,
-    )
+    from papertopics.changes.compare import CompareSettings, describe_changes
     from papertopics.changes.groups import load_groups
+    from papertopics.changes.shares import recomputed_shares
+    from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
     from papertopics.embed.encoders import gather_embeddings
     from papertopics.topics.fit import outlier_flags

@@ -221,7 +221,7 @@ def topic_themes(
     ``settings``: the ``compare`` knobs (``theme_min_papers``, ``theme_min_explained``,
     ``theme_permutations``, ``false_discovery_rate``).
     """
-    from papertopics.changes.compare import benjamini_hochberg
+    from papertopics.changes.stats import benjamini_hochberg
 
     if not periods.ordered:
         return {"available": False, "reason": f"compare.by is {periods.by!r}, whose groups have no order"}

@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from papertopics.changes.stats import benjamini_hochberg
+from papertopics.changes.trends import cochran_armitage
+
 RISING = "rising"
 FALLING = "falling"
 PEAKED = "peaked"
@@ -251,8 +254,6 @@ class Leg:
 
 def leg(counts, totals, scores, start: int, end: int, confidence: float, fit=None) -> Leg:
     """The move over periods ``start`` to ``end`` (indices, both included)."""
-    from papertopics.changes.trends import cochran_armitage
-
     window = slice(start, end + 1)
     test = cochran_armitage(counts[window], totals[window], scores[window], confidence)
     span = 100 * (scores[end] - scores[start])
@@ -331,8 +332,6 @@ def find_shapes(
     ``groups`` > 1 splits the rows into that many runs of equal size (simulations), each
     corrected on its own.
     """
-    from papertopics.changes.compare import benjamini_hochberg
-
     counts = np.asarray(counts, dtype=np.float64)
     totals = np.asarray(totals, dtype=np.float64)
     found = designs(scores, min_segment)
@@ -424,37 +423,6 @@ def topic_shapes(clustered, totals, scores, periods: list[str], trend, q_values,
             "shape_move_high_pp": [lg.high_pp if lg else np.nan for lg in largest],
             "shape_legs": [[_leg_record(lg, periods) for lg in t.legs] for t in trajectories],
             "fitted_share": [np.round(np.clip(fit, 0.0, 1.0), 6).tolist() for fit in fits],
-        },
-    }
-
-
-def recent_trend(clustered, totals, scores, periods: list[str], settings) -> dict | None:
-    """The Cochran-Armitage trend of the last ``settings.recent_periods`` periods on their own,
-    Benjamini-Hochberg across topics; None where the series is not longer than that by 3.
-    """
-    from papertopics.changes.compare import benjamini_hochberg
-    from papertopics.changes.trends import cochran_armitage, direction, grade
-
-    last = settings.recent_periods
-    if last < 3 or len(periods) < last + 3:
-        return None
-    window = slice(len(periods) - last, None)
-    test = cochran_armitage(
-        np.asarray(clustered)[:, window], np.asarray(totals)[window], scores[window], settings.confidence
-    )
-    q_values = benjamini_hochberg(test.p_value)
-    graded = grade(q_values, settings.false_discovery_rate, settings.suggestive_q)
-    span = 100 * (scores[-1] - scores[window][0])
-    moving = np.abs(test.slope * span) >= settings.min_effect_points
-    return {
-        "periods": periods[window],
-        "columns": {
-            "recent_direction": list(direction(np.where(moving, test.slope, 0.0), graded)),
-            "recent_grade": list(graded),
-            "recent_move_pp": list(test.slope * span),
-            "recent_move_low_pp": list(test.slope_low * span),
-            "recent_move_high_pp": list(test.slope_high * span),
-            "recent_q": list(q_values),
         },
     }
 

@@ -32,8 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.compare import TESTED_ON, _plain, _records, benjamini_hochberg
 from papertopics.changes.groups import Periods
+from papertopics.changes.shares import TESTED_ON
+from papertopics.changes.stats import benjamini_hochberg
+from papertopics.changes.tables import json_records, json_value
 from papertopics.changes.trends import (
     NO_EVIDENCE,
     SIGNIFICANT,
@@ -208,9 +210,9 @@ def _topics_found(table: pd.DataFrame) -> list[dict]:
             {
                 "topic": int(topic),
                 "label": str(rows["label"].iloc[0]),
-                "slopes_differ_q": _plain(rows["slopes_differ_q"].iloc[0]),
+                "slopes_differ_q": json_value(rows["slopes_differ_q"].iloc[0]),
                 "slopes_differ": bool(rows["slopes_differ"].iloc[0]),
-                "venues": _records(rows.drop(columns=["topic", "label"])),
+                "venues": json_records(rows.drop(columns=["topic", "label"])),
             }
         )
     return listed
@@ -231,8 +233,8 @@ def strongest(table: pd.DataFrame) -> dict | None:
     )
     others = table[(table["topic"] == best["topic"]) & (table["venue"] != best["venue"])]
     return {
-        **{key: _plain(value) for key, value in best.drop("size").items()},
-        "others": _records(others),
+        **{key: json_value(value) for key, value in best.drop("size").items()},
+        "others": json_records(others),
     }
 
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.compare import TESTED_ON, benjamini_hochberg, wilson_interval
 from papertopics.changes.groups import Periods
+from papertopics.changes.shares import TESTED_ON
+from papertopics.changes.stats import benjamini_hochberg, wilson_interval
 from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, grade
 from papertopics.topics.fit import OUTLIER
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from papertopics.changes.compare import Periods
+from papertopics.changes.groups import Periods
 
 WORDS_PER_PERIOD = 5
 
