@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from importlib import resources
 
 import plotly.graph_objects as go
@@ -64,24 +63,53 @@ def _download_id(filename: str) -> str:
     return filename.replace(".", "-")
 
 
-def _download_button(filename: str) -> str:
-    name = html.escape(filename)
-    return (
-        f'<button type="button" data-download="{_download_id(name)}" data-filename="{name}">{name}</button>'
-    )
+def _keywords_section(inputs: ReportInputs) -> str:
+    """Each topic's keywords as bars, or why there are none."""
+    if len(inputs.real_topics):
+        chart = figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
+    else:
+        chart = notice(
+            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
+        )
+    return render("sections/keywords.html", chart=fragment(chart))
 
 
-def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
-    """The whole report as one offline HTML page; the map colours and filters papers by the groups
-    stage's periods (``inputs.periods``; where not given, as ``compare.by: auto`` would set them).
-    """
-    heading = report_title(title, inputs.corpus_summary, compared_years(inputs.changes))
+def _structure_section(inputs: ReportInputs) -> str:
+    """The intertopic map, the topic hierarchy and similarity, and each topic's share per dump."""
     n_topics = len(inputs.real_topics)
-    per_dump = papers_per_dump(inputs)
-    shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
+    intertopic_problem = too_few_topics("intertopic", n_topics)
+    intertopic = (
+        notice(intertopic_problem)
+        if intertopic_problem
+        else figure_block(
+            "intertopic-map",
+            structure.intertopic_map(inputs.papers, inputs.topic_details, inputs.topic_colours),
+        )
+    )
     # Real topics, then the outlier group where one is left.
     labels_with_outliers = {t["topic"]: t["label"] for t in inputs.topic_details}
+    per_dump = papers_per_dump(inputs)
+    dump_share = (
+        figure_block(
+            "dump-share",
+            dump_share_chart(per_dump, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
+        )
+        if n_topics
+        else notice("Every paper is an outlier, so there are no topics to share out.")
+    )
+    parts = (
+        ("Intertopic map", intertopic),
+        ("Topic hierarchy", _model_figure("topic-hierarchy", inputs.figures)),
+        ("Topic similarity", _model_figure("topic-heatmap", inputs.figures)),
+        ("Topic share per dump", dump_share),
+    )
+    return render("sections/structure.html", parts=[(heading, fragment(body)) for heading, body in parts])
 
+
+def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
+    """The map of papers, coloured and filtered by the groups stage's periods (where not given, as
+    ``compare.by: auto`` would set them), and the similar papers' table it links to.
+    """
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
     periods = map_periods(
@@ -89,43 +117,20 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         len(inputs.papers),
         inputs.dump_labels,
     )
-    groups = inputs.topic_groups or []
     colours = inputs.topic_colours
+    groups = inputs.topic_groups or []
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
-    map_html = map_section(data, inputs.topic_details, colours, periods)
-    keywords_html = (
-        figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
-        if n_topics
-        else notice(
-            "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
-        )
-    )
-    intertopic_problem = too_few_topics("intertopic", n_topics)
-    structure_html = (
-        "<h3>Intertopic map</h3>"
-        + (
-            notice(intertopic_problem)
-            if intertopic_problem
-            else figure_block(
-                "intertopic-map",
-                structure.intertopic_map(inputs.papers, inputs.topic_details, inputs.topic_colours),
-            )
-        )
-        + "<h3>Topic hierarchy</h3>"
-        + _model_figure("topic-hierarchy", inputs.figures)
-        + "<h3>Topic similarity</h3>"
-        + _model_figure("topic-heatmap", inputs.figures)
-        + "<h3>Topic share per dump</h3>"
-        + (
-            figure_block(
-                "dump-share",
-                dump_share_chart(per_dump, labels_with_outliers, inputs.dump_labels, inputs.topic_colours),
-            )
-            if n_topics
-            else notice("Every paper is an outlier, so there are no topics to share out.")
-        )
-    )
+    return map_section(data, inputs.topic_details, colours, periods), similar
 
+
+def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
+    """The whole report as one offline HTML page (``templates/page.html``), its sections in the
+    order of the header's links.
+    """
+    heading = report_title(title, inputs.corpus_summary, compared_years(inputs.changes))
+    shown_papers = inputs.papers.assign(dumps=inputs.paper_dumps())
+    colours = inputs.topic_colours
+    map_html, similar = _map_section(inputs, shown_papers, hover_chars)
     # The tables behind the report, each a download: the papers and topics, then the comparison's files.
     downloads = {
         "papers.csv": inputs.papers.to_csv(index=False),
@@ -151,13 +156,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         map_html,
         changes_section(inputs.changes, inputs.dump_labels, colours),
         venues_section(inputs.venues, inputs.venue_cells),
-        f'<section id="keywords"><h2>Topic keywords</h2>{keywords_html}</section>',
+        _keywords_section(inputs),
         cards_html,
-        f'<section id="structure"><h2>Topic structure</h2>{structure_html}</section>',
+        _structure_section(inputs),
         lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None, colours),
-        '<section id="downloads"><h2>Downloads</h2>'
-        + "".join(_download_button(name) for name in downloads)
-        + "</section>",
+        render("sections/downloads.html", downloads=[(name, _download_id(name)) for name in downloads]),
         method_section(inputs),
     ]
     tables = "".join(
