@@ -15,10 +15,10 @@ from papertopics.report.brief import (
     burst_findings,
     counts_line,
     reader_notes,
-    report_title,
     what_changed,
 )
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.title import report_title
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 LABELS = {0: "reinforcement learning", 1: "adversarial examples", 2: "knowledge graphs"}

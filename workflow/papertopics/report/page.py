@@ -11,7 +11,7 @@ from papertopics.changes.groups import paper_periods
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
-from papertopics.report.brief import brief_section, compared_years, report_title
+from papertopics.report.brief import brief_section
 from papertopics.report.bundle import bundle
 from papertopics.report.changes import changes_section
 from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
@@ -22,6 +22,7 @@ from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.render import fragment, render
+from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
 from papertopics.report.venues import venues_section
