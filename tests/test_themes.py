@@ -6,6 +6,7 @@ topic, one per era) against a control topic and shuffled periods.
 from __future__ import annotations
 
 import gzip
+import html
 import json
 
 import numpy as np
@@ -264,6 +265,39 @@ def test_the_evolution_view_links_each_earlier_era_to_its_later_one_with_labels_
     assert len(sankey.node.label) == 4
     own = [(s, t) for s, t in zip(sankey.link.source, sankey.link.target, strict=True) if t - s == 2]
     assert sorted(own) == [(0, 2), (1, 3)]
+
+
+@pytest.mark.parametrize(
+    ("text", "chars", "expected"),
+    [
+        ("natural language processing", 24, "natural language…"),
+        ("label distribution shift", 16, "label…"),
+        ("one, two, three", 10, "one, two…"),
+        ("reinforcement learning,  optimal", 40, "reinforcement learning, optimal"),
+        ("supercalifragilistic words", 8, "superca…"),
+    ],
+)
+def test_a_name_is_cut_after_a_whole_word_with_an_ellipsis(text, chars, expected):
+    from papertopics.figures.text import shorten
+
+    assert shorten(text, chars) == expected
+
+
+def test_the_evolution_views_names_end_at_a_word_and_hold_no_double_space():
+    from papertopics.figures.themes import thematic_evolution
+
+    record = themes_record()
+    label = "reinforcement learning, optimal control and planning"
+    next(t for t in record["topics"] if t["topic"] == 1)["label"] = label
+    names = [html.unescape(n) for n in thematic_evolution(record, str, {}).data[0].node.label]
+    # The label cut after "optimal" (32 characters would end in a space), then the era and its words.
+    assert names[0].startswith("reinforcement learning, optimal… 1995–1996")
+    assert names[2] == "reinforcement learning, optimal… 1997–1998: deep networks"
+    assert names[1] == "steady 1995–1997"  # no words: no colon
+    for name in names:
+        assert "  " not in name and len(name) <= 70
+        whole = name.removesuffix("…")
+        assert name == whole or not whole.endswith((" ", ","))
 
 
 def test_the_table_has_a_row_per_topic_tested_with_each_eras_columns():

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from papertopics.figures.text import plotly_text
+from papertopics.figures.sankey import Flows, SankeyStyle, flow_sankey
+from papertopics.figures.text import shorten
 
 _OWN, _CHANGED, _ELSEWHERE = "rgba(120,120,120,0.35)", "rgba(200,40,40,0.45)", "rgba(214,120,0,0.55)"
 _NODE_PX = 46
@@ -33,46 +34,30 @@ def thematic_evolution(themes: dict, period_label, colours: dict[int, str]) -> g
     for side in (0, 1):
         for topic in shown:
             row, era = by_topic[topic], by_topic[topic]["eras"][side]
+            name = f"{shorten(row['label'], 32)} {era_span(era, period_label)}"
             words = ", ".join(era["keywords"])
-            names.append(f"{row['label'][:32]} {era_span(era, period_label)}: {words}"[:70])
+            names.append(shorten(f"{name}: {words}" if words else name, 70))
     place = {topic: index for index, topic in enumerate(shown)}
     weights: dict[int, float] = {}
     for link in view["links"]:
         weights[link["from"]] = weights.get(link["from"], 0.0) + max(link["similarity"], 1e-6)
-    sources, targets, values, link_colours, hovers = [], [], [], [], []
+    flows = Flows()
     for link in view["links"]:
         early = by_topic[link["from"]]["eras"][0]["papers"]
-        sources.append(place[link["from"]])
-        targets.append(len(shown) + place[link["to"]])
-        values.append(round(early * max(link["similarity"], 1e-6) / weights[link["from"]], 2))
         own = _CHANGED if by_topic[link["from"]]["changed"] else _OWN
-        link_colours.append(own if link["from"] == link["to"] else _ELSEWHERE)
-        hovers.append(f"centroid similarity {link['similarity']:.2f}")
-    node_colours = [colours.get(topic, "#888") for topic in shown] * 2
-    figure = go.Figure(
-        go.Sankey(
-            arrangement="snap",
-            node={
-                "label": [plotly_text(name) for name in names],
-                "color": node_colours,
-                "pad": 8,
-                "thickness": 12,
-                "hovertemplate": "%{label}<extra></extra>",
-            },
-            link={
-                "source": sources,
-                "target": targets,
-                "value": values,
-                "color": link_colours,
-                "customdata": hovers,
-                "hovertemplate": "%{source.label} → %{target.label}<br>%{customdata}<extra></extra>",
-            },
+        flows.add(
+            place[link["from"]],
+            len(shown) + place[link["to"]],
+            round(early * max(link["similarity"], 1e-6) / weights[link["from"]], 2),
+            own if link["from"] == link["to"] else _ELSEWHERE,
+            f"centroid similarity {link['similarity']:.2f}",
         )
-    )
-    figure.update_layout(
+    style = SankeyStyle(
+        node_hover="%{label}<extra></extra>",
+        link_hover="%{source.label} → %{target.label}<br>%{customdata}<extra></extra>",
+        pad=8,
         height=max(260, _NODE_PX * len(shown) + 60),
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        font={"size": 11},
+        top=30,
         title={"text": "earlier era → later era", "font": {"size": 13, "color": "#666"}, "x": 0.01},
     )
-    return figure
+    return flow_sankey(names, [colours.get(topic, "#888") for topic in shown] * 2, flows, style)

@@ -9,7 +9,7 @@ import html
 
 import plotly.graph_objects as go
 
-from papertopics.figures.text import plotly_text
+from papertopics.figures.sankey import Flows, SankeyStyle, flow_sankey
 from papertopics.report.colours import colour_of
 from papertopics.report.embedding import figure_block
 
@@ -40,10 +40,10 @@ def lineage_sankey(lineage: dict, colours: dict[int, str]) -> go.Figure:
     """The previous run's topics (left) to this run's (right), each link the papers they share;
     papers new to the corpus come in from one node, papers no longer in it leave to another.
     """
-    flows = lineage["flows"]
+    shared = lineage["flows"]
     before, now = _labels(lineage)
-    left = sorted({link["from"] for link in flows["links"]} | {r["from"] for r in flows["removed_papers"]})
-    right = sorted({link["to"] for link in flows["links"]} | {n["to"] for n in flows["new_papers"]})
+    left = sorted({link["from"] for link in shared["links"]} | {r["from"] for r in shared["removed_papers"]})
+    right = sorted({link["to"] for link in shared["links"]} | {n["to"] for n in shared["new_papers"]})
     names = [f"run {lineage['previous_run']} · {t}: {before.get(t, '')}" for t in left]
     names += ["papers new to the corpus"]
     names += [f"{t}: {now.get(t, '')}" for t in right]
@@ -52,53 +52,27 @@ def lineage_sankey(lineage: dict, colours: dict[int, str]) -> go.Figure:
     added = len(left)
     index_right = {t: added + 1 + i for i, t in enumerate(right)}
     removed = added + 1 + len(right)
-    sources, targets, values, link_colours = [], [], [], []
-    for link in flows["links"]:
-        sources.append(index_left[link["from"]])
-        targets.append(index_right[link["to"]])
-        values.append(link["papers"])
-        link_colours.append(_KEPT if link["from"] == link["to"] else _MOVED)
-    for entry in flows["new_papers"]:
-        sources.append(added)
-        targets.append(index_right[entry["to"]])
-        values.append(entry["papers"])
-        link_colours.append(_ADDED)
-    for entry in flows["removed_papers"]:
-        sources.append(index_left[entry["from"]])
-        targets.append(removed)
-        values.append(entry["papers"])
-        link_colours.append(_REMOVED)
+    flows = Flows()
+    for link in shared["links"]:
+        colour = _KEPT if link["from"] == link["to"] else _MOVED
+        flows.add(index_left[link["from"]], index_right[link["to"]], link["papers"], colour)
+    for entry in shared["new_papers"]:
+        flows.add(added, index_right[entry["to"]], entry["papers"], _ADDED)
+    for entry in shared["removed_papers"]:
+        flows.add(index_left[entry["from"]], removed, entry["papers"], _REMOVED)
     node_colours = (
         [colour_of(colours, t) for t in left]
         + ["#289646"]
         + [colour_of(colours, t) for t in right]
         + ["#c82828"]
     )
-    figure = go.Figure(
-        go.Sankey(
-            arrangement="snap",
-            node={
-                "label": [plotly_text(name) for name in names],
-                "color": node_colours,
-                "pad": 6,
-                "thickness": 12,
-                "hovertemplate": "%{label}: %{value} papers<extra></extra>",
-            },
-            link={
-                "source": sources,
-                "target": targets,
-                "value": values,
-                "color": link_colours,
-                "hovertemplate": "%{source.label} → %{target.label}: %{value} papers<extra></extra>",
-            },
-        )
-    )
-    figure.update_layout(
+    style = SankeyStyle(
+        node_hover="%{label}: %{value} papers<extra></extra>",
+        link_hover="%{source.label} → %{target.label}: %{value} papers<extra></extra>",
+        pad=6,
         height=max(360, _NODE_PX * max(len(left), len(right)) + 80),
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        font={"size": 11},
     )
-    return figure
+    return flow_sankey(names, node_colours, flows, style)
 
 
 def _sentence(text: str) -> str:
