@@ -149,7 +149,9 @@ def describe_changes(
     return shares, {**record, **_newest_against_previous(shares, tested, periods, settings, examples)}
 
 
-def _period_record(periods: Periods, period_papers: list[int], tested: list[str], settings) -> dict:
+def _period_record(
+    periods: Periods, period_papers: list[int], tested: list[str], settings: CompareSettings
+) -> dict:
     """The comparison record's opening: the periods, their sizes and the tests' settings."""
     return {
         "by": periods.by,
