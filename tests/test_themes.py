@@ -294,10 +294,29 @@ def test_the_evolution_views_names_end_at_a_word_and_hold_no_double_space():
     assert names[0].startswith("reinforcement learning, optimal… 1995–1996")
     assert names[2] == "reinforcement learning, optimal… 1997–1998: deep networks"
     assert names[1] == "steady 1995–1997"  # no words: no colon
-    for name in names:
-        assert "  " not in name and len(name) <= 70
-        whole = name.removesuffix("…")
-        assert name == whole or not whole.endswith((" ", ","))
+    assert all("  " not in name and len(name) <= 70 for name in names)
+
+
+def test_an_eras_name_keeps_its_keywords_whole():
+    from papertopics.figures.themes import era_name
+
+    era = {"first": "2020", "last": "2022", "keywords": ["positive", "classifier", "label distribution", "x"]}
+    assert (
+        era_name("label learning", era, str)
+        == "label learning 2020–2022: positive, classifier, label distribution, x"
+    )
+    era["keywords"][-1] = "partial labels"
+    # 82 characters with every keyword: the last is left out whole, not cut to "partial".
+    assert (
+        era_name("label learning", era, str)
+        == "label learning 2020–2022: positive, classifier, label distribution…"
+    )
+    # A first keyword too long for the room left is cut after a word.
+    era["keywords"] = ["a keyphrase far longer than the room that is left for it in the name"]
+    assert (
+        era_name("label learning", era, str)
+        == "label learning 2020–2022: a keyphrase far longer than the room that…"
+    )
 
 
 def test_the_table_has_a_row_per_topic_tested_with_each_eras_columns():

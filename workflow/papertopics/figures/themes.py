@@ -13,12 +13,28 @@ from papertopics.figures.text import shorten
 
 _OWN, _CHANGED, _ELSEWHERE = "rgba(120,120,120,0.35)", "rgba(200,40,40,0.45)", "rgba(214,120,0,0.55)"
 _NODE_PX = 46
+_LABEL_CHARS = 32  # of a node's name, for the topic's label
+_NAME_CHARS = 70
 
 
 def era_span(era: dict, period_label) -> str:
     """An era's periods as a reader reads them: "1995–2006", or "2019" for one period."""
     first, last = period_label(era["first"]), period_label(era["last"])
     return first if first == last else f"{first}–{last}"
+
+
+def era_name(label: str, era: dict, period_label) -> str:
+    """A node's name: the topic's label (``_LABEL_CHARS`` at most), the era's span and as many of
+    its keywords, whole, as ``_NAME_CHARS`` leave room for, an ellipsis where some are left out.
+    """
+    name = f"{shorten(label, _LABEL_CHARS)} {era_span(era, period_label)}"
+    words = [" ".join(keyword.split()) for keyword in era["keywords"]]
+    for count in range(len(words), 0, -1):
+        listed = ", ".join(words[:count]) + ("" if count == len(words) else "…")
+        if len(name) + 2 + len(listed) <= _NAME_CHARS:
+            return f"{name}: {listed}"
+    # Not even the first keyword fits whole: cut it after a word.
+    return shorten(f"{name}: {words[0]}", _NAME_CHARS) if words else name
 
 
 def thematic_evolution(themes: dict, period_label, colours: dict[int, str]) -> go.Figure | None:
@@ -30,13 +46,11 @@ def thematic_evolution(themes: dict, period_label, colours: dict[int, str]) -> g
         return None
     by_topic = {t["topic"]: t for t in themes["topics"]}
     shown = view["topics"]
-    names = []
-    for side in (0, 1):
-        for topic in shown:
-            row, era = by_topic[topic], by_topic[topic]["eras"][side]
-            name = f"{shorten(row['label'], 32)} {era_span(era, period_label)}"
-            words = ", ".join(era["keywords"])
-            names.append(shorten(f"{name}: {words}" if words else name, 70))
+    names = [
+        era_name(by_topic[topic]["label"], by_topic[topic]["eras"][side], period_label)
+        for side in (0, 1)
+        for topic in shown
+    ]
     place = {topic: index for index, topic in enumerate(shown)}
     weights: dict[int, float] = {}
     for link in view["links"]:
