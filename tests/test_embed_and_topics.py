@@ -9,6 +9,7 @@ from papertopics.mapping.cluster import cluster_points
 from papertopics.mapping.reduce import reduce_embeddings
 from papertopics.topics.fit import (
     OUTLIER,
+    KeywordSettings,
     assign_outliers,
     describe_topics,
     fit_topic_model,
@@ -48,13 +49,15 @@ def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: boo
         embeddings,
         assign_outliers(embeddings, labels) if reduce_outliers else labels,
         embedding_model,
-        ngram_range=(1, 2),
-        stop_words="english",
-        top_n_words=10,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
+        KeywordSettings(
+            ngram_range=(1, 2),
+            stop_words="english",
+            top_n_words=10,
+            reduce_frequent_words=True,
+            representation="ctfidf",
+            mmr_diversity=0.3,
+            min_keyword_share=0.1,
+        ),
     )
     return model, topics, labels == OUTLIER
 
