@@ -52,13 +52,18 @@ def follow_history(
     return Followed(topic_ids.with_stable(stable_of_row), snapshots, matching, baseline, run)
 
 
-def why_missing(matching: Matching) -> dict[int, str]:
-    """What became of the previous run's ids that this run does not continue."""
+def why_missing(matching: Matching, topic_ids: TopicIds) -> dict[int, str]:
+    """What became of the previous run's ids that this run does not continue, naming this run's
+    topics by stable id (``matching``'s keys are rows of ``topic_ids``).
+    """
+    stable = topic_ids.stable.tolist()
     why = {old: "gone (its papers are in no topic of this run)" for old in matching.gone}
-    for into, olds in matching.merges:
-        why.update({old: f"merged with other topics into a topic of this run (now {into})" for old in olds})
-    for old, into in matching.splits:
-        why[old] = f"split into topics {', '.join(map(str, into))}"
+    for row, olds in matching.merges:
+        why.update(
+            {old: f"merged with other topics into a topic of this run (now {stable[row]})" for old in olds}
+        )
+    for old, rows in matching.splits:
+        why[old] = f"split into topics {', '.join(str(stable[row]) for row in rows)}"
     return why
 
 

@@ -131,7 +131,7 @@ class CuratedTopics:
 def curate(curation: Curation, followed: Followed, rows: np.ndarray) -> CuratedTopics:
     """Merge and hide topics by stable id; the ids the file names that this run lacks are logged."""
     stable = TopicIds.of_papers(followed.topic_ids.stable, rows)
-    curated = apply_curation(curation, stable, why_missing(followed.matching))
+    curated = apply_curation(curation, stable, why_missing(followed.matching, followed.topic_ids))
     for notice in missing_notice(curation, curated.missing):
         _LOG.warning("%s", notice)
     return CuratedTopics(followed.topic_ids.with_curation(curated.merged_into, set(curated.hidden)), curated)
