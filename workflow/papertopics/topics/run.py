@@ -147,13 +147,20 @@ class Fitted:
 
 
 def fit(
-    texts: list[str], vectors: np.ndarray, rows: np.ndarray, topic_ids: TopicIds, encoder, keywords: dict
+    texts: list[str],
+    vectors: np.ndarray,
+    rows: np.ndarray,
+    topic_ids: TopicIds,
+    encoder,
+    keyword_settings: dict,
 ) -> Fitted:
-    """BERTopic's model of the shown topics (``keywords``: ``KeywordSettings``'s fields) and their keywords."""
+    """BERTopic's model of the shown topics (``keyword_settings``: ``KeywordSettings``'s fields)
+    and their keywords.
+    """
     from papertopics.topics.fit import KeywordSettings, fit_topic_model, topic_keywords
 
     shown = TopicIds.of_papers(topic_ids.shown, rows)
-    model, model_topics = fit_topic_model(texts, vectors, shown, encoder, KeywordSettings(**keywords))
+    model, model_topics = fit_topic_model(texts, vectors, shown, encoder, KeywordSettings(**keyword_settings))
     topic_ids = topic_ids.with_model_topics(rows, model_topics)
     words = {topic_ids.shown_of_model(m): k for m, k in topic_keywords(model, model_topics).items()}
     return Fitted(model, topic_ids, words)
