@@ -33,15 +33,9 @@ from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.groups import paper_periods
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
-from papertopics.topics.lineage import (
-    TopicHistory,
-    carry_labels,
-    follow_topics,
-    lineage_events,
-    paper_flows,
-    record_run,
-    topic_snapshots,
-)
+from papertopics.topics.across_runs import lineage_events, paper_flows
+from papertopics.topics.ids import TopicIds
+from papertopics.topics.lineage import TopicHistory, carry_labels, follow_topics, record_run, topic_snapshots
 
 from bench.common import BENCH, IJCAI, default_config, measured_snakemake, read_corpus, write_config
 
@@ -79,9 +73,11 @@ def time_lineage(history_dir: Path, ids, vectors, topics) -> tuple[float, dict]:
     labels = {stable[s.id]: f"label {stable[s.id]}" for s in snapshots}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     labels, relabelled = carry_labels(labels, lambda topic, phrase, main: phrase in labels[topic], earlier)
-    sizes = {stable[s.id]: s.size for s in snapshots}
-    events = lineage_events(matching, stable, labels, sizes, baseline, run, relabelled, set(ids))
-    events["flows"] = paper_flows(baseline, snapshots, stable)
+    # The synthetic topics are numbered 0, 1, ... already: each is its own row.
+    sizes = np.array([s.size for s in snapshots])
+    topic_ids = TopicIds(cluster=np.arange(len(snapshots)), size=sizes).with_stable(stable)
+    events = lineage_events(matching, topic_ids, labels, baseline, run, relabelled, set(ids))
+    events["flows"] = paper_flows(baseline, snapshots, topic_ids)
     record_run(
         history, run, baseline, [replace(s, id=stable[s.id], label=labels[stable[s.id]]) for s in snapshots]
     )

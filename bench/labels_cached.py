@@ -84,9 +84,9 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     result["largest"] = result["all_topics"][:20]
     result["groups"] = [g["label"] for g in labelled.groups]
     if len(calls) == 3 and result["kept"]:
-        first = _relabel(calls[1], encoder).found
+        first = _relabel(calls[1], encoder).from_papers
         kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))
-        second = _relabel(calls[2], encoder, {t: first[t] for t in calls[2][0][3] if t in first}).found
+        second = _relabel(calls[2], encoder, {t: first[t] for t in calls[2][0][3] if t in first}).from_papers
         kept = [t for t in kept if t in second]
         same = [t for t in kept if first[t] == second[t]]
         relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]

@@ -229,7 +229,7 @@ def _fitted_model(outputs: dict):
     """BERTopic fitted on the synthetic papers with their topics given (the topics stage's own
     function), on embeddings that are each topic's random direction plus noise.
     """
-    from papertopics.topics.fit import fit_topic_model
+    from papertopics.topics.fit import KeywordSettings, fit_topic_model
 
     papers = outputs["papers"]
     topic = outputs["topic_of_paper"]
@@ -238,14 +238,16 @@ def _fitted_model(outputs: dict):
         papers["abstract"].tolist(),
         embeddings,
         topic,
-        embedding_model=None,
-        ngram_range=(1, 1),
-        stop_words="english",
-        top_n_words=10,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
+        None,
+        KeywordSettings(
+            ngram_range=(1, 1),
+            stop_words="english",
+            top_n_words=10,
+            reduce_frequent_words=True,
+            representation="ctfidf",
+            mmr_diversity=0.3,
+            min_keyword_share=0.1,
+        ),
     )
     model.set_topic_labels({d["topic"]: d["label"] for d in outputs["details"]})
     return model

@@ -1,5 +1,7 @@
 """Stage logic on the shipped abstracts: embedding, UMAP, HDBSCAN and BERTopic pass-through."""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from conftest import default_config
@@ -9,6 +11,7 @@ from papertopics.mapping.cluster import cluster_points
 from papertopics.mapping.reduce import reduce_embeddings
 from papertopics.topics.fit import (
     OUTLIER,
+    KeywordSettings,
     assign_outliers,
     describe_topics,
     fit_topic_model,
@@ -38,6 +41,14 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
     )
 
 
+# The topics stage's keyword knobs as config.yaml sets them (unigrams and bigrams, c-TF-IDF).
+_TOPICS = default_config()["topics"]
+DEFAULT_KEYWORDS = KeywordSettings(
+    **{f.name: _TOPICS[f.name] for f in fields(KeywordSettings)}
+    | {"ngram_range": tuple(_TOPICS["ngram_range"])}
+)
+
+
 def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: bool):
     """The topic model with the default c-TF-IDF keywords (unigrams and bigrams), outliers first
     assigned to their nearest topic as the topics stage does with ``reduce_outliers``; also
@@ -48,13 +59,7 @@ def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: boo
         embeddings,
         assign_outliers(embeddings, labels) if reduce_outliers else labels,
         embedding_model,
-        ngram_range=(1, 2),
-        stop_words="english",
-        top_n_words=10,
-        reduce_frequent_words=True,
-        representation="ctfidf",
-        mmr_diversity=0.3,
-        min_keyword_share=0.1,
+        DEFAULT_KEYWORDS,
     )
     return model, topics, labels == OUTLIER
 

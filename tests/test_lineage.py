@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
+from papertopics.topics.across_runs import why_missing
+from papertopics.topics.ids import TopicIds
 from papertopics.topics.lineage import (
+    Matching,
     TopicHistory,
     TopicSnapshot,
     carry_labels,
@@ -219,3 +222,13 @@ def test_carry_labels_keeps_fitting_labels_and_keeps_labels_distinct():
         {0: "graph neural networks"},
     )
     assert labels == {0: "graph neural networks", 2: "graph neural networks (topic 2)"}
+
+
+def test_what_became_of_a_missing_id_names_this_runs_topics_by_stable_id():
+    # This run's rows 0, 1, 2 carry stable ids 9, 3, 4: a merge into row 0 is "now 9".
+    table = TopicIds(cluster=np.arange(3), size=np.array([30, 20, 10])).with_stable({0: 9, 1: 3, 2: 4})
+    matching = Matching(merges=[(0, [5, 6])], splits=[(7, [1, 2])], gone=[8])
+    why = why_missing(matching, table)
+    assert why[5] == why[6] == "merged with other topics into a topic of this run (now 9)"
+    assert why[7] == "split into topics 3, 4"
+    assert why[8].startswith("gone")

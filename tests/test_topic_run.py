@@ -9,6 +9,7 @@ import pytest
 from papertopics.errors import PipelineInputError
 from papertopics.topics.curation import load_curation
 from papertopics.topics.fit import OUTLIER, assign_outliers
+from papertopics.topics.ids import TopicIds
 from papertopics.topics.lineage import TopicHistory
 from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics
 from test_labels import _corpus
@@ -82,6 +83,9 @@ def test_a_first_run_numbers_topics_by_size_and_keeps_the_clusters(corpus, tmp_p
     assert all(d["label"] and not d["curated"] for d in found.details)
     assert len(found.groups) == 2 and all(g["label"] for g in found.groups)
     assert found.lineage["first_run"] and found.summary["curation"] is None
+    # A first run's stable ids are the topics' numbers by size, each shown as itself.
+    assert found.topic_ids.stable.tolist() == found.topic_ids.shown.tolist() == list(range(len(sizes)))
+    assert found.topic_ids.size.tolist() == sizes
     found.record()
     assert (tmp_path / "run-0001.json").exists()
 
@@ -110,6 +114,10 @@ def test_curation_renames_merges_hides_and_names_ids_it_cannot_find(corpus, tmp_
     assert all(s["label"] for s in summary["hidden"])
     assert [m["id"] for m in summary["missing"]] == [99]
     assert "topic 99 (rename) no longer exists" in caplog.text
+    # The table's numberings agree with what BERTopic fitted: each paper's shown topic, turned
+    # into the model's number by the table, is the topic the model gave it.
+    assert (second.model_topics == np.asarray(second.model.topics_)).all()
+    assert {d["topic"]: d["model_topic"] for d in second.details}[OUTLIER] == OUTLIER
     # History keeps the topics as found: after a new dump the merged pair is matched apart, each
     # keeping its id, then merged again; the curation holds.
     second.record()
@@ -127,6 +135,25 @@ def test_topics_keep_their_ids_and_labels_after_a_new_dump(corpus, tmp_path):
     assert {k["id"] for k in again.lineage["kept"]} == set(range(len(corpus[4])))
     assert again.lineage["relabelled"] == []
     assert {d["topic"]: d["label"] for d in again.details} == {d["topic"]: d["label"] for d in first.details}
+
+
+def test_the_numbering_table_orders_clusters_by_size_and_turns_any_numbering_into_another():
+    clusters = np.array([5, 5, 2, 2, 2, OUTLIER, 9, 9, 7, 7])
+    table, rows = TopicIds.by_size(clusters)
+    # Largest first; of the clusters of two papers, the lower label first.
+    assert table.cluster.tolist() == [2, 5, 7, 9] and table.size.tolist() == [3, 2, 2, 2]
+    assert rows.tolist() == [1, 1, 0, 0, 0, OUTLIER, 3, 3, 2, 2]
+    # Stable ids from history; curation merges stable id 7 into 0 and hides 1.
+    table = table.with_stable({0: 4, 1: 0, 2: 7, 3: 1}).with_curation({7: 0}, {1})
+    assert table.shown.tolist() == [4, 0, 0, OUTLIER]
+    assert table.stable_of_cluster(7) == 7 and table.curated.tolist() == [4, 0, 0, 1]
+    shown = TopicIds.of_papers(table.shown, rows)
+    assert shown.tolist() == [0, 0, 4, 4, 4, OUTLIER, OUTLIER, OUTLIER, 0, 0]
+    # BERTopic numbers the shown topics by size: 0 (four papers) is its 0, 4 (three) its 1.
+    table = table.with_model_topics(rows, np.array([{0: 0, 4: 1, OUTLIER: OUTLIER}[t] for t in shown]))
+    assert table.model_topic.tolist() == [1, 0, 0, OUTLIER]
+    assert [table.model_topic_of(t) for t in (4, 0, OUTLIER)] == [1, 0, OUTLIER]
+    assert [table.shown_of_model(m) for m in (0, 1, OUTLIER)] == [0, 4, OUTLIER]
 
 
 @pytest.mark.parametrize(

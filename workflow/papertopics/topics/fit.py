@@ -7,6 +7,7 @@ BaseCluster): the reduce and cluster stages already did that work, cached, upstr
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -137,18 +138,21 @@ def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return assigned
 
 
+@dataclass(frozen=True)
+class KeywordSettings:
+    """How BERTopic makes each topic's keywords (the topics stage's keyword knobs)."""
+
+    ngram_range: tuple[int, int]  # the shortest and longest keyphrases, in words
+    stop_words: str | None  # the vectorizer's stop-word list (``english``) or None
+    top_n_words: int  # keywords kept per topic
+    reduce_frequent_words: bool  # damp words frequent across topics (BERTopic's option)
+    representation: str  # ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``)
+    mmr_diversity: float  # the diversity of the ``mmr`` representation
+    min_keyword_share: float  # keywords used by at least this share of a topic's papers rank first
+
+
 def fit_topic_model(
-    texts: list[str],
-    embeddings: np.ndarray,
-    topics: np.ndarray,
-    embedding_model,
-    ngram_range: tuple[int, int],
-    stop_words: str | None,
-    top_n_words: int,
-    reduce_frequent_words: bool,
-    representation: str,
-    mmr_diversity: float,
-    min_keyword_share: float,
+    texts: list[str], embeddings: np.ndarray, topics: np.ndarray, embedding_model, keywords: KeywordSettings
 ):
     """Fit BERTopic on given topics, without refitting UMAP or HDBSCAN.
 
@@ -160,13 +164,7 @@ def fit_topic_model(
         topics: each paper's topic (``OUTLIER`` for a paper without one).
         embedding_model: the sentence-transformers model, or None; BERTopic gets it only for the
             ``keybert`` and ``mmr`` representations.
-        ngram_range: the shortest and longest keyphrases, in words.
-        stop_words: the vectorizer's stop-word list (``english``) or None.
-        top_n_words: keywords kept per topic.
-        reduce_frequent_words: damp words frequent across topics (BERTopic's option).
-        representation: ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``).
-        mmr_diversity: the diversity of the ``mmr`` representation.
-        min_keyword_share: keywords used by at least this share of a topic's papers rank first.
+        keywords: how the keywords are made.
 
     Returns:
         The fitted model and each paper's topic in the model's numbering.
@@ -181,15 +179,17 @@ def fit_topic_model(
         # Only the representations that embed keywords get the model: given one, BERTopic stops
         # deleting punctuation before c-TF-IDF ("multi-label" stays two words), so passing it
         # otherwise would change the keywords and labels.
-        embedding_model=embedding_model if needs_embedding_model(representation) else None,
+        embedding_model=embedding_model if needs_embedding_model(keywords.representation) else None,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        vectorizer_model=CountVectorizer(ngram_range=tuple(ngram_range), stop_words=stop_words),
-        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=reduce_frequent_words),
-        representation_model=representation_model(
-            representation, top_n_words, mmr_diversity, min_keyword_share
+        vectorizer_model=CountVectorizer(
+            ngram_range=tuple(keywords.ngram_range), stop_words=keywords.stop_words
         ),
-        top_n_words=top_n_words,
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=keywords.reduce_frequent_words),
+        representation_model=representation_model(
+            keywords.representation, keywords.top_n_words, keywords.mmr_diversity, keywords.min_keyword_share
+        ),
+        top_n_words=keywords.top_n_words,
     )
     model_topics, _ = model.fit_transform(texts, embeddings=embeddings, y=np.asarray(topics))
     return model, np.asarray(model_topics)
@@ -201,6 +201,13 @@ def _bertopic_with_centroid_representatives(bertopic_class, embeddings: np.ndarr
     The report picks its ``n_representative_docs`` the same way (``representative_ids``).
     BERTopic's own ranks a 500-paper sample per topic by c-TF-IDF, tokenising about the whole
     corpus once more.
+
+    This overrides a private method because BERTopic 0.17.4 has no public hook for it:
+    ``fit_transform`` always calls ``_save_representative_docs`` after ``_extract_topics``, with
+    the sample (500) and count (3) fixed inside it; no constructor argument, representation
+    model or fit argument replaces or skips it, and the public ``representative_docs_`` can only
+    be set after the fit, once that work is done. The override is checked against the installed
+    BERTopic by ``tests/test_embed_and_topics.py``.
     """
 
     class CentroidRepresentatives(bertopic_class):

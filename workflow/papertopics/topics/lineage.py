@@ -105,7 +105,7 @@ def partition_digest(topics: list[TopicSnapshot]) -> str:
     return hashlib.sha256(json.dumps(groups).encode("utf-8")).hexdigest()
 
 
-def _overlaps(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
+def shared_papers(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
     """Papers each previous topic (rows) shares with each current topic (columns)."""
     row_of = {paper: row for row, topic in enumerate(previous) for paper in topic.papers}
     shared = np.zeros((len(previous), len(current)), dtype=np.int64)
@@ -207,7 +207,7 @@ def match_topics(
         The matching; every previous topic is continued, merged, split or gone, and every current
         topic continues one, results from a merge or split, or is new.
     """
-    shared = _overlaps(previous, current)
+    shared = shared_papers(previous, current)
     in_both_before = shared.sum(axis=1)
     in_both_after = shared.sum(axis=0)
     union = in_both_before[:, None] + in_both_after[None, :] - shared
@@ -420,83 +420,3 @@ def record_run(history: TopicHistory, run: int, baseline: dict | None, topics: l
             "topics": [t.to_record() for t in sorted(topics, key=lambda t: t.id)],
         },
     )
-
-
-def lineage_events(
-    matching: Matching,
-    ids: dict[int, int],
-    labels: dict[int, str],
-    sizes: dict[int, int],
-    baseline: dict | None,
-    run: int,
-    relabelled: list[dict],
-    papers: set[str],
-) -> dict:
-    """What changed since the previous run, by stable id: the content of ``lineage.json``."""
-    if baseline is None:
-        return {"first_run": True, "run": run, "previous_run": None, "topics": len(ids)}
-    before = {t["id"]: t for t in baseline["topics"]}
-    earlier_papers = {p for t in baseline["topics"] for p in t["papers"]}
-
-    def now(key: int) -> dict:
-        return {"id": ids[key], "label": labels[ids[key]], "size": sizes[ids[key]]}
-
-    def then(topic_id: int) -> dict:
-        return {"id": topic_id, "label": before[topic_id]["label"], "size": before[topic_id]["size"]}
-
-    return {
-        "first_run": False,
-        "run": run,
-        "previous_run": baseline["run"],
-        "topics": len(ids),
-        "previous_topics": len(before),
-        "papers_in_both_runs": len(papers & earlier_papers),
-        "papers_new": len(papers - earlier_papers),
-        "papers_removed": len(earlier_papers - papers),
-        "kept": [
-            {**now(key), "previous_size": before[old]["size"], "matched_by": matching.matched_by[key]}
-            for key, old in sorted(matching.continued.items(), key=lambda item: item[1])
-        ],
-        "new": [now(key) for key in matching.new],
-        "gone": [then(old) for old in matching.gone],
-        "merged": [{"into": now(key), "from": [then(old) for old in olds]} for key, olds in matching.merges],
-        "split": [{"from": then(old), "into": [now(key) for key in keys]} for old, keys in matching.splits],
-        "relabelled": relabelled,
-    }
-
-
-# Papers moving between two topics are drawn when they are at least this share of either topic,
-# so that a handful of papers drifting across does not become a thread of its own.
-_FLOW_SHARE = 0.05
-
-
-def paper_flows(baseline: dict | None, current: list[TopicSnapshot], ids: dict[int, int]) -> dict:
-    """How the papers of the previous run's topics spread over this run's (by stable id): the
-    papers each pair shares, the papers new to each topic, and the papers of each earlier topic
-    no longer in the corpus; the content of ``lineage.json``'s ``flows``.
-    """
-    if baseline is None:
-        return {"links": [], "new_papers": [], "removed_papers": []}
-    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]]
-    shared = _overlaps(previous, current)
-    everyone_before = {paper for topic in previous for paper in topic.papers}
-    everyone_now = {paper for topic in current for paper in topic.papers}
-    links = [
-        {"from": before.id, "to": ids[now.id], "papers": int(shared[row, column])}
-        for row, before in enumerate(previous)
-        for column, now in enumerate(current)
-        if shared[row, column] > 0 and shared[row, column] >= _FLOW_SHARE * min(before.size, now.size)
-    ]
-    return {
-        "links": sorted(links, key=lambda link: (link["from"], link["to"])),
-        "new_papers": [
-            {"to": ids[topic.id], "papers": len(topic.papers - everyone_before)}
-            for topic in current
-            if topic.papers - everyone_before
-        ],
-        "removed_papers": [
-            {"from": topic.id, "papers": len(topic.papers - everyone_now)}
-            for topic in previous
-            if topic.papers - everyone_now
-        ],
-    }

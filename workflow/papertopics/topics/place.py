@@ -296,7 +296,7 @@ def refit_note(update: str, runs: list[dict]) -> dict | None:
     }
 
 
-def settle_placed_topics(labels: str, found) -> dict | None:
+def settle_placed_topics(labels: str, topic_run) -> dict | None:
     """After the topics stage's run on placed clusters (``labels``, the cluster stage's file):
     each paper's outlier flag as placed (a fitted paper's as the fit left it), and the new topics,
     with their final ids and labels, per dump they are new in; None for a refit.
@@ -306,19 +306,19 @@ def settle_placed_topics(labels: str, found) -> dict | None:
     placed = storage.read_arrays(labels)
     if str(placed["mode"]) != "place":
         return None
-    found.was_outlier = placed["outlier"]
+    topic_run.was_outlier = placed["outlier"]
     # A fitted topic keeps the label it was fitted with, so that what a reader saw stays as it was.
     fitted = placed["fitted_label"] != ""
-    kept = dict(zip(found.topics[fitted].tolist(), placed["fitted_label"][fitted].tolist(), strict=True))
-    for record in found.details:
+    kept = dict(zip(topic_run.topics[fitted].tolist(), placed["fitted_label"][fitted].tolist(), strict=True))
+    for record in topic_run.details:
         record["label"] = kept.get(record["topic"], record["label"])
-    found.paper_labels = [
-        kept.get(t, label) for t, label in zip(found.topics.tolist(), found.paper_labels, strict=True)
+    topic_run.paper_labels = [
+        kept.get(t, label) for t, label in zip(topic_run.topics.tolist(), topic_run.paper_labels, strict=True)
     ]
-    label_of = {d["topic"]: d["label"] for d in found.details}
+    label_of = {d["topic"]: d["label"] for d in topic_run.details}
     new_topics = []
     for dump in dict.fromkeys(placed["new_in"][placed["new_in"] != ""].tolist()):
-        topics = Counter(found.topics[placed["new_in"] == dump].tolist())
+        topics = Counter(topic_run.topics[placed["new_in"] == dump].tolist())
         new_topics += [
             {"dump": dump, "topic": int(t), "label": label_of.get(t, ""), "papers": n}
             for t, n in sorted(topics.items())

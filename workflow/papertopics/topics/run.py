@@ -1,31 +1,27 @@
 """The topics stage's work, from the clusters to labelled, stably numbered, curated topics.
 
-One numbering leaves this module: each topic's stable id (``papertopics.topics.lineage``), under which
-curation (``papertopics.topics.curation``) merges and hides topics. The others stay inside, each for one
-step: the cluster stage's labels (with guided categories, ``papertopics.topics.guided``), this run's
-topics by size (what history is matched with), and BERTopic's own topic numbers (mapped to stable
-ids by their papers as soon as the model is fitted). ``run_topics`` runs the steps in order; each
-step is a function of its own, so that a step is added where it belongs. ``papertopics.topics.stages.topics``
-reads the files and writes what ``run_topics`` returns.
+``run_topics`` chains the steps, each a function returning a small frozen record: the guide's
+categories first (``guide``), the topics ordered by size (``order_by_size``), matched to history
+(``follow_history``), curated (``curate``), fitted by BERTopic (``fit``), labelled (``label``),
+described (``describe``) and compared with the previous run (``lineage``). A topic's numberings
+(cluster label, number by size, stable id, curated id, BERTopic's number) are one table,
+``papertopics.topics.ids.TopicIds``, that the steps fill in and read; one numbering leaves this
+module, the stable id as curation shows it. ``papertopics.topics.stages.topics`` reads the files
+and writes what ``run_topics`` returns.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, missing_notice
 from papertopics.topics.fit import OUTLIER, assign_outliers
-from papertopics.topics.lineage import (
-    TopicHistory,
-    carry_labels,
-    follow_topics,
-    lineage_events,
-    paper_flows,
-    record_run,
-)
+from papertopics.topics.ids import TopicIds
+from papertopics.topics.lineage import TopicHistory, carry_labels, record_run
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"
@@ -41,7 +37,7 @@ class TopicSettings:
     min_similarity: float = 0.85
     guide_min_similarity: float = 0.4
     reduce_outliers: bool = True
-    # The keyword settings of ``papertopics.topics.fit.fit_topic_model``.
+    # The fields of ``papertopics.topics.fit.KeywordSettings``.
     keywords: dict = field(default_factory=dict)
 
 
@@ -49,7 +45,8 @@ class TopicSettings:
 class TopicRun:
     """What a run of the topics stage found: each paper's topic (stable id, curated; -1 none) and
     its label, the topic records and groups, the fitted model, what changed since the previous
-    run, and the record history keeps (written by ``record``, last).
+    run, the table of the topics' numberings, and the record history keeps (written by
+    ``record``, last).
     """
 
     model: object
@@ -60,6 +57,7 @@ class TopicRun:
     groups: list[dict]
     lineage: dict
     summary: dict
+    topic_ids: TopicIds
     _history: tuple = ()
 
     @property
@@ -67,58 +65,113 @@ class TopicRun:
         """Topics other than the papers without one."""
         return sum(1 for d in self.details if d["topic"] != OUTLIER)
 
+    @property
+    def model_topics(self) -> np.ndarray:
+        """Each paper's topic in the fitted model's numbering."""
+        return np.array([self.topic_ids.model_topic_of(t) for t in self.topics.tolist()], dtype=np.int64)
+
     def record(self) -> None:
         """Keep this run's topics (as found, before curation) for the next run to match against."""
         record_run(*self._history)
 
 
-def by_size(labels: np.ndarray) -> np.ndarray:
-    """Topics renumbered 0, 1, ... from the largest (ties: the lower label first); -1 stays."""
-    real, counts = np.unique(labels[labels != OUTLIER], return_counts=True)
-    order = real[np.lexsort((real, -counts))]
-    renumbered = np.full(len(labels), OUTLIER, dtype=np.int64)
-    for number, label in enumerate(order.tolist()):
-        renumbered[labels == label] = number
-    return renumbered
+# ---------------------------------------------------------------- the steps, in order
 
 
-def guided_clusters(
+@dataclass(frozen=True)
+class Guided:
+    """The clusters with the guide's categories first."""
+
+    clusters: np.ndarray  # each paper's cluster label (-1: outlier)
+    names: dict[int, str]  # cluster label → the guide's name for it
+    unmatched: list[str]  # the guide's names no paper fits
+
+
+def guide(
     names: list[str], encoder, vectors: np.ndarray, cluster_labels: np.ndarray, min_similarity: float
-) -> tuple[np.ndarray, dict[int, str], list[str]]:
-    """The clusters with the guide's categories first (``guided_topics``), named cluster → its
-    name, and the names no paper fits (logged: they make no topic). No names: as they were.
+) -> Guided:
+    """The clusters with the guide's categories first (``guided_topics``), the names no paper fits
+    logged (they make no topic). No names: the clusters as they were.
     """
     from papertopics.topics.guided import guided_topics, unmatched_names
 
     if not names:
-        return cluster_labels, {}, []
+        return Guided(cluster_labels, {}, [])
     name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
     cluster_labels, named = guided_topics(vectors, name_vectors, cluster_labels, min_similarity)
     unmatched = unmatched_names(names, named)
     for name in unmatched:
         _LOG.warning("topics.guide: no paper fits %r, so it makes no topic", name)
-    return cluster_labels, {cluster: names[index] for cluster, index in named.items()}, unmatched
+    return Guided(cluster_labels, {cluster: names[index] for cluster, index in named.items()}, unmatched)
 
 
-def _why_missing(matching, baseline: dict | None) -> dict[int, str]:
-    """What became of the previous run's ids that this run does not continue."""
-    why = {old: "gone (its papers are in no topic of this run)" for old in matching.gone}
-    for into, olds in matching.merges:
-        why.update({old: f"merged with other topics into a topic of this run (now {into})" for old in olds})
-    for old, into in matching.splits:
-        why[old] = f"split into topics {', '.join(map(str, into))}"
-    return why
+@dataclass(frozen=True)
+class BySize:
+    """This run's topics as found, largest first."""
+
+    topic_ids: TopicIds  # its cluster and size columns
+    rows: np.ndarray  # each paper's topic as found: its row of ``topic_ids`` (-1: none)
 
 
-def _model_topic_of(model_topics: np.ndarray, shown: np.ndarray) -> dict[int, int]:
-    """Shown topic → the fitted model's number for it (found by their papers)."""
-    return {int(s): int(m) for m, s in set(zip(model_topics.tolist(), shown.tolist(), strict=True))}
+def order_by_size(vectors: np.ndarray, clusters: np.ndarray, reduce_outliers: bool) -> BySize:
+    """The topics as found: the clusters (with the outliers assigned to the nearest, when
+    ``reduce_outliers``) numbered 0, 1, ... from the largest.
+    """
+    return BySize(*TopicIds.by_size(assign_outliers(vectors, clusters) if reduce_outliers else clusters))
 
 
-@dataclass
-class _Labels:
+@dataclass(frozen=True)
+class CuratedTopics:
+    """The topics once the curation file's merges and hides apply."""
+
+    topic_ids: TopicIds  # with the curated ids and what is hidden
+    curated: Curated  # each paper's topic, merged and shown, and what was done
+
+
+def curate(curation: Curation, followed: Followed, rows: np.ndarray) -> CuratedTopics:
+    """Merge and hide topics by stable id; the ids the file names that this run lacks are logged."""
+    stable = TopicIds.of_papers(followed.topic_ids.stable, rows)
+    curated = apply_curation(curation, stable, why_missing(followed.matching, followed.topic_ids))
+    for notice in missing_notice(curation, curated.missing):
+        _LOG.warning("%s", notice)
+    return CuratedTopics(followed.topic_ids.with_curation(curated.merged_into, set(curated.hidden)), curated)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """BERTopic fitted on the shown topics."""
+
+    model: object
+    topic_ids: TopicIds  # with BERTopic's numbers
+    keywords: dict[int, list[tuple[str, float]]]  # shown topic → weighted keywords, best first
+
+
+def fit(
+    texts: list[str],
+    vectors: np.ndarray,
+    rows: np.ndarray,
+    topic_ids: TopicIds,
+    encoder,
+    keyword_settings: dict,
+) -> Fitted:
+    """BERTopic's model of the shown topics (``keyword_settings``: ``KeywordSettings``'s fields)
+    and their keywords.
+    """
+    from papertopics.topics.fit import KeywordSettings, fit_topic_model, topic_keywords
+
+    shown = TopicIds.of_papers(topic_ids.shown, rows)
+    model, model_topics = fit_topic_model(texts, vectors, shown, encoder, KeywordSettings(**keyword_settings))
+    topic_ids = topic_ids.with_model_topics(rows, model_topics)
+    words = {topic_ids.shown_of_model(m): k for m, k in topic_keywords(model, model_topics).items()}
+    return Fitted(model, topic_ids, words)
+
+
+@dataclass(frozen=True)
+class TopicLabels:
+    """What ``label_topics`` gives: the labels, the labels changed since the previous run, the groups."""
+
     label_of: dict[int, str]  # shown topic → label shown (named, curated, carried or fresh)
-    found: dict[int, str]  # shown topic → label made from its papers (carried or fresh)
+    from_papers: dict[int, str]  # curated id (hidden ones too) → label made from its papers
     relabelled: list[dict]
     groups: list[dict]
     group_of: dict[int, int]
@@ -134,7 +187,7 @@ def label_topics(
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
-) -> _Labels:
+) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
     of the guide, else a curated label, else the earlier label while it still fits
     (``carry_labels``), else a fresh one (``papertopics.topics.labels``; ``encoder``, the model that
@@ -169,21 +222,111 @@ def label_topics(
         placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
     words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
     fresh = topic_labels(table, neighbours, placement, words)
-    found, relabelled = carry_labels(fresh, table.fits, earlier)
-    label_of = {**found, **names, **{t: label for t, label in curation.rename.items() if t in found}}
+    from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
+    label_of = {
+        **from_papers,
+        **names,
+        **{t: label for t, label in curation.rename.items() if t in from_papers},
+    }
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
-    relabelled = [r for r in relabelled if label_of.get(r["id"]) == found[r["id"]]]
+    relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
     for group, label in zip(
         groups, group_labels(table, [g["topics"] for g in groups], label_of), strict=True
     ):
         group["label"] = label
-    return _Labels(label_of, found, relabelled, groups, group_of)
+    return TopicLabels(label_of, from_papers, relabelled, groups, group_of)
 
 
 def _outlier_label(outliers: int, hidden: int) -> str:
     if hidden and outliers:
         return f"Outliers and topics marked {NOT_A_TOPIC.lower()}"
     return NOT_A_TOPIC if hidden else "Outliers"
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """The shown topics' labels and groups."""
+
+    names: dict[int, str]  # shown topic → the guide's name it takes
+    label_of: dict[int, str]  # shown topic (the outliers' -1 too) → label shown
+    # Stable id → the label of the topic it is shown in, for every topic as found (merged-away
+    # and hidden ones too).
+    label_as_found: dict[int, str]
+    labels: TopicLabels
+
+
+def label(
+    texts: list[str],
+    vectors: np.ndarray,
+    curated: CuratedTopics,
+    fitted: Fitted,
+    guided: Guided,
+    baseline: dict | None,
+    curation: Curation,
+    coarse_topics: int | str,
+    encoder,
+) -> Labelled:
+    """The labels (``label_topics``), given to the model too, and the outliers' label."""
+    topic_ids = fitted.topic_ids
+    names = {topic_ids.stable_of_cluster(cluster): name for cluster, name in guided.names.items()}
+    names = {t: name for t, name in names.items() if t in fitted.keywords}
+    earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
+    labels = label_topics(
+        texts, vectors, curated.curated, earlier, names, curation, coarse_topics, encoder, fitted.keywords
+    )
+    outliers = int((curated.curated.merged == OUTLIER).sum())  # papers in no topic as found
+    label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.curated.hidden.values()))}
+    shown = set(curated.curated.topics.tolist())
+    fitted.model.set_topic_labels(
+        {topic_ids.model_topic_of(t): text for t, text in label_of.items() if t in shown}
+    )
+    label_as_found = {
+        t: NOT_A_TOPIC if hidden else label_of[shown_as]
+        for t, shown_as, hidden in zip(
+            topic_ids.stable.tolist(), topic_ids.curated.tolist(), topic_ids.hidden.tolist(), strict=True
+        )
+    }
+    return Labelled(names, label_of, label_as_found, labels)
+
+
+@dataclass(frozen=True)
+class Described:
+    """The topic records and each paper's label."""
+
+    details: list[dict]  # ``topic_details.json``'s topics, outliers last
+    paper_labels: list[str]
+
+
+def describe(
+    ids: list[str],
+    vectors: np.ndarray,
+    curated: CuratedTopics,
+    fitted: Fitted,
+    labelled: Labelled,
+    curation: Curation,
+    n_representative_docs: int,
+) -> Described:
+    """One record per shown topic (``describe_topics``, with its model number, group, and what the
+    guide and curation did to it), and each paper's label.
+    """
+    from papertopics.topics.fit import describe_topics
+
+    shown, merged, hidden = curated.curated.topics, curated.curated.merged, curated.curated.hidden
+    label_of = labelled.label_of
+    details = describe_topics(fitted.keywords, label_of, ids, vectors, shown, n_representative_docs)
+    for record in details:
+        topic = record["topic"]
+        record["model_topic"] = fitted.topic_ids.model_topic_of(topic)
+        record["named"] = topic in labelled.names
+        record["curated"] = topic in curation.rename and topic != OUTLIER
+        record["group"] = labelled.labels.group_of.get(topic)
+        if topic in curation.note:
+            record["note"] = curation.note[topic]
+    paper_labels = [
+        NOT_A_TOPIC if topic == OUTLIER and before in hidden else label_of[topic]
+        for topic, before in zip(shown.tolist(), merged.tolist(), strict=True)
+    ]
+    return Described(details, paper_labels)
 
 
 def run_topics(
@@ -213,103 +356,58 @@ def run_topics(
         guide_names: ``topics.guide``'s names.
         curation: ``topics.curation``'s corrections (None: none).
     """
-    from papertopics.topics.fit import describe_topics, fit_topic_model, topic_keywords
-    from papertopics.topics.lineage import topic_snapshots
-
     curation = curation or Curation()
-    clusters, named_clusters, unmatched = guided_clusters(
+    guided = guide(
         list(guide_names), encoder, vectors, np.asarray(cluster_labels), settings.guide_min_similarity
     )
-    was_outlier = clusters == OUTLIER
-    found = by_size(assign_outliers(vectors, clusters) if settings.reduce_outliers else clusters)
-    snapshots = topic_snapshots(ids, vectors, found)
-    stable_id, matching, baseline, run = follow_topics(
-        history, snapshots, settings.min_overlap, settings.min_similarity
+    as_found = order_by_size(vectors, guided.clusters, settings.reduce_outliers)
+    followed = follow_history(
+        history,
+        ids,
+        vectors,
+        as_found.topic_ids,
+        as_found.rows,
+        settings.min_overlap,
+        settings.min_similarity,
     )
-    stable = np.array([stable_id.get(t, OUTLIER) for t in found.tolist()], dtype=np.int64)
-    curated = apply_curation(curation, stable, _why_missing(matching, baseline))
-    for notice in missing_notice(curation, curated.missing):
-        _LOG.warning("%s", notice)
-    shown = curated.topics
-
-    model, model_topics = fit_topic_model(texts, vectors, shown, embedding_model=encoder, **settings.keywords)
-    model_topic = _model_topic_of(model_topics, shown)
-    keywords = {int(shown[model_topics == m][0]): k for m, k in topic_keywords(model, model_topics).items()}
-    names = {
-        stable_id[int(found[np.flatnonzero(clusters == cluster)[0]])]: name
-        for cluster, name in named_clusters.items()
-    }
-    names = {t: name for t, name in names.items() if t in keywords}
-    earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels = label_topics(
-        texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder, keywords
+    curated = curate(curation, followed, as_found.rows)
+    fitted = fit(texts, vectors, as_found.rows, curated.topic_ids, encoder, settings.keywords)
+    labelled = label(
+        texts, vectors, curated, fitted, guided, followed.baseline, curation, settings.coarse_topics, encoder
     )
-    outliers = int(((shown == OUTLIER) & (stable == OUTLIER)).sum())
-    label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.hidden.values()))}
-    model.set_topic_labels({model_topic[t]: label for t, label in label_of.items() if t in model_topic})
-
-    details = describe_topics(keywords, label_of, ids, vectors, shown, settings.n_representative_docs)
-    for record in details:
-        topic = record["topic"]
-        record["model_topic"] = model_topic[topic]
-        record["named"] = topic in names
-        record["curated"] = topic in curation.rename and topic != OUTLIER
-        record["group"] = labels.group_of.get(topic)
-        if topic in curation.note:
-            record["note"] = curation.note[topic]
-    paper_labels = [
-        NOT_A_TOPIC if topic == OUTLIER and before in curated.hidden else label_of[topic]
-        for topic, before in zip(shown.tolist(), stable.tolist(), strict=True)
-    ]
-    # Every id as found (merged-away and hidden ones too) under the label of the topic it is shown in.
-    found_labels = {
-        t: NOT_A_TOPIC if t in curated.hidden else label_of[curated.merged_into.get(t, t)]
-        for t in stable_id.values()
-    }
-    sizes = {t.id: t.size for t in snapshots}
-    lineage = lineage_events(
-        matching,
-        stable_id,
-        found_labels,
-        {stable_id[key]: size for key, size in sizes.items()},
-        baseline,
-        run,
-        labels.relabelled,
-        set(ids),
+    described = describe(ids, vectors, curated, fitted, labelled, curation, settings.n_representative_docs)
+    traced = trace_lineage(
+        followed,
+        fitted.topic_ids,
+        labelled.label_as_found,
+        labelled.labels.from_papers,
+        labelled.labels.relabelled,
+        fitted.keywords,
+        ids,
     )
-    lineage["flows"] = paper_flows(baseline, snapshots, stable_id)
-    # History keeps the topics as found, each with the label and keywords of the topic it is shown in.
-    shown_as = {t: curated.merged_into.get(t, t) for t in stable_id.values()}
-    kept = [
-        replace(
-            topic,
-            id=stable_id[topic.id],
-            label=labels.found.get(shown_as[stable_id[topic.id]], ""),
-            keywords=tuple(word for word, _ in keywords.get(shown_as[stable_id[topic.id]], [])),
-        )
-        for topic in snapshots
-    ]
+    was_outlier = guided.clusters == OUTLIER
     summary = {
         "outliers_before_reduction": int(was_outlier.sum()),
-        "named_topics": len(names),
-        "guide_unmatched": unmatched,
-        "coarse_topics": len(labels.groups),
-        "curation": _curation_summary(curation, curated, labels.found),
+        "named_topics": len(labelled.names),
+        "guide_unmatched": guided.unmatched,
+        "coarse_topics": len(labelled.labels.groups),
+        "curation": _curation_summary(curation, curated.curated, labelled.labels.from_papers),
     }
     return TopicRun(
-        model,
-        shown,
-        paper_labels,
+        fitted.model,
+        curated.curated.topics,
+        described.paper_labels,
         was_outlier,
-        details,
-        labels.groups,
-        lineage,
+        described.details,
+        labelled.labels.groups,
+        traced.events,
         summary,
-        (history, run, baseline, kept),
+        fitted.topic_ids,
+        (history, followed.run, followed.baseline, traced.kept),
     )
 
 
-def _curation_summary(curation: Curation, curated: Curated, found: dict[int, str]) -> dict | None:
+def _curation_summary(curation: Curation, curated: Curated, from_papers: dict[int, str]) -> dict | None:
     """What the curation file did this run, for ``topic_details.json`` and the report."""
     if curation.source is None:
         return None
@@ -320,7 +418,9 @@ def _curation_summary(curation: Curation, curated: Curated, found: dict[int, str
             {"into": into, "from": sorted(t for t, target in curated.merged_into.items() if target == into)}
             for into in sorted(set(curated.merged_into.values()))
         ],
-        "hidden": [{"id": t, "papers": papers, "label": found[t]} for t, papers in curated.hidden.items()],
+        "hidden": [
+            {"id": t, "papers": papers, "label": from_papers[t]} for t, papers in curated.hidden.items()
+        ],
         "missing": curated.missing,
         "notices": missing_notice(curation, curated.missing),
     }
