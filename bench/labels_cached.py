@@ -50,12 +50,14 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
     return result
 
 
-def _relabel(call: tuple, encoder, earlier: dict[int, str] | None = None):
+def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, str] | None = None):
+    """The labeller on a captured call's inputs, the papers' titles found by their text."""
     from papertopics.topics.run import label_topics
 
     (texts, vectors, curated, captured_earlier, names, curation, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
-    return label_topics(texts, vectors, curated, earlier, names, curation, coarse, encoder, keywords)
+    titles = [title_of.get(text, "") for text in texts]
+    return label_topics(texts, vectors, curated, earlier, names, curation, coarse, encoder, keywords, titles)
 
 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
@@ -69,7 +71,8 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     config = quality.default_config()
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     papers = quality.load_corpus(corpus)
-    labelled = _relabel(calls[0], encoder)
+    title_of = {p["text"]: p["title"] or "" for p in papers}
+    labelled = _relabel(calls[0], encoder, title_of)
     topics = calls[0][0][2].topics
     details = [
         {"topic": e["topic"], "size": e["size"], "label": labelled.label_of[e["topic"]], "keywords": []}
@@ -84,9 +87,10 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     result["largest"] = result["all_topics"][:20]
     result["groups"] = [g["label"] for g in labelled.groups]
     if len(calls) == 3 and result["kept"]:
-        first = _relabel(calls[1], encoder).found
+        first = _relabel(calls[1], encoder, title_of).found
         kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))
-        second = _relabel(calls[2], encoder, {t: first[t] for t in calls[2][0][3] if t in first}).found
+        earlier = {t: first[t] for t in calls[2][0][3] if t in first}
+        second = _relabel(calls[2], encoder, title_of, earlier).found
         kept = [t for t in kept if t in second]
         same = [t for t in kept if first[t] == second[t]]
         relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]

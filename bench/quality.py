@@ -153,6 +153,7 @@ def run_ours(
             TopicHistory(history),
             topic_settings(config),
             encoder,
+            titles=[p["title"] or "" for p in papers],
         )
     details = found.details
     metrics = evaluate_topics(
@@ -360,6 +361,7 @@ def label_kept_share(
                 history,
                 topic_settings(config),
                 encoder,
+                titles=[p["title"] or "" for p in chosen],
             )
             found.record()
             runs.append(found)

@@ -1,15 +1,15 @@
 """Topic labels: one or two phrases that a researcher in the field would use for a topic.
 
-Candidates are the phrases of one to four words in a topic's papers, as the keyword vectorizer
-reads them (lower case, never across a punctuation mark), but for a hyphenated compound with a
-stop word in it, read as one word ("few-shot", "re-identification", "out-of-distribution": the
-vectorizer would drop "few" and leave "shot learning"), plural forms counted together: no stop
-word, number or ``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and
-"X and Y" ("vision and language"), no "-ed" word at the end. Each is scored as a name for the
-topic by how many of the topic's papers use it (coverage) and how many of the papers using it are
-the topic's (precision), as their weighted harmonic mean with precision counted twice
-(F-beta, beta 0.5): a name is first of all distinctive, then common in the topic. A phrase that
-names a topic must also be:
+Candidates are the phrases of one to four words in a topic's papers (a paper's title, which names
+it in its field's words, read before its abstract), as the keyword vectorizer reads them (lower
+case, never across a punctuation mark), but for a hyphenated compound with a stop word in it, read
+as one word ("few-shot", "re-identification", "out-of-distribution": the vectorizer would drop
+"few" and leave "shot learning"), plural forms counted together: no stop word, number or
+``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and "X and Y" ("vision
+and language"), no "-ed" word at the end. Each is scored as a name for the topic by how many of the
+topic's papers use it (coverage) and how many of the papers using it are the topic's (precision),
+as their weighted harmonic mean with precision counted twice (F-beta, beta 0.5): a name is first of
+all distinctive, then common in the topic. A phrase that names a topic must also be:
 
 - not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus
   ("data", "model", "tasks" are not);
@@ -281,6 +281,11 @@ class Unit:
             self.forms.setdefault(key, Counter()).update(forms)
 
 
+def _titled(texts: list[str], titles: list[str] | None, row: int) -> str:
+    """A paper's text with its title (if any) before it, a stretch of its own."""
+    return f"{titles[row]}.\n{texts[row]}" if titles and titles[row] else texts[row]
+
+
 def _sample(members: np.ndarray, count: int) -> np.ndarray:
     if len(members) <= count:
         return members
@@ -291,7 +296,7 @@ class PhraseTable:
     """Candidate phrases counted in each topic's papers (see the module's docstring).
 
     ``extra_phrases`` (earlier labels' phrases, of any length) are counted too, so that
-    ``fits`` can judge them.
+    ``fits`` can judge them. ``titles`` (each paper's title, or "") are read with the texts.
     """
 
     def __init__(
@@ -301,6 +306,7 @@ class PhraseTable:
         stop_words: frozenset[str],
         extra_phrases: Iterable[str] = (),
         sample: int = SAMPLE_PAPERS,
+        titles: list[str] | None = None,
     ):
         topics = np.asarray(topics)
         self.total = int((topics != OUTLIER).sum())
@@ -312,7 +318,7 @@ class PhraseTable:
         # enough of its papers use, the second counts them in every topic.
         vocabulary: dict[str, Word] = {}
         read = {
-            t: [paper_words(texts[row], stop_words, vocabulary) for row in rows]
+            t: [paper_words(_titled(texts, titles, row), stop_words, vocabulary) for row in rows]
             for t, rows in sampled.items()
         }
         own: dict[int, set[Key]] = {}

@@ -134,12 +134,14 @@ def label_topics(
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
+    titles: list[str] | None = None,
 ) -> _Labels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
     of the guide, else a curated label, else the earlier label while it still fits
     (``carry_labels``), else a fresh one (``papertopics.topics.labels``; ``encoder``, the model that
     embedded ``vectors``, places its second phrase; ``keywords``, each shown topic's c-TF-IDF
-    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with).
+    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with;
+    ``titles``, each paper's title or "", are read with its text).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -156,6 +158,7 @@ def label_topics(
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in earlier.values() for p in label_phrases(label)],
+        titles=titles,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
     group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
@@ -196,6 +199,7 @@ def run_topics(
     encoder=None,
     guide_names: list[str] = (),
     curation: Curation | None = None,
+    titles: list[str] | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
 
@@ -212,6 +216,7 @@ def run_topics(
             second phrase.
         guide_names: ``topics.guide``'s names.
         curation: ``topics.curation``'s corrections (None: none).
+        titles: each paper's title ("" where it has none), which the labels read too.
     """
     from papertopics.topics.fit import describe_topics, fit_topic_model, topic_keywords
     from papertopics.topics.lineage import topic_snapshots
@@ -242,7 +247,7 @@ def run_topics(
     names = {t: name for t, name in names.items() if t in keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     labels = label_topics(
-        texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder, keywords
+        texts, vectors, curated, earlier, names, curation, settings.coarse_topics, encoder, keywords, titles
     )
     outliers = int(((shown == OUTLIER) & (stable == OUTLIER)).sum())
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.hidden.values()))}
