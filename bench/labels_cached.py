@@ -65,6 +65,8 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     from papertopics.embed.encoders import load_model
     from papertopics.topics.labels import label_phrases
 
+    from bench.label_keywords import kept_most_share, most_papers_kept
+
     with open(_capture_file(cache_dir, corpus), "rb") as stored:
         captured = pickle.load(stored)
     result, calls = captured["result"], captured["calls"]
@@ -94,11 +96,13 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
         kept = [t for t in kept if t in second]
         same = [t for t in kept if first[t] == second[t]]
         relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]
+        topic_of = [dict(zip(call[0][0], call[0][2].topics.tolist(), strict=True)) for call in calls[1:]]
         result["kept"] = {
             **result["kept"],
             "kept_id": len(kept),
             "kept_label": len(same),
             "share": len(same) / len(kept) if kept else None,
+            **kept_most_share(most_papers_kept(*topic_of, kept), same),
             "relabelled": relabelled,
         }
     if misses:

@@ -343,10 +343,12 @@ def label_kept_share(
     from papertopics.topics.lineage import TopicHistory
     from papertopics.topics.run import run_topics
 
+    from bench.label_keywords import kept_most_share, most_papers_kept
+
     years = sorted({p["year"] for p in papers if p.get("year") is not None})
     if len(years) < 3:
         return None
-    runs = []
+    runs, topic_of = [], []
     with tempfile.TemporaryDirectory() as folder:
         history = TopicHistory(folder)
         for last in years[1:3]:
@@ -365,6 +367,7 @@ def label_kept_share(
             )
             found.record()
             runs.append(found)
+            topic_of.append(dict(zip([p["id"] for p in chosen], found.topics.tolist(), strict=True)))
     before = {d["topic"]: d["label"] for d in runs[0].details}
     after = {d["topic"]: d["label"] for d in runs[1].details}
     kept = [t["id"] for t in runs[1].lineage["kept"]]
@@ -375,6 +378,7 @@ def label_kept_share(
         "kept_id": len(kept),
         "kept_label": len(same),
         "share": len(same) / len(kept) if kept else None,
+        **kept_most_share(most_papers_kept(*topic_of, kept), same),
         "relabelled": runs[1].lineage["relabelled"],
     }
 
@@ -921,7 +925,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
 
 
 def labels_markdown(results: list[dict]) -> str:
-    from bench.label_keywords import MIN_KEYWORD_PAPERS, MMR_CANDIDATES, MMR_DIVERSITY, MMR_WORDS
+    from bench.label_keywords import KEPT_PAPERS, MIN_KEYWORD_PAPERS, MMR_CANDIDATES, MMR_DIVERSITY, MMR_WORDS
 
     lines = [
         "# Topic labels benchmark",
@@ -988,7 +992,13 @@ def labels_markdown(results: list[dict]) -> str:
                 f"history of the first run: {kept['kept_id']} topics kept their id, {kept['kept_label']} of them "
                 f"their label too ({kept['share']:.0%}). Relabelled: "
                 + ("; ".join(f"{r['id']}: {r['from']} → {r['to']}" for r in kept["relabelled"]) or "none")
-                + ".",
+                + "."
+                + (
+                    f" Of the {kept['kept_most']} that kept their id and at least {KEPT_PAPERS:.0%} of their"
+                    f" papers, {kept['kept_most_label']} kept their label ({kept['most_share']:.0%})."
+                    if kept.get("most_share") is not None
+                    else ""
+                ),
                 "",
             ]
     return "\n".join(lines)
