@@ -24,6 +24,8 @@ MIN_KEYWORD_PAPERS = 2
 MMR_CANDIDATES = 30
 MMR_DIVERSITY = 0.3
 MMR_WORDS = 2
+# A topic kept across a rerun keeps at least this share of its papers to count in the labels-kept figure.
+KEPT_PAPERS = 0.6
 _PARENTHESISED = re.compile(r"\(([^()]*)\)")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -132,3 +134,28 @@ def mmr_keywords(
         keyword_model, None, None, {n: candidates[n] for n in model_topics.values()}
     )
     return {topic: [word for word, _ in chosen[number][:MMR_WORDS]] for topic, number in model_topics.items()}
+
+
+def most_papers_kept(before: dict[str, int], after: dict[str, int], topics: list[int]) -> list[int]:
+    """Of ``topics`` (ids kept across a rerun), those that keep at least ``KEPT_PAPERS`` of their
+    earlier papers (``before``, ``after``: paper → topic in each run), as the issue's figure counts
+    them: a topic that lost most of its papers to others may rightly be named again.
+    """
+    kept = []
+    for topic in topics:
+        papers = [paper for paper, t in before.items() if t == topic]
+        if papers and sum(after.get(paper) == topic for paper in papers) >= KEPT_PAPERS * len(papers):
+            kept.append(topic)
+    return kept
+
+
+def kept_most_share(most: list[int], same: list[int]) -> dict:
+    """The labels-kept figure of the topics that kept their id and most of their papers (``most``)
+    of which ``same`` kept their label.
+    """
+    kept = [t for t in most if t in same]
+    return {
+        "kept_most": len(most),
+        "kept_most_label": len(kept),
+        "most_share": len(kept) / len(most) if most else None,
+    }

@@ -50,12 +50,14 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
     return result
 
 
-def _relabel(call: tuple, encoder, earlier: dict[int, str] | None = None):
+def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, str] | None = None):
+    """The labeller on a captured call's inputs, the papers' titles found by their text."""
     from papertopics.topics.run import label_topics
 
     (texts, vectors, curated, captured_earlier, names, curation, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
-    return label_topics(texts, vectors, curated, earlier, names, curation, coarse, encoder, keywords)
+    titles = [title_of.get(text, "") for text in texts]
+    return label_topics(texts, vectors, curated, earlier, names, curation, coarse, encoder, keywords, titles)
 
 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
@@ -63,13 +65,16 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     from papertopics.embed.encoders import load_model
     from papertopics.topics.labels import label_phrases
 
+    from bench.label_keywords import kept_most_share, most_papers_kept
+
     with open(_capture_file(cache_dir, corpus), "rb") as stored:
         captured = pickle.load(stored)
     result, calls = captured["result"], captured["calls"]
     config = quality.default_config()
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     papers = quality.load_corpus(corpus)
-    labelled = _relabel(calls[0], encoder)
+    title_of = {p["text"]: p["title"] or "" for p in papers}
+    labelled = _relabel(calls[0], encoder, title_of)
     topics = calls[0][0][2].topics
     details = [
         {"topic": e["topic"], "size": e["size"], "label": labelled.label_of[e["topic"]], "keywords": []}
@@ -84,17 +89,20 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     result["largest"] = result["all_topics"][:20]
     result["groups"] = [g["label"] for g in labelled.groups]
     if len(calls) == 3 and result["kept"]:
-        first = _relabel(calls[1], encoder).from_papers
+        first = _relabel(calls[1], encoder, title_of).from_papers
         kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))
-        second = _relabel(calls[2], encoder, {t: first[t] for t in calls[2][0][3] if t in first}).from_papers
+        earlier = {t: first[t] for t in calls[2][0][3] if t in first}
+        second = _relabel(calls[2], encoder, title_of, earlier).from_papers
         kept = [t for t in kept if t in second]
         same = [t for t in kept if first[t] == second[t]]
         relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]
+        topic_of = [dict(zip(call[0][0], call[0][2].topics.tolist(), strict=True)) for call in calls[1:]]
         result["kept"] = {
             **result["kept"],
             "kept_id": len(kept),
             "kept_label": len(same),
             "share": len(same) / len(kept) if kept else None,
+            **kept_most_share(most_papers_kept(*topic_of, kept), same),
             "relabelled": relabelled,
         }
     if misses:

@@ -45,16 +45,28 @@ MOST = 60
 
 
 @pytest.fixture(scope="module")
-def ijcai_topics() -> tuple[list[str], np.ndarray]:
+def ijcai_titled() -> tuple[list[str], list[str], np.ndarray]:
+    """The term topics' texts, their papers' titles, and each paper's topic."""
     path = require_corpus("ijcai_2020_2024_areas.jsonl.gz")
     with gzip.open(path, "rt", encoding="utf-8") as lines:
-        abstracts = [json.loads(line)["abstract"] for line in lines]
-    texts, topics = [], []
+        records = [json.loads(line) for line in lines]
+    texts, titles, topics = [], [], []
     for number, term in enumerate(TERMS):
-        said = [a for a in abstracts if term in a.lower() and clean_for_keywords(a) not in texts][:MOST]
-        texts += [clean_for_keywords(a) for a in said]
+        said = [
+            r
+            for r in records
+            if term in r["abstract"].lower() and clean_for_keywords(r["abstract"]) not in texts
+        ][:MOST]
+        texts += [clean_for_keywords(r["abstract"]) for r in said]
+        titles += [r["title"] for r in said]
         topics += [number] * len(said)
-    return texts, np.array(topics)
+    return texts, titles, np.array(topics)
+
+
+@pytest.fixture(scope="module")
+def ijcai_topics(ijcai_titled) -> tuple[list[str], np.ndarray]:
+    texts, _, topics = ijcai_titled
+    return texts, topics
 
 
 def test_a_second_phrase_is_a_name_never_a_generic_word_or_a_restatement(ijcai_topics):
@@ -202,3 +214,29 @@ def test_a_first_phrase_holding_a_wider_keyword_gives_way_to_it():
     assert agreeing_first(table, unit, ranked, [phrase_key("pose"), whole])[:2] == [whole, part]
     # A one-word keyword is not a name of the whole topic: the order stays.
     assert agreeing_first(table, unit, ranked, [phrase_key("pose")]) == ranked
+
+
+def test_titles_are_read_with_the_abstracts_and_their_names_win(ijcai_titled):
+    texts, titles, topics = ijcai_titled
+    abstracts = PhraseTable(texts, topics, STOP)
+    titled = PhraseTable(texts, topics, STOP, titles=titles)
+    voting = TERMS.index("voting")
+    unit, before = titled.units[voting], abstracts.units[voting]
+    # A title is read as more of its paper's text: every phrase is used by at least as many papers.
+    assert all(unit.counts[key] >= count for key, count in before.counts.items())
+    assert any(unit.counts[key] > count for key, count in before.counts.items())
+    # The voting papers' second phrase, from the abstracts alone, is a complexity result no title
+    # of theirs says ("polynomial time"); read with the titles, it is one their titles name.
+    own_titles = [" ".join(phrase_key(t)) for t, topic in zip(titles, topics, strict=True) if topic == voting]
+
+    def in_titles(phrase: str) -> int:
+        return sum(f" {' '.join(phrase_key(phrase))} " in f" {title} " for title in own_titles)
+
+    neighbours = {t: [] for t in titled.units}
+    second_before = label_phrases(topic_labels(abstracts, neighbours)[voting])[1]
+    second_after = label_phrases(topic_labels(titled, neighbours)[voting])[1]
+    assert in_titles(second_before) == 0
+    assert in_titles(second_after) >= 2
+    # Without titles (None, or all empty) the table is the abstracts' alone.
+    empty = PhraseTable(texts, topics, STOP, titles=[""] * len(texts))
+    assert empty.units[voting].counts == before.counts

@@ -9,8 +9,10 @@ import numpy as np
 from conftest import require_corpus
 
 from bench.label_keywords import (
+    kept_most_share,
     keyword_forms,
     keyword_naming,
+    most_papers_kept,
     phrase_is_keyword,
     topic_keyword_counts,
     word_set,
@@ -41,3 +43,13 @@ def test_labels_of_each_venues_field_hit_its_papers_keywords_not_the_others():
     assert right == {"hit_rate": 1.0, "phrase_share": 1.0}
     assert half["hit_rate"] == sizes[0] / sum(sizes.values())
     assert half["phrase_share"] == sizes[0] / (2 * sizes[0] + sizes[1])
+
+
+def test_the_labels_kept_figure_counts_the_topics_that_kept_most_of_their_papers():
+    before = {"a": 0, "b": 0, "c": 0, "d": 0, "e": 1, "f": 1, "g": 2}
+    # Topic 0 keeps 3 of its 4 papers, topic 1 one of 2, topic 2 its only one (beside new papers).
+    after = {"a": 0, "b": 0, "c": 0, "d": 1, "e": 1, "f": 2, "g": 2, "h": 2}
+    assert most_papers_kept(before, after, [0, 1, 2]) == [0, 2]
+    assert most_papers_kept(before, after, [1]) == []
+    assert kept_most_share([0, 2], same=[0, 1]) == {"kept_most": 2, "kept_most_label": 1, "most_share": 0.5}
+    assert kept_most_share([], same=[0])["most_share"] is None

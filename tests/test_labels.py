@@ -392,3 +392,24 @@ def test_a_second_phrase_whose_meaning_lies_elsewhere_is_left_out(placed):
     assert 1 / len(names) < share < 1
     assert choose_label(table, unit, ranked, placement=shares, least_share=share) == both
     assert choose_label(table, unit, ranked, placement=shares, least_share=share + 1e-6) == "sentences"
+
+
+def test_a_titles_longer_form_leaves_the_phrase_its_text_uses_a_name():
+    # Six papers on super-resolution, four of them titled by a longer form; beside them, papers of
+    # another field so that the phrases are the topic's own.
+    texts = [f"We study super-resolution of images. Super-resolution helps case {i}." for i in range(6)]
+    texts += [f"We study graph neural networks. Message passing on graphs, case {i}." for i in range(6)]
+    titles = ["Single image super-resolution with priors"] * 4 + ["Super-resolution"] * 2 + [""] * 6
+    topics = np.array([0] * 6 + [1] * 6)
+    whole, longer = phrase_key("super resolution"), phrase_key("image super resolution")
+    titled = PhraseTable(texts, topics, STOP, titles=titles)
+    unit = titled.units[0]
+    assert unit.counts[longer] == 4 and unit.title_only[longer] == 4
+    assert whole in titled.ranked(unit)
+    # Said so in the abstracts themselves, the longer form completes the shorter, which gives way.
+    said = [
+        f"Single image super-resolution with priors. {text}" if i < 4 else text
+        for i, text in enumerate(texts)
+    ]
+    abstracts = PhraseTable(said, topics, STOP)
+    assert whole not in abstracts.ranked(abstracts.units[0])

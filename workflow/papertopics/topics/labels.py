@@ -1,22 +1,21 @@
 """Topic labels: one or two phrases that a researcher in the field would use for a topic.
 
-Candidates are the phrases of one to four words in a topic's papers, as the keyword vectorizer
-reads them (lower case, never across a punctuation mark), but for a hyphenated compound with a
-stop word in it, read as one word ("few-shot", "re-identification", "out-of-distribution": the
-vectorizer would drop "few" and leave "shot learning"), plural forms counted together: no stop
-word, number or ``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and
-"X and Y" ("vision and language"), no "-ed" word at the end. Each is scored as a name for the
-topic by how many of the topic's papers use it (coverage) and how many of the papers using it are
-the topic's (precision), as their weighted harmonic mean with precision counted twice
-(F-beta, beta 0.5): a name is first of all distinctive, then common in the topic. A phrase that
-names a topic must also be:
+Candidates are the phrases of one to four words in a topic's papers (a paper's title, which names
+it in its field's words, read before its abstract), as the keyword vectorizer reads them (lower
+case, never across a punctuation mark), but for a hyphenated compound with a stop word in it, read
+as one word ("few-shot", "re-identification", "out-of-distribution": the vectorizer would drop
+"few" and leave "shot learning"), plural forms counted together: no stop word, number or
+``NOT_NAME_WORDS`` word at either end, no stop word inside but for "X of Y" and "X and Y" ("vision
+and language"), no "-ed" word at the end. Each is scored as a name for the topic by how many of the
+topic's papers use it (coverage) and how many of the papers using it are the topic's (precision),
+as their weighted harmonic mean with precision counted twice (F-beta, beta 0.5): a name is first of
+all distinctive, then common in the topic. A phrase that names a topic must also be:
 
 - not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus
   ("data", "model", "tasks" are not);
 - whole: a phrase that one phrase a word longer completes in more than ``COMPLETION_SHARE`` of the
-  papers using it ("graph neural" → "graph neural networks", "series forecasting" → "time series
-  forecasting") gives way to it; an acronym gives way to its words ("asp" → "answer set
-  programming");
+  papers using it in their text, not title ("graph neural" → "graph neural networks", "series
+  forecasting" → "time series forecasting") gives way to it; an acronym to its words ("asp");
 - a noun phrase: used at least once, in ``NOMINAL_SHARE`` of its papers, where a stop word or a
   punctuation mark follows and no verb's subject or "to" comes before ("adversarial", "3d" and
   "detect anomalies" are not);
@@ -251,6 +250,7 @@ class Unit:
     nominal: Counter = field(default_factory=Counter)
     before_dataset: Counter = field(default_factory=Counter)
     late: Counter = field(default_factory=Counter)
+    title_only: Counter = field(default_factory=Counter)  # papers using the phrase in their title only
     candidates: set[Key] = field(default_factory=set)
     _initials: set[str] | None = None
 
@@ -270,13 +270,8 @@ class Unit:
         self.sampled += other.sampled
         self.papers += other.papers
         self.candidates |= other.candidates
-        for mine, theirs in (
-            (self.counts, other.counts),
-            (self.nominal, other.nominal),
-            (self.before_dataset, other.before_dataset),
-            (self.late, other.late),
-        ):
-            mine.update(theirs)
+        for name in ("counts", "nominal", "before_dataset", "late", "title_only"):
+            getattr(self, name).update(getattr(other, name))
         for key, forms in other.forms.items():
             self.forms.setdefault(key, Counter()).update(forms)
 
@@ -291,7 +286,7 @@ class PhraseTable:
     """Candidate phrases counted in each topic's papers (see the module's docstring).
 
     ``extra_phrases`` (earlier labels' phrases, of any length) are counted too, so that
-    ``fits`` can judge them.
+    ``fits`` can judge them. ``titles`` (each paper's title, or "") are read with the texts.
     """
 
     def __init__(
@@ -301,6 +296,7 @@ class PhraseTable:
         stop_words: frozenset[str],
         extra_phrases: Iterable[str] = (),
         sample: int = SAMPLE_PAPERS,
+        titles: list[str] | None = None,
     ):
         topics = np.asarray(topics)
         self.total = int((topics != OUTLIER).sum())
@@ -311,32 +307,39 @@ class PhraseTable:
         # Each sampled paper read once; the first pass finds each topic's own candidates, those
         # enough of its papers use, the second counts them in every topic.
         vocabulary: dict[str, Word] = {}
-        read = {
-            t: [paper_words(texts[row], stop_words, vocabulary) for row in rows]
-            for t, rows in sampled.items()
-        }
+        titles = titles or [""] * len(texts)
+        heads, bodies = (
+            {
+                t: [paper_words(read[row], stop_words, vocabulary) for row in rows]
+                for t, rows in sampled.items()
+            }
+            for read in (titles, texts)
+        )
         own: dict[int, set[Key]] = {}
-        for topic, papers in read.items():
+        title_only: dict[int, list[set[Key]]] = {t: [] for t in sampled}
+        for topic in sampled:
             counts: Counter = Counter()
-            for stretches in papers:
-                counts.update(phrase_keys(stretches))
-            least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(papers)))
+            for head, body in zip(heads[topic], bodies[topic], strict=True):
+                in_title, in_text = phrase_keys(head), phrase_keys(body)
+                counts.update(in_title | in_text)
+                title_only[topic].append(in_title - in_text)
+            least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(heads[topic])))
             own[topic] = {key for key, count in counts.items() if count >= least}
         counted = set(extra).union(*own.values())
         self.units: dict[int, Unit] = {}
-        for topic, papers in read.items():
-            unit = Unit(int((topics == topic).sum()), len(papers), candidates=own[topic])
-            for stretches in papers:
-                phrases = paper_phrases(stretches, stop_words, longest, only=counted)
+        for topic, rows in sampled.items():
+            unit = Unit(int((topics == topic).sum()), len(rows), candidates=own[topic])
+            for keys in title_only[topic]:
+                unit.title_only.update(keys & counted)
+            for head, body in zip(heads[topic], bodies[topic], strict=True):
+                phrases = paper_phrases(head + body, stop_words, longest, only=counted)
                 kept = phrases.forms.keys()
                 unit.counts.update(kept)
                 unit.nominal.update(phrases.nominal)
                 unit.before_dataset.update(phrases.before_dataset)
                 unit.late.update(phrases.late)
                 for key, form in phrases.forms.items():
-                    if key not in unit.forms:
-                        unit.forms[key] = Counter()
-                    unit.forms[key][form] += 1
+                    unit.forms.setdefault(key, Counter())[form] += 1
                 unit.papers.append(frozenset(kept & (own[topic] | extra)))
             self.units[topic] = unit
         self._in_corpus: Counter = Counter()
@@ -396,14 +399,15 @@ class PhraseTable:
         return sorted(whole, key=lambda key: (-round(self.score(unit, key), 9), -len(key), key))
 
     def _completed(self, unit: Unit, key: Key, keys: list[Key]) -> bool:
-        """Whether a phrase one word longer is used by more than ``COMPLETION_SHARE`` of the papers
-        using it.
+        """Whether a phrase one word longer is used, in their text, by more than
+        ``COMPLETION_SHARE`` of the papers using it (a fragment is one in running text: a title's
+        longer form, "single image super-resolution", leaves "super-resolution" a name).
         """
         least = COMPLETION_SHARE * unit.counts[key]
         return any(
             len(longer) == len(key) + 1
             and (longer[1:] == key or longer[:-1] == key)
-            and unit.counts[longer] > least
+            and unit.counts[longer] - unit.title_only[longer] > least
             for longer in keys
         )
 

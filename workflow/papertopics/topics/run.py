@@ -187,12 +187,14 @@ def label_topics(
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
+    titles: list[str] | None = None,
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
     of the guide, else a curated label, else the earlier label while it still fits
     (``carry_labels``), else a fresh one (``papertopics.topics.labels``; ``encoder``, the model that
     embedded ``vectors``, places its second phrase; ``keywords``, each shown topic's c-TF-IDF
-    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with).
+    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with;
+    ``titles``, each paper's title or "", are read with its text).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -209,6 +211,7 @@ def label_topics(
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in earlier.values() for p in label_phrases(label)],
+        titles=titles,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
     group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
@@ -265,14 +268,26 @@ def label(
     curation: Curation,
     coarse_topics: int | str,
     encoder,
+    titles: list[str] | None,
 ) -> Labelled:
-    """The labels (``label_topics``), given to the model too, and the outliers' label."""
+    """The labels (``label_topics``, which read each paper's title too), given to the model too, and
+    the outliers' label.
+    """
     topic_ids = fitted.topic_ids
     names = {topic_ids.stable_of_cluster(cluster): name for cluster, name in guided.names.items()}
     names = {t: name for t, name in names.items() if t in fitted.keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     labels = label_topics(
-        texts, vectors, curated.curated, earlier, names, curation, coarse_topics, encoder, fitted.keywords
+        texts,
+        vectors,
+        curated.curated,
+        earlier,
+        names,
+        curation,
+        coarse_topics,
+        encoder,
+        fitted.keywords,
+        titles,
     )
     outliers = int((curated.curated.merged == OUTLIER).sum())  # papers in no topic as found
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.curated.hidden.values()))}
@@ -339,6 +354,7 @@ def run_topics(
     encoder=None,
     guide_names: list[str] = (),
     curation: Curation | None = None,
+    titles: list[str] | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
 
@@ -355,6 +371,7 @@ def run_topics(
             second phrase.
         guide_names: ``topics.guide``'s names.
         curation: ``topics.curation``'s corrections (None: none).
+        titles: each paper's title ("" where it has none), which the labels read too.
     """
     curation = curation or Curation()
     guided = guide(
@@ -373,7 +390,16 @@ def run_topics(
     curated = curate(curation, followed, as_found.rows)
     fitted = fit(texts, vectors, as_found.rows, curated.topic_ids, encoder, settings.keywords)
     labelled = label(
-        texts, vectors, curated, fitted, guided, followed.baseline, curation, settings.coarse_topics, encoder
+        texts,
+        vectors,
+        curated,
+        fitted,
+        guided,
+        followed.baseline,
+        curation,
+        settings.coarse_topics,
+        encoder,
+        titles,
     )
     described = describe(ids, vectors, curated, fitted, labelled, curation, settings.n_representative_docs)
     traced = trace_lineage(

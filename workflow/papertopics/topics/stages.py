@@ -103,6 +103,7 @@ def topics(
         encoder=load_model(embedding_model, max_seq_length),
         guide_names=names,
         curation=curation,
+        titles=[p.get("title") or "" for p in records],
     )
     placement = settle_placed_topics(labels, found)
     # Each topic's wording per period, from the fitted model (in its own topic numbers).
