@@ -114,17 +114,12 @@ def ours_clusters(
 
 
 def topic_settings(config: dict):
-    """The topics stage's knobs from a config, as the topics rule passes them."""
-    from papertopics.topics.run import TopicSettings
+    """The topics stage's knobs from a config, as the topics rule passes them (one representative
+    paper a topic: the benchmarks score none, and finding them takes time).
+    """
+    from papertopics.settings import TopicStageSettings
 
-    topics = config["topics"]
-    keywords = ("ngram_range", "stop_words", "top_n_words", "reduce_frequent_words", "representation")
-    return TopicSettings(
-        n_representative_docs=1,
-        coarse_topics=config["report"]["coarse_topics"],
-        reduce_outliers=topics["reduce_outliers"],
-        keywords={k: topics[k] for k in (*keywords, "mmr_diversity", "min_keyword_share")},
-    )
+    return TopicStageSettings.from_config(config).run_settings(n_representative_docs=1)
 
 
 def run_ours(

@@ -28,8 +28,7 @@ rule changes:
         # One dict, not one param per knob: Snakemake records a rule's params as a set of values
         # without their names, so a knob set to a value another knob holds (the false discovery
         # rate to 0.1, say) would not rerun the stage. A dict is recorded with its keys.
-        compare=config["compare"],
-        stop_words=config["topics"]["stop_words"],
+        knobs=knobs(ChangeSettings.from_config(config)),
         # Each run's share table is kept here, so that the next run shows where published shares moved.
         history_dir="results/history",
     script:

@@ -14,6 +14,17 @@ from papertopics.changes.groups import read_compare_by
 from papertopics.ingest.parse import dump_name
 from papertopics.mapping.placement import FIT
 from papertopics.runtime.publish import PUBLISHED, STAGED, published_entries
+from papertopics.settings import (
+    ClusterSettings,
+    EmbeddingSettings,
+    EvaluateSettings,
+    ParseSettings,
+    ReportSettings,
+    SimilarSettings,
+    TopicStageSettings,
+    ChangeSettings,
+    knobs,
+)
 from papertopics.mapping.reduce import neighbour_settings, projection_settings
 from papertopics.embed.sharding import RecordCounts, planned_shards
 from papertopics.runtime.startup import (
@@ -111,19 +122,6 @@ wildcard_constraints:
     run=r"[1-9]\d*",
 
 
-def embedding_params():
-    settings = config["embedding"]
-    return dict(
-        model=settings["model"],
-        backend=settings["backend"],
-        device=settings["device"],
-        batch_size=settings["batch_size"],
-        max_seq_length=settings["max_seq_length"],
-        cache_dir=settings["cache_dir"],
-        model_cache_dir=settings["model_cache_dir"],
-    )
-
-
 def guide_file():
     """topics.guide given as a file: an input of the topics rule, so that editing it reruns topics."""
     guide = config["topics"]["guide"]
@@ -136,25 +134,21 @@ def curation_file():
     return [curation] if curation else []
 
 
-def guide_names():
-    """topics.guide given inline, as a list of category names."""
-    guide = config["topics"]["guide"]
-    return guide if isinstance(guide, list) else []
-
-
 def embedding_resources():
     """A GPU for each embedding job when embedding.device asks for one (SLURM: --gpus=1)."""
     return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
-def umap_params(*, cluster_space, random_state=None):
-    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings). ``random_state``:
-    another seed (a consensus run's, a function of the job's wildcards) than umap.random_state.
-    """
-    params = projection_settings(config["umap"], cluster_space=cluster_space)
-    if random_state is not None:
-        params["random_state"] = random_state
-    return params
+# Each stage's knobs (papertopics.settings), passed to it as one param, a dict: Snakemake records
+# a rule's params as values without names, a dict with its keys.
+def umap_params(*, cluster_space):
+    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings)."""
+    return projection_settings(config["umap"], cluster_space=cluster_space)
+
+
+def consensus_umap_params(wildcards):
+    """The umap knobs of consensus run ``wildcards.run``: the reduce stage's, with the run's own seed."""
+    return {**umap_params(cluster_space=True), "random_state": consensus_seed(wildcards)}
 
 
 def neighbour_params():

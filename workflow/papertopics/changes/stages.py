@@ -64,16 +64,14 @@ def changes(
     shares: str,
     changes: str,
     trends: str,
-    stop_words: str | None,
     history_dir: str,
-    compare: dict,
+    knobs: dict,
     bursts: str | None = None,
     themes: str | None = None,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
     changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
-    over the groups stage's periods; ``compare``: the ``compare`` knobs
-    (``papertopics.changes.compare.CompareSettings``).
+    over the groups stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
     """
     import pandas as pd
 
@@ -87,6 +85,7 @@ def changes(
     from papertopics.changes.groups import load_groups
     from papertopics.changes.themes import theme_table, topic_themes
     from papertopics.embed.encoders import gather_embeddings
+    from papertopics.settings import ChangeSettings
     from papertopics.topics.fit import outlier_flags
 
     assigned = pd.read_csv(
@@ -98,10 +97,17 @@ def changes(
     assigned["outlier"] = outlier_flags(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     events = storage.read_json(lineage)
-    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**compare)
+    chosen = ChangeSettings(**knobs)
+    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**chosen.compare)
     periods = load_groups(groups_table, groups_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
-        assigned, [texts[i] for i in assigned["id"]], topic_details, events, periods, settings, stop_words
+        assigned,
+        [texts[i] for i in assigned["id"]],
+        topic_details,
+        events,
+        periods,
+        settings,
+        chosen.stop_words,
     )
     vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
     tested = [p for p in record["periods"] if p not in record["small_periods"]]

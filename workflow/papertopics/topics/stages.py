@@ -13,6 +13,7 @@ import numpy as np
 
 from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings
+from papertopics.settings import EvaluateSettings, TopicStageSettings
 
 _LOG = logging.getLogger(__name__)
 
@@ -34,11 +35,7 @@ def topics(
     figures: str,
     lineage: str,
     history_dir: str,
-    embedding_model: str,
-    max_seq_length: int,
-    guide_names: list[str],
-    save_ctfidf: bool,
-    **knobs,
+    knobs: dict,
 ) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them.
 
@@ -61,15 +58,8 @@ def topics(
         figures: output, the model's figures (``papertopics.figures``).
         lineage: output, how this run's topics continue the previous run's.
         history_dir: where each run's topics are kept for the next run to match against.
-        embedding_model: the embedding model's name or path (for guide names and representations).
-        max_seq_length: the embedding model's token limit.
-        guide_names: ``topics.guide`` when it is a list of category names.
-        save_ctfidf: save the model's c-TF-IDF matrix and vocabulary too (``_save_model``).
-        **knobs: the fields of ``papertopics.topics.run.TopicSettings``, and the keyword settings
-            of ``papertopics.topics.fit.fit_topic_model``.
+        knobs: ``papertopics.settings.TopicStageSettings``'s fields.
     """
-    from dataclasses import fields
-
     from papertopics.changes.groups import load_groups
     from papertopics.changes.wording import wording_per_period
     from papertopics.embed.encoders import load_model
@@ -79,18 +69,15 @@ def topics(
     from papertopics.topics.guided import load_guide
     from papertopics.topics.lineage import TopicHistory
     from papertopics.topics.place import settle_placed_topics
-    from papertopics.topics.run import TopicSettings, run_topics
+    from papertopics.topics.run import run_topics
 
     records, vectors = corpus_embeddings(papers, embeddings)
     ids = [p["id"] for p in records]
     map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
-    names = load_guide(guide_file[0] if guide_file else guide_names)
+    chosen = TopicStageSettings(**knobs)
+    names = load_guide(guide_file[0] if guide_file else chosen.guide_names)
     curation = load_curation(curation_file[0] if curation_file else None)
-    stage_knobs = {f.name for f in fields(TopicSettings)} - {"keywords"}
-    settings = TopicSettings(
-        **{k: v for k, v in knobs.items() if k in stage_knobs},
-        keywords={k: v for k, v in knobs.items() if k not in stage_knobs},
-    )
+    settings = chosen.run_settings()
     texts = [p["text"] for p in records]
     found = run_topics(
         texts,
@@ -100,7 +87,7 @@ def topics(
         TopicHistory(history_dir),
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
-        encoder=load_model(embedding_model, max_seq_length),
+        encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
         guide_names=names,
         curation=curation,
     )
@@ -124,8 +111,8 @@ def topics(
     storage.write_csv(topics, topic_table(found.details))
     storage.write_csv(topic_papers, paper_table)
     recorded = {
-        "embedding_model": embedding_model,
-        **knobs,
+        "embedding_model": chosen.embedding_model,
+        **chosen.recorded(),
         "topics": found.n_topics,
         "coarse_topics_setting": settings.coarse_topics,
         "guide": names,
@@ -137,7 +124,7 @@ def topics(
     }
     storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
     storage.write_json(figures, model_figures(found.model, found.n_topics))
-    _save_model(found.model, model, resolve_model_location(embedding_model), save_ctfidf)
+    _save_model(found.model, model, resolve_model_location(chosen.embedding_model), chosen.save_ctfidf)
     storage.write_json(lineage, found.lineage)
     # Last, once every output is written: a failed job leaves history as the last good run left it.
     found.record()
@@ -216,8 +203,10 @@ def _save_model(model, model_out: str, embedding_model_location: str, save_ctfid
         )
 
 
-def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_words: int) -> None:
-    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
+def evaluate(papers: str, topic_papers: str, details: str, metrics: str, knobs: dict) -> None:
+    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any;
+    ``knobs``: ``papertopics.settings.EvaluateSettings``'s fields.
+    """
     import pandas as pd
 
     from papertopics.topics.fit import outlier_flags
@@ -241,7 +230,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_w
         assigned["topic"].to_numpy(),
         outlier_flags(assigned["outlier"]),
         {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
-        top_n_words=top_n_words,
+        top_n_words=EvaluateSettings(**knobs).top_n_words,
         labels=labels,
         group_of={t["topic"]: t["group"] for t in topic_details["topics"] if t.get("group") is not None},
     )
