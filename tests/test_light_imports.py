@@ -133,7 +133,7 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
         f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
-        f"history_dir={str(tmp_path / 'history')!r}, knobs={ {'compare': compare, 'stop_words': 'english'}!r})\n"
+        f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={ {'compare': compare, 'stop_words': 'english'}!r})\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

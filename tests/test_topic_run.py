@@ -83,7 +83,7 @@ def test_a_first_run_numbers_topics_by_size_and_keeps_the_clusters(corpus, tmp_p
     assert len(found.groups) == 2 and all(g["label"] for g in found.groups)
     assert found.lineage["first_run"] and found.summary["curation"] is None
     found.record()
-    assert (tmp_path / "run-0001.json").exists()
+    assert (tmp_path / "topics.json").exists()
 
 
 def test_curation_renames_merges_hides_and_names_ids_it_cannot_find(corpus, tmp_path, caplog):

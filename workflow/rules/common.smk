@@ -13,6 +13,7 @@ from papertopics.ingest.formats import dump_format
 from papertopics.changes.groups import read_compare_by
 from papertopics.ingest.parse import dump_name
 from papertopics.mapping.placement import FIT
+from papertopics.topics.history import HISTORY, SHARES, TOPICS, start_history
 from papertopics.runtime.publish import PUBLISHED, STAGED, published_entries
 from papertopics.settings import (
     ClusterSettings,
@@ -92,6 +93,9 @@ try:
     # Only in the run's own process: a job that a cluster node runs reads this Snakefile too.
     if workflow.is_main_process:
         for note in prepare_run():
+            logger.warning(note)
+        # The published history is an input of the stages that read it: it must always exist.
+        for note in start_history():
             logger.warning(note)
 except PipelineInputError as error:
     exit_with(error)
@@ -181,6 +185,20 @@ def last_fit(name):
         return [str(path)] if config["update"] == "place" and path.is_file() else []
 
     return fitted
+
+
+def published_history(name):
+    """An input function: the published history's file ``name`` (papertopics.topics.history),
+    written only by the publish rule. Ancient: the history a run publishes is newer than the
+    outputs made from the one before, and must not rerun them; a reset history (make
+    reset-topic-ids) reruns topics by --forcerun.
+    """
+
+    def published(wildcards):
+        path = Path(HISTORY, name)
+        return [ancient(str(path))] if path.is_file() else []
+
+    return published
 
 
 def shard_files(wildcards):

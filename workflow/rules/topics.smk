@@ -125,6 +125,8 @@ rule topics:
         # Each topic's keywords per period (dump or year) and per group, as the later stages compare them.
         groups_table="results/groups/papers.csv",
         groups_settings="results/groups/groups.json",
+        # The last good run's topics, which this run's are matched against (stable ids).
+        history=published_history(TOPICS),
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         topic_papers="results/staged/topics/papers.csv",
@@ -132,6 +134,7 @@ rule topics:
         model=directory("results/staged/topics/model"),
         figures="results/staged/topics/figures.json",
         lineage="results/staged/topics/lineage.json",
+        next_history=f"results/staged/history/{TOPICS}",
     log:
         "results/logs/topics.log",
     benchmark:
@@ -139,8 +142,6 @@ rule topics:
     conda:
         ENVIRONMENT
     params:
-        # Each run's topics are kept here, so that the next run numbers the same topics alike.
-        history_dir="results/history",
         knobs=knobs(TopicStageSettings.from_config(config)),
     script:
         "../scripts/topics.py"

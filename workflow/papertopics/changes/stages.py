@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from pathlib import Path
 
 from papertopics import storage
 
@@ -64,14 +63,17 @@ def changes(
     shares: str,
     changes: str,
     trends: str,
-    history_dir: str,
+    history: list[str],
+    next_history: str,
     knobs: dict,
     bursts: str | None = None,
     themes: str | None = None,
 ) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
     changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
-    over the groups stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
+    over the groups stage's periods; ``history``: the published share history
+    (``papertopics.topics.history``), where the previous run's shares are compared with this run's,
+    ``next_history`` this run's, staged; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
     """
     import pandas as pd
 
@@ -87,6 +89,7 @@ def changes(
     from papertopics.embed.encoders import gather_embeddings
     from papertopics.settings import ChangeSettings
     from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.history import earlier_shares, stage_shares
 
     assigned = pd.read_csv(
         topic_papers,
@@ -112,9 +115,8 @@ def changes(
     vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
     tested = [p for p in record["periods"] if p not in record["small_periods"]]
     record["themes"] = topic_themes(assigned, vectors, periods, tested, topic_details, settings)
-    earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
     record["recomputed"] = recomputed_shares(
-        share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
+        share_table, earlier_shares(history, events.get("previous_run")), events
     )
     storage.write_csv(shares, share_table)
     storage.write_csv(trends, trend_table(record))
@@ -124,7 +126,7 @@ def changes(
         storage.write_csv(themes, theme_table(record["themes"]))
     storage.write_json(changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
-    storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
+    stage_shares(next_history, history, events["run"], events.get("previous_run"), share_table)
     trend_rows = record["trends"].get("topics", [])
     _LOG.info(
         "%s %s: %d rising, %d falling topics (significant or suggestive); %d bursting terms",

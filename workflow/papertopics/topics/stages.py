@@ -28,13 +28,14 @@ def topics(
     curation_file: list[str],
     groups_table: str,
     groups_settings: str,
+    history: list[str],
     topics: str,
     topic_papers: str,
     details: str,
     model: str,
     figures: str,
     lineage: str,
-    history_dir: str,
+    next_history: str,
     knobs: dict,
 ) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them.
@@ -57,7 +58,9 @@ def topics(
         model: output folder of the saved BERTopic model.
         figures: output, the model's figures (``papertopics.figures``).
         lineage: output, how this run's topics continue the previous run's.
-        history_dir: where each run's topics are kept for the next run to match against.
+        history: the published history's topic record (``papertopics.topics.history``; zero or
+            one path), which this run's topics are matched against.
+        next_history: output, this run's topic record, published as the history's with the run.
         knobs: ``papertopics.settings.TopicStageSettings``'s fields.
     """
     from papertopics.changes.groups import load_groups
@@ -67,7 +70,7 @@ def topics(
     from papertopics.figures import model_figures
     from papertopics.topics.curation import load_curation
     from papertopics.topics.guided import load_guide
-    from papertopics.topics.lineage import TopicHistory
+    from papertopics.topics.history import TopicHistory
     from papertopics.topics.place import settle_placed_topics
     from papertopics.topics.run import run_topics
 
@@ -84,7 +87,7 @@ def topics(
         ids,
         vectors,
         cluster_labels,
-        TopicHistory(history_dir),
+        TopicHistory(history[0] if history else None, staged=next_history),
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
@@ -126,7 +129,7 @@ def topics(
     storage.write_json(figures, model_figures(found.model, found.n_topics))
     _save_model(found.model, model, resolve_model_location(chosen.embedding_model), chosen.save_ctfidf)
     storage.write_json(lineage, found.lineage)
-    # Last, once every output is written: a failed job leaves history as the last good run left it.
+    # Staged: the publish rule puts it in the published history once the whole run succeeds.
     found.record()
     _LOG.info(
         "%d topics (run %d of this history): %s",
@@ -189,7 +192,7 @@ def topic_table(details: list[dict]):
 
 def _save_model(model, model_out: str, embedding_model_location: str, save_ctfidf: bool) -> None:
     """The fitted BERTopic model, for users to load (``BERTopic.load``); no stage reads it back (the
-    next run matches its topics against ``history_dir``). Without ``save_ctfidf`` it is its topics,
+    next run matches its topics against the history, ``papertopics.topics.history``). Without ``save_ctfidf`` it is its topics,
     keywords and topic embeddings: the c-TF-IDF matrix and the vectorizer's vocabulary (as JSON) are
     nearly all of its size (50 of 51 MB for 10,000 papers) and of its writing time, and only
     BERTopic's own topic updates and merges after loading need them.
