@@ -31,6 +31,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
     from papertopics.embed.encoders import embedding_text
     from papertopics.mapping.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
     from papertopics.mapping.reduce import (
+        Projection,
         approximate_neighbours,
         neighbour_graph,
         neighbour_settings,
@@ -78,7 +79,9 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
             settings = {**projection_settings(umap, cluster_space=True), "random_state": run_seed}
             space = timed(
                 "projections",
-                lambda g=graph, s=settings: reduce_embeddings(embeddings, texts, neighbours=g, **s),
+                lambda g=graph, s=settings: reduce_embeddings(
+                    embeddings, texts, Projection(**s), neighbours=g
+                ),
             )
             spaces.append(space[0])
         clusters = cluster_runs(spaces, embeddings, **config["hdbscan"])[0]

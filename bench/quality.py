@@ -81,7 +81,7 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     that differ only after clustering share one UMAP run, and reruns skip it.
     """
     from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 
     ids = [p["id"] for p in papers]
     umap = projection_settings(umap, cluster_space=True)
@@ -90,7 +90,9 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     if cache.exists():
         stored = storage.read_arrays(cache)
         return stored["cluster_space"], json.loads(str(stored["settings"]))
-    cluster_space, used = reduce_embeddings(embeddings, texts=[embedding_text(p) for p in papers], **umap)
+    cluster_space, used = reduce_embeddings(
+        embeddings, [embedding_text(p) for p in papers], Projection(**umap)
+    )
     storage.write_arrays(cache, cluster_space=cluster_space, settings=np.array(json.dumps(used)))
     return cluster_space, used
 
@@ -487,7 +489,7 @@ def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) ->
 
     from papertopics.embed.encoders import embedding_text
     from papertopics.mapping.consensus import cluster_runs, consensus_seeds
-    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 
     texts = [embedding_text(p) for p in papers]
     umap = projection_settings(config["umap"], cluster_space=True)
@@ -496,7 +498,7 @@ def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) ->
     for count in (1, runs):
         start = time.perf_counter()
         spaces = [
-            reduce_embeddings(embeddings, texts, **{**umap, "random_state": seed})[0]
+            reduce_embeddings(embeddings, texts, Projection(**{**umap, "random_state": seed}))[0]
             for seed in consensus_seeds(umap["random_state"], count)
         ]
         cluster_runs(spaces, embeddings, **config["hdbscan"])

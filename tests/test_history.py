@@ -1,6 +1,7 @@
 """The published history (papertopics.topics.history): its files always exist for the stages that
 read them, an earlier version's history is carried over, and the share history holds the run the
-topics were matched against."""
+topics were matched against.
+"""
 
 from __future__ import annotations
 

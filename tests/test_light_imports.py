@@ -126,7 +126,8 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     compare = default_config()["compare"]
     code = (
         "from papertopics.changes import stages as changes_stages\n"
-        f"changes_stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
+        "from papertopics.runtime.adapter import stage_arguments\n"
+        f"files = dict(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
         f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
         f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
@@ -134,6 +135,7 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
         f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
         f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={ {'compare': compare, 'stop_words': 'english'}!r})\n"
+        "changes_stages.changes(**stage_arguments(changes_stages.changes, files))\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

@@ -19,13 +19,13 @@ _LOG = logging.getLogger(__name__)
 
 
 def _reduce_corpus(
-    papers_path: str, embedding_paths: list[str], neighbours_path: str, models: list | None = None, **umap
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, umap: dict, models: list | None = None
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched);
     the fitted UMAP is appended to ``models`` where given.
     """
     from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.reduce import reduce_embeddings
+    from papertopics.mapping.reduce import Projection, reduce_embeddings
 
     papers, embeddings = corpus_embeddings(papers_path, embedding_paths)
     graph = storage.read_arrays(neighbours_path)
@@ -33,7 +33,11 @@ def _reduce_corpus(
         raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
     neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
     coordinates, settings = reduce_embeddings(
-        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, models=models, **umap
+        embeddings,
+        [embedding_text(p) for p in papers],
+        Projection(**umap),
+        neighbours=neighbours,
+        models=models,
     )
     return np.array([p["id"] for p in papers]), coordinates, settings
 
@@ -55,7 +59,7 @@ def _projection(
         update_mode,
         model,
         lambda: corpus_embeddings(papers, embeddings),
-        lambda models: _reduce_corpus(papers, embeddings, neighbours, models=models, **umap),
+        lambda models: _reduce_corpus(papers, embeddings, neighbours, umap, models=models),
         umap,
     )
 

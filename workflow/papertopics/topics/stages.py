@@ -1,13 +1,15 @@
 """The topic stages, file to file: the topics fitted and labelled, and their evaluation.
 
 Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
-outputs and params (paths first), because the rule's script passes them by name; heavy libraries
-are imported inside the functions, only when the stage that needs them runs.
+outputs and params (paths first), because the rule's script passes them by name (the topics
+stage's files gathered by name into ``TopicInputs`` and ``TopicOutputs``); heavy libraries are
+imported inside the functions, only when the stage that needs them runs.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,29 +20,11 @@ from papertopics.settings import EvaluateSettings, TopicStageSettings
 _LOG = logging.getLogger(__name__)
 
 
-def topics(
-    papers: str,
-    embeddings: list[str],
-    layout: str,
-    labels: str,
-    cluster_settings: str,
-    guide_file: list[str],
-    curation_file: list[str],
-    groups_table: str,
-    groups_settings: str,
-    history: list[str],
-    topics: str,
-    topic_papers: str,
-    details: str,
-    model: str,
-    figures: str,
-    lineage: str,
-    next_history: str,
-    knobs: dict,
-) -> None:
-    """Find the topics of the clusters (``papertopics.topics.run``) and write them.
+@dataclass(frozen=True)
+class TopicInputs:
+    """What the topics stage reads (the rule's inputs, by name).
 
-    Args:
+    Attributes:
         papers: the corpus (JSON Lines).
         embeddings: the dumps' embedding files.
         layout: the 2-d map's coordinates.
@@ -52,19 +36,50 @@ def topics(
         groups_table: the groups stage's papers (each paper's period and group), for each
             topic's wording per period (and per group, with ``compare.by`` naming a field).
         groups_settings: the groups stage's settings (``groups.json``).
-        topics: output, ``topics.csv`` (see ``topic_table``).
-        topic_papers: output, ``papers.csv``: every paper with its topic and map position.
-        details: output, ``topic_details.json``: settings, topics and topic groups.
-        model: output folder of the saved BERTopic model.
-        figures: output, the model's figures (``papertopics.figures``).
-        lineage: output, how this run's topics continue the previous run's.
         history: the published history's topic record (``papertopics.topics.history``; zero or
             one path), which this run's topics are matched against.
-        next_history: output, this run's topic record, published as the history's with the run.
-        knobs: ``papertopics.settings.TopicStageSettings``'s fields.
+    """
+
+    papers: str
+    embeddings: list[str]
+    layout: str
+    labels: str
+    cluster_settings: str
+    guide_file: list[str]
+    curation_file: list[str]
+    groups_table: str
+    groups_settings: str
+    history: list[str]
+
+
+@dataclass(frozen=True)
+class TopicOutputs:
+    """What the topics stage writes (the rule's outputs, by name).
+
+    Attributes:
+        topics: ``topics.csv`` (see ``topic_table``).
+        topic_papers: ``papers.csv``: every paper with its topic and map position.
+        details: ``topic_details.json``: settings, topics and topic groups.
+        model: the folder of the saved BERTopic model.
+        figures: the model's figures (``papertopics.figures``).
+        lineage: how this run's topics continue the previous run's.
+        next_history: this run's topic record, staged: published as the history's with the run.
+    """
+
+    topics: str
+    topic_papers: str
+    details: str
+    model: str
+    figures: str
+    lineage: str
+    next_history: str
+
+
+def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
+    """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
+    ``papertopics.settings.TopicStageSettings``'s fields.
     """
     from papertopics.changes.groups import load_groups
-    from papertopics.changes.wording import wording_per_period
     from papertopics.embed.encoders import load_model
     from papertopics.embed.models import resolve_model_location
     from papertopics.figures import model_figures
@@ -74,12 +89,12 @@ def topics(
     from papertopics.topics.place import settle_placed_topics
     from papertopics.topics.run import run_topics
 
-    records, vectors = corpus_embeddings(papers, embeddings)
+    records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
     ids = [p["id"] for p in records]
-    map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
+    map_2d, cluster_labels = _clustered_layout(inputs.layout, inputs.labels, ids)
     chosen = TopicStageSettings(**knobs)
-    names = load_guide(guide_file[0] if guide_file else chosen.guide_names)
-    curation = load_curation(curation_file[0] if curation_file else None)
+    names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
+    curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
     settings = chosen.run_settings()
     texts = [p["text"] for p in records]
     found = run_topics(
@@ -87,21 +102,57 @@ def topics(
         ids,
         vectors,
         cluster_labels,
-        TopicHistory(history[0] if history else None, staged=next_history),
+        TopicHistory(inputs.history[0] if inputs.history else None, staged=outputs.next_history),
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
         guide_names=names,
         curation=curation,
     )
-    placement = settle_placed_topics(labels, found)
-    # Each topic's wording per period, from the fitted model (in its own topic numbers).
+    placement = settle_placed_topics(inputs.labels, found)
     paper_table = _paper_table(records, found, map_2d)
-    periods, groups = load_groups(groups_table, groups_settings, ids)
+    periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
+    _add_wording(found, texts, periods, groups)
+    storage.write_csv(outputs.topics, topic_table(found.details))
+    storage.write_csv(outputs.topic_papers, paper_table)
+    recorded = {
+        "embedding_model": chosen.embedding_model,
+        **chosen.recorded(),
+        "topics": found.n_topics,
+        "coarse_topics_setting": settings.coarse_topics,
+        "guide": names,
+        "guide_min_similarity": settings.guide_min_similarity if names else None,
+        **found.summary,
+        "consensus": storage.read_json(inputs.cluster_settings).get("consensus"),
+        "wording_by": periods.by,
+        "placement": placement,
+    }
+    storage.write_json(
+        outputs.details, {"settings": recorded, "topics": found.details, "groups": found.groups}
+    )
+    storage.write_json(outputs.figures, model_figures(found.model, found.n_topics))
+    location = resolve_model_location(chosen.embedding_model)
+    _save_model(found.model, outputs.model, location, chosen.save_ctfidf)
+    storage.write_json(outputs.lineage, found.lineage)
+    # Staged: the publish rule puts it in the published history once the whole run succeeds.
+    found.record()
+    _LOG.info(
+        "%d topics (run %d of this history): %s",
+        found.n_topics,
+        found.lineage["run"],
+        [d["label"] for d in found.details],
+    )
+
+
+def _add_wording(found, texts: list[str], periods, groups) -> None:
+    """Each topic's wording per period (and per group, with venues and years both compared),
+    from the fitted model (in its own topic numbers), added to its record.
+    """
+    from papertopics.changes.wording import wording_per_period
+
     model_topic = {d["topic"]: d["model_topic"] for d in found.details}
     model_topics = np.array([model_topic[t] for t in found.topics.tolist()])
     wording = wording_per_period(found.model, texts, model_topics, periods)
-    # With venues and years both compared, each topic's wording per venue too.
     group_wording = (
         wording_per_period(found.model, texts, model_topics, groups)
         if groups is not None and groups.by != periods.by
@@ -111,32 +162,6 @@ def topics(
         record["wording"] = wording.get(record["model_topic"], [])
         if group_wording is not None:
             record["group_wording"] = group_wording.get(record["model_topic"], [])
-    storage.write_csv(topics, topic_table(found.details))
-    storage.write_csv(topic_papers, paper_table)
-    recorded = {
-        "embedding_model": chosen.embedding_model,
-        **chosen.recorded(),
-        "topics": found.n_topics,
-        "coarse_topics_setting": settings.coarse_topics,
-        "guide": names,
-        "guide_min_similarity": settings.guide_min_similarity if names else None,
-        **found.summary,
-        "consensus": storage.read_json(cluster_settings).get("consensus"),
-        "wording_by": periods.by,
-        "placement": placement,
-    }
-    storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
-    storage.write_json(figures, model_figures(found.model, found.n_topics))
-    _save_model(found.model, model, resolve_model_location(chosen.embedding_model), chosen.save_ctfidf)
-    storage.write_json(lineage, found.lineage)
-    # Staged: the publish rule puts it in the published history once the whole run succeeds.
-    found.record()
-    _LOG.info(
-        "%d topics (run %d of this history): %s",
-        found.n_topics,
-        found.lineage["run"],
-        [d["label"] for d in found.details],
-    )
 
 
 def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
