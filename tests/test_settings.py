@@ -12,7 +12,7 @@ from conftest import REPO, default_config
 from papertopics import settings
 from papertopics.runtime.startup import config_problems
 
-from bench.quality import topic_settings
+from bench.quality_runs import topic_settings
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 STAGE_SETTINGS = [
