@@ -15,6 +15,7 @@ continue the previous run's) and ``report.coarse_topics`` (the topic groups, mad
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from typing import ClassVar
 
 
 def knobs(settings) -> dict:
@@ -22,24 +23,34 @@ def knobs(settings) -> dict:
     return asdict(settings)
 
 
+class _Section:
+    """Settings that are one config section's keys (``section``), field for field."""
+
+    section: ClassVar[str]
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """The knobs from the validated ``config``."""
+        return cls(**{f.name: config[cls.section][f.name] for f in fields(cls)})
+
+
 @dataclass(frozen=True)
-class ParseSettings:
+class ParseSettings(_Section):
     """``parse``: which records are papers, and where a table keeps its abstracts."""
+
+    section: ClassVar[str] = "parse"
 
     min_abstract_chars: int
     abstract_column: str | None
 
-    @classmethod
-    def from_config(cls, config: dict) -> ParseSettings:
-        """The knobs from the validated ``config``."""
-        return _section(cls, config["parse"])
-
 
 @dataclass(frozen=True)
-class EmbeddingSettings:
+class EmbeddingSettings(_Section):
     """``embedding``: the model and how it runs (``threads`` and ``shard_size`` are the rules' own:
     a job's threads and how a dump is split into jobs).
     """
+
+    section: ClassVar[str] = "embedding"
 
     model: str
     backend: str
@@ -48,11 +59,6 @@ class EmbeddingSettings:
     max_seq_length: int
     cache_dir: str
     model_cache_dir: str
-
-    @classmethod
-    def from_config(cls, config: dict) -> EmbeddingSettings:
-        """The knobs from the validated ``config``."""
-        return _section(cls, config["embedding"])
 
 
 @dataclass(frozen=True)
@@ -166,44 +172,31 @@ class ChangeSettings:
 
 
 @dataclass(frozen=True)
-class EvaluateSettings:
+class EvaluateSettings(_Section):
     """``evaluate``: how many keywords of each topic its coherence reads."""
+
+    section: ClassVar[str] = "evaluate"
 
     top_n_words: int
 
-    @classmethod
-    def from_config(cls, config: dict) -> EvaluateSettings:
-        """The knobs from the validated ``config``."""
-        return _section(cls, config["evaluate"])
-
 
 @dataclass(frozen=True)
-class ReportSettings:
+class ReportSettings(_Section):
     """``report``: the page's heading and how much of an abstract a map point shows."""
+
+    section: ClassVar[str] = "report"
 
     title: str
     hover_chars: int
 
-    @classmethod
-    def from_config(cls, config: dict) -> ReportSettings:
-        """The knobs from the validated ``config``."""
-        return cls(title=config["report"]["title"], hover_chars=config["report"]["hover_chars"])
-
 
 @dataclass(frozen=True)
-class SimilarSettings:
-    """``report.similar_papers`` and ``report.similar_exact_up_to``: each paper's similar papers."""
+class SimilarSettings(_Section):
+    """``report.similar_papers`` and ``report.similar_exact_up_to``: each paper's similar papers,
+    found by their own job.
+    """
 
-    n_similar: int
-    exact_up_to: int
+    section: ClassVar[str] = "report"
 
-    @classmethod
-    def from_config(cls, config: dict) -> SimilarSettings:
-        """The knobs from the validated ``config``."""
-        report = config["report"]
-        return cls(n_similar=report["similar_papers"], exact_up_to=report["similar_exact_up_to"])
-
-
-def _section(cls, section: dict):
-    """``cls`` from a config section holding exactly its fields (the schema allows no others)."""
-    return cls(**{f.name: section[f.name] for f in fields(cls)})
+    similar_papers: int
+    similar_exact_up_to: int

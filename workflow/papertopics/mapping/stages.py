@@ -241,7 +241,7 @@ def similar_papers(papers: str, embeddings: list[str], similar: str, knobs: dict
     settings = SimilarSettings(**knobs)
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    indices, similarity = nearest(vectors, settings.n_similar, settings.exact_up_to)
+    indices, similarity = nearest(vectors, settings.similar_papers, settings.similar_exact_up_to)
     storage.write_arrays(
         similar, ids=np.array([p["id"] for p in records]), indices=indices, similarity=similarity
     )
@@ -249,6 +249,6 @@ def similar_papers(papers: str, embeddings: list[str], similar: str, knobs: dict
         "%d similar papers of each of %d papers (%s) in %.1f s",
         indices.shape[1],
         len(records),
-        neighbour_search(len(records), settings.exact_up_to),
+        neighbour_search(len(records), settings.similar_exact_up_to),
         time.perf_counter() - start,
     )
