@@ -25,7 +25,8 @@ def run_rule(job, stage: Callable, **extra) -> None:
     reordering a rule's files cannot swap them, and a rule whose names differ from the stage's
     parameters fails at once.
     """
-    folders = sorted({os.path.dirname(path) or "." for path in job.output})
+    # In the rule's order: where no file is named, a full disk is reported in its first output's folder.
+    folders = list(dict.fromkeys(os.path.dirname(path) or "." for path in job.output))
     with _logging_to(job.log[0]), _reported_failures(job.rule, folders):
         register_job(job.rule)
         stage(**stage_arguments(stage, {**job.input, **job.output, **job.params, **extra}))
