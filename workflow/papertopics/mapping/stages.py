@@ -52,8 +52,14 @@ def _projection(
     umap: dict,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """A projection placed on the last fit or fitted afresh (``papertopics.mapping.placement.project``)."""
+    import sys
+
     from papertopics.mapping.placement import project
 
+    # The knobs' names interned, as keyword names are: the saved fit keeps them, and pickle writes
+    # a name once where UMAP's own attribute of that name is the same string, so the fit's bytes
+    # do not depend on how the rule passed the knobs.
+    umap = {sys.intern(name): value for name, value in umap.items()}
     return project(
         fitted,
         update_mode,
