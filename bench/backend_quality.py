@@ -48,7 +48,7 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
     from papertopics.embed.encoders import embedding_text
     from papertopics.ingest.parse import parse_dump
     from papertopics.mapping.cluster import cluster_points
-    from papertopics.mapping.reduce import projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     records = read_corpus(IJCAI)[:docs]
@@ -78,7 +78,7 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
         )
         vectors[backend] = np.load(out)
         umap = projection_settings(config["umap"], cluster_space=True)
-        cluster_space, _ = reduce_embeddings(vectors[backend], texts=texts, **umap)
+        cluster_space, _ = reduce_embeddings(vectors[backend], texts, Projection(**umap))
         assigned, _ = cluster_points(cluster_space, **config["hdbscan"])
         rows[backend] = {
             "docs": len(papers),

@@ -34,8 +34,9 @@ from papertopics.changes.groups import paper_periods
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.topics.across_runs import lineage_events, paper_flows
+from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import TopicHistory, carry_labels, follow_topics, record_run, topic_snapshots
+from papertopics.topics.lineage import carry_labels, follow_topics, record_run, topic_snapshots
 
 from bench.common import BENCH, IJCAI, default_config, measured_snakemake, read_corpus, write_config
 

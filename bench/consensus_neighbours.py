@@ -14,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from bench import quality, results
+from bench import quality_runs, results
 from bench.common import IJCAI, in_fresh_process, output_arguments
 
 EXACT = "exact"
@@ -31,6 +31,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
     from papertopics.embed.encoders import embedding_text
     from papertopics.mapping.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
     from papertopics.mapping.reduce import (
+        Projection,
         approximate_neighbours,
         neighbour_graph,
         neighbour_settings,
@@ -40,9 +41,9 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
     from papertopics.mapping.sizing import resolve_n_neighbors
     from papertopics.topics.fit import assign_outliers
 
-    config = quality.default_config()
-    papers = quality.load_corpus(Path(corpus))[:docs]
-    embeddings = quality.cached_embeddings(papers, Path(corpus), config["embedding"], Path(cache_dir))
+    config = quality_runs.default_config()
+    papers = quality_runs.load_corpus(Path(corpus))[:docs]
+    embeddings = quality_runs.cached_embeddings(papers, Path(corpus), config["embedding"], Path(cache_dir))
     texts = [embedding_text(p) for p in papers]
     umap = {**config["umap"], "exact_neighbours_up_to": len(papers) if mode == EXACT else 0}
     assert umap["word_weight"] == 0, "the graphs below are searched on the embeddings alone"
@@ -60,7 +61,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
 
     every_seed = timed("neighbours", the_graph) if mode == SHARED else None
     partitions = []
-    for seed in quality.STABILITY_SEEDS:
+    for seed in quality_runs.STABILITY_SEEDS:
         per_seed = None
         if mode == EXACT:
             per_seed = timed("neighbours", the_graph)
@@ -78,14 +79,16 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
             settings = {**projection_settings(umap, cluster_space=True), "random_state": run_seed}
             space = timed(
                 "projections",
-                lambda g=graph, s=settings: reduce_embeddings(embeddings, texts, neighbours=g, **s),
+                lambda g=graph, s=settings: reduce_embeddings(
+                    embeddings, texts, Projection(**s), neighbours=g
+                ),
             )
             spaces.append(space[0])
         clusters = cluster_runs(spaces, embeddings, **config["hdbscan"])[0]
         partitions.append(assign_outliers(embeddings, clusters))
     return {
         "papers": len(papers),
-        "seeds": list(quality.STABILITY_SEEDS),
+        "seeds": list(quality_runs.STABILITY_SEEDS),
         "ari": mean_pairwise_ari(partitions),
         "topics": [int(len(set(p.tolist()) - {-1})) for p in partitions],
         "seconds": seconds,

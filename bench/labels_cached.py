@@ -1,4 +1,4 @@
-"""The label bench without refitting: ``capture`` runs ``quality.labels_benchmark`` once and keeps
+"""The label bench without refitting: ``capture`` runs ``quality_labels.labels_benchmark`` once and keeps
 what each call of the topics stage's labeller read (the partition, c-TF-IDF keywords, groups,
 earlier labels); ``rescore`` labels those same inputs again with the current labelling code and
 scores them as bench/quality-labels.md does (top 3 words and MMR are the captured run's: labels
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import quality
+from bench import quality_labels, quality_runs
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "papertopics-quality"
 
@@ -42,7 +42,7 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
 
     topic_run.label_topics = recording
     try:
-        result = quality.labels_benchmark(corpus, cache_dir)
+        result = quality_labels.labels_benchmark(corpus, cache_dir)
     finally:
         topic_run.label_topics = real
     with open(_capture_file(cache_dir, corpus), "wb") as out:
@@ -70,9 +70,9 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     with open(_capture_file(cache_dir, corpus), "rb") as stored:
         captured = pickle.load(stored)
     result, calls = captured["result"], captured["calls"]
-    config = quality.default_config()
+    config = quality_runs.default_config()
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
-    papers = quality.load_corpus(corpus)
+    papers = quality_runs.load_corpus(corpus)
     title_of = {p["text"]: p["title"] or "" for p in papers}
     labelled = _relabel(calls[0], encoder, title_of)
     topics = calls[0][0][2].topics
@@ -83,7 +83,7 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     for detail, entry in zip(details, result["all_topics"], strict=True):
         detail["keywords"] = [(w, 0.0) for w in entry["top_words"]]
     mmr = {e["topic"]: e["mmr"] for e in result["all_topics"]}
-    result["naming"] = quality.label_naming(papers, corpus, np.asarray(topics), details, encoder, mmr)
+    result["naming"] = quality_labels.label_naming(papers, corpus, np.asarray(topics), details, encoder, mmr)
     for entry in result["all_topics"]:
         entry["label"] = labelled.label_of[entry["topic"]]
     result["largest"] = result["all_topics"][:20]
@@ -146,8 +146,8 @@ def main() -> None:
         from papertopics import storage
 
         storage.write_json(args.output.with_suffix(".json"), found)
-        storage.write_text(args.output.with_suffix(".md"), quality.labels_markdown(found))
-    print(quality.labels_markdown(found))
+        storage.write_text(args.output.with_suffix(".md"), quality_labels.labels_markdown(found))
+    print(quality_labels.labels_markdown(found))
 
 
 if __name__ == "__main__":

@@ -143,13 +143,21 @@ def _build_with(package_root: Path, outputs_args: list[str], path: Path) -> None
 
 def _shipped_report(results: Path, path: Path) -> Path:
     """The shipped dumps' report, rebuilt from the stage outputs in ``results`` with the imported package."""
+    import dataclasses
     import inspect
 
-    from papertopics.report import build_report, load_report_inputs
+    from papertopics import report
 
+    # The package of an earlier commit takes the files as keyword arguments, without ReportFiles.
+    files_type = getattr(report, "ReportFiles", None)
+    accepted = (
+        {field.name for field in dataclasses.fields(files_type)}
+        if files_type
+        else set(inspect.signature(report.load_report_inputs).parameters)
+    )
     similar = results / "similar/papers.npz"
-    shows_similar = "similar" in inspect.signature(load_report_inputs).parameters and similar.exists()
-    inputs = load_report_inputs(
+    shows_similar = "similar" in accepted and similar.exists()
+    files = dict(
         corpus_summary=str(results / "corpus/summary.json"),
         umap_settings=str(results / "reduced/umap.json"),
         hdbscan_settings=str(results / "clusters/hdbscan.json"),
@@ -160,8 +168,11 @@ def _shipped_report(results: Path, path: Path) -> Path:
         metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
         **({"similar": str(similar)} if shows_similar else {}),
     )
+    inputs = (
+        report.load_report_inputs(files_type(**files)) if files_type else report.load_report_inputs(**files)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(build_report(inputs, title="auto", hover_chars=200), encoding="utf-8")
+    path.write_text(report.build_report(inputs, title="auto", hover_chars=200), encoding="utf-8")
     return path
 
 

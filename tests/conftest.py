@@ -55,7 +55,7 @@ def offline_chromium(**context_options):
             browser.close()
 
 
-PUBLISHED = ("results/report", "results/topics", "results/metrics.json", "results/fit")
+PUBLISHED = ("results/report", "results/topics", "results/metrics.json", "results/fit", "results/history")
 
 
 def good_run(seed_run: Path, tmp_path: Path) -> Path:

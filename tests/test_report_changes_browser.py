@@ -13,7 +13,7 @@ import pytest
 from conftest import default_config, offline_chromium
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.groups import paper_periods
-from papertopics.report import build_report, load_report_inputs
+from papertopics.report import ReportFiles, build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -48,7 +48,7 @@ LATER_RUN = {
 @pytest.fixture(scope="module")
 def seed_inputs(seed_run):
     results = seed_run / "results"
-    return load_report_inputs(
+    files = ReportFiles(
         corpus_summary=results / "corpus/summary.json",
         umap_settings=results / "reduced/umap.json",
         hdbscan_settings=results / "clusters/hdbscan.json",
@@ -61,6 +61,7 @@ def seed_inputs(seed_run):
         shares=results / "topics/dump_shares.csv",
         trends=results / "topics/trends.csv",
     )
+    return load_report_inputs(files)
 
 
 def _regrouped(inputs, papers, lineage):

@@ -81,17 +81,16 @@ def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
         str(SEEDS[0]),
         str(papers),
         str(tmp_path / "summary.json"),
-        min_abstract_chars=20,
-        abstract_column=None,
+        {"min_abstract_chars": 20, "abstract_column": None},
     )
-    common = dict(backend="onnx", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
+    common = dict(backend="onnx", device="cpu", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
     embed_stages.embed_shard(
-        str(papers), str(tmp_path / "whole.npz"), cache_dir=str(tmp_path / "cache-whole"), **common
+        str(papers), str(tmp_path / "whole.npz"), {**common, "cache_dir": str(tmp_path / "cache-whole")}
     )
     shard_paths = [str(tmp_path / f"{index}-of-3.npz") for index in range(3)]
     for index, path in enumerate(shard_paths):
         embed_stages.embed_shard(
-            str(papers), path, cache_dir=str(tmp_path / "cache-shards"), shard=index, shards=3, **common
+            str(papers), path, {**common, "cache_dir": str(tmp_path / "cache-shards")}, shard=index, shards=3
         )
     embed_stages.gather_embedding_shards(shard_paths, str(tmp_path / "gathered.npz"))
 

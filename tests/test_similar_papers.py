@@ -66,7 +66,7 @@ def test_the_stage_writes_the_corpus_ids_and_imports_no_heavy_library(tmp_path):
     out = tmp_path / "similar.npz"
     code = (
         "from papertopics.mapping import stages as mapping_stages\n"
-        f"mapping_stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], {str(out)!r}, 5, 1000)\n"
+        f"mapping_stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], {str(out)!r}, {{'similar_papers': 5, 'similar_exact_up_to': 1000}})\n"
     )
     assert imported_after(code) == []
     stored = storage.read_arrays(out)

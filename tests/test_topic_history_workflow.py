@@ -31,7 +31,8 @@ def test_rerun_with_a_third_dump_keeps_the_ids_of_topics_that_persist(seed_run, 
     shutil.copytree(seed_run, workdir, symlinks=True)
     results = workdir / "results"
     before = pd.read_csv(results / "topics" / "papers.csv", keep_default_na=False, dtype={"id": str})
-    first_record = json.loads((results / "history" / "run-0001.json").read_text(encoding="utf-8"))
+    first_record = json.loads((results / "history" / "topics.json").read_text(encoding="utf-8"))
+    assert (first_record["run"], first_record["previous"]) == (1, None)
     assert json.loads((results / "topics" / "lineage.json").read_text())["first_run"] is True
     assert sorted(t["id"] for t in first_record["topics"]) == list(range(len(first_record["topics"])))
 
@@ -42,7 +43,8 @@ def test_rerun_with_a_third_dump_keeps_the_ids_of_topics_that_persist(seed_run, 
     lineage = json.loads((results / "topics" / "lineage.json").read_text(encoding="utf-8"))
     assert lineage["first_run"] is False and lineage["previous_run"] == 1 and lineage["run"] == 2
     assert lineage["papers_in_both_runs"] == 38 and lineage["papers_new"] == 40
-    assert (results / "history" / "run-0002.json").exists()
+    second_record = json.loads((results / "history" / "topics.json").read_text(encoding="utf-8"))
+    assert second_record["run"] == 2 and second_record["previous"]["run"] == 1
 
     # Every earlier topic whose papers mostly stayed together in one topic kept its id there,
     # unless it merged there with another earlier topic (only one of them can keep its id).
@@ -78,4 +80,6 @@ def test_rerun_with_a_third_dump_keeps_the_ids_of_topics_that_persist(seed_run, 
     again = pd.read_csv(results / "topics" / "papers.csv", keep_default_na=False, dtype={"id": str})
     assert again["topic"].tolist() == after["topic"].tolist()
     assert json.loads((results / "topics" / "lineage.json").read_text(encoding="utf-8")) == lineage
-    assert not (results / "history" / "run-0003.json").exists()
+    # The forced rerun found the same partition: it replaced run 2's record, matched against run 1.
+    rerun_record = json.loads((results / "history" / "topics.json").read_text(encoding="utf-8"))
+    assert rerun_record["run"] == 2 and rerun_record["previous"] == second_record["previous"]

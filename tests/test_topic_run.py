@@ -9,8 +9,8 @@ import pytest
 from papertopics.errors import PipelineInputError
 from papertopics.topics.curation import load_curation
 from papertopics.topics.fit import OUTLIER, assign_outliers
+from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import TopicHistory
 from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics
 from test_labels import _corpus
 
@@ -87,7 +87,7 @@ def test_a_first_run_numbers_topics_by_size_and_keeps_the_clusters(corpus, tmp_p
     assert found.topic_ids.stable.tolist() == found.topic_ids.shown.tolist() == list(range(len(sizes)))
     assert found.topic_ids.size.tolist() == sizes
     found.record()
-    assert (tmp_path / "run-0001.json").exists()
+    assert (tmp_path / "topics.json").exists()
 
 
 def test_curation_renames_merges_hides_and_names_ids_it_cannot_find(corpus, tmp_path, caplog):

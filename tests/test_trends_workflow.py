@@ -71,8 +71,9 @@ def test_a_field_rising_over_three_years_is_a_significant_trend_and_the_rerun_sa
 
     # Shares the first run published are recomputed; the rerun says where they moved, if anywhere.
     assert changes["recomputed"]["previous_run"] == 1 and changes["recomputed"]["compared"]
-    assert (results / "history" / "shares-run-0001.csv").exists()
-    assert (results / "history" / "shares-run-0002.csv").exists()
+    shares_kept = json.loads((results / "history" / "shares.json").read_text(encoding="utf-8"))
+    assert (shares_kept["run"], shares_kept["previous"]["run"]) == (2, 1)
+    assert shares_kept["csv"] == (results / "topics" / "dump_shares.csv").read_text(encoding="utf-8")
     # How the first run's topics flowed into this run's: every new paper arrives somewhere.
     flows = json.loads((results / "topics" / "lineage.json").read_text(encoding="utf-8"))["flows"]
     assert flows["links"] and sum(entry["papers"] for entry in flows["new_papers"]) <= PER_YEAR

@@ -15,7 +15,7 @@ PROJECTION = """
 import numpy as np
 import umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse
 from numba.core.registry import CPUDispatcher
-from papertopics.mapping.reduce import cache_umap_kernels, neighbour_graph, reduce_embeddings
+from papertopics.mapping.reduce import Projection, cache_umap_kernels, neighbour_graph, reduce_embeddings
 from papertopics.runtime.warm import _umap_settings
 
 modules = (umap.umap_, umap.layouts, umap.spectral, umap.utils, umap.distances, umap.sparse)
@@ -31,9 +31,10 @@ vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
 keys = ("n_neighbors", "metric", "random_state", "word_weight", "word_dimensions", "fit_sample_size")
 graph = neighbour_graph(vectors, None, **{key: umap[key] for key in keys}, exact_neighbours_up_to=25000)
 for components, min_dist in ((umap["n_components"], umap["min_dist"]), (2, 0.1)):
-    reduce_embeddings(vectors, None, n_neighbors=umap["n_neighbors"], n_components=components, min_dist=min_dist,
-                      metric=umap["metric"], random_state=umap["random_state"], word_weight=0.0, word_dimensions=100,
-                      exact_neighbours_up_to=25000, neighbours=graph)
+    projection = Projection(n_neighbors=umap["n_neighbors"], n_components=components, min_dist=min_dist,
+                            metric=umap["metric"], random_state=umap["random_state"], word_weight=0.0,
+                            word_dimensions=100, exact_neighbours_up_to=25000)
+    reduce_embeddings(vectors, None, projection, neighbours=graph)
 print(counts("cache_hits"), counts("cache_misses") - at_import)
 """
 

@@ -13,7 +13,7 @@ from papertopics.embed import stages as embed_stages
 from papertopics.embed.encoders import embedding_text, over_window
 from papertopics.embed.models import PACKAGED_MODEL, resolve_model_location
 from papertopics.ingest.parse import parse_dump
-from papertopics.report.inputs import load_report_inputs
+from papertopics.report.inputs import ReportFiles, load_report_inputs
 from papertopics.report.overview import method_section
 from test_report_sections import _inputs
 
@@ -87,8 +87,8 @@ def test_the_report_reads_the_counts_of_every_dump(tmp_path):
     for name, table in (("topics", inputs.topics), ("papers", inputs.papers)):
         table.to_csv(tmp_path / f"{name}.csv", index=False)
         paths[name] = str(tmp_path / f"{name}.csv")
-    loaded = load_report_inputs(embedding_summaries=summaries, **paths)
+    loaded = load_report_inputs(ReportFiles(embedding_summaries=summaries, **paths))
     assert loaded.over_window == {"p1", "p2"} and loaded.window_tokens == 256
     # One dump embedded before the count existed: nothing is claimed.
     storage.write_json(tmp_path / "b.json", {"papers": 3, "window_tokens": 256, "over_window": None})
-    assert load_report_inputs(embedding_summaries=summaries, **paths).over_window is None
+    assert load_report_inputs(ReportFiles(embedding_summaries=summaries, **paths)).over_window is None

@@ -13,6 +13,7 @@ With this folder on PYTHONPATH, Python runs this file at start-up in every proce
 
 import builtins
 import errno
+import functools
 import io
 import os
 import sys
@@ -70,6 +71,8 @@ if _RULE and sys.argv and sys.argv[0].endswith(f".{_RULE}.py"):
         from papertopics.runtime import adapter
 
         def _held_stage(stage):
+            # Wrapped, so that the adapter reads the stage's parameters (its groups of files) through it.
+            @functools.wraps(stage)
             def held(**arguments):
                 release = os.environ["PAPERTOPICS_TEST_RELEASE"]
                 deadline = time.monotonic() + 900

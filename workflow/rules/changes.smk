@@ -10,6 +10,8 @@ rule changes:
         groups_settings="results/groups/groups.json",
         # Themes within a topic: how far its papers of one era are from those of another.
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        # The last good run's shares, to show where the shares it published moved.
+        history=published_history(SHARES),
     output:
         shares=report(
             "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
@@ -18,6 +20,7 @@ rule changes:
         trends="results/staged/topics/trends.csv",
         bursts="results/staged/topics/bursts.csv",
         themes="results/staged/topics/themes.csv",
+        next_history=f"results/staged/history/{SHARES}",
     log:
         "results/logs/changes.log",
     benchmark:
@@ -28,9 +31,6 @@ rule changes:
         # One dict, not one param per knob: Snakemake records a rule's params as a set of values
         # without their names, so a knob set to a value another knob holds (the false discovery
         # rate to 0.1, say) would not rerun the stage. A dict is recorded with its keys.
-        compare=config["compare"],
-        stop_words=config["topics"]["stop_words"],
-        # Each run's share table is kept here, so that the next run shows where published shares moved.
-        history_dir="results/history",
+        knobs=knobs(ChangeSettings.from_config(config)),
     script:
         "../scripts/changes.py"

@@ -13,7 +13,19 @@ from papertopics.ingest.formats import dump_format
 from papertopics.changes.groups import read_compare_by
 from papertopics.ingest.parse import dump_name
 from papertopics.mapping.placement import FIT
+from papertopics.topics.history import HISTORY, SHARES, TOPICS, start_history
 from papertopics.runtime.publish import PUBLISHED, STAGED, published_entries
+from papertopics.settings import (
+    ClusterSettings,
+    EmbeddingSettings,
+    EvaluateSettings,
+    ParseSettings,
+    ReportSettings,
+    SimilarSettings,
+    TopicStageSettings,
+    ChangeSettings,
+    knobs,
+)
 from papertopics.mapping.reduce import neighbour_settings, projection_settings
 from papertopics.embed.sharding import RecordCounts, planned_shards
 from papertopics.runtime.startup import (
@@ -82,6 +94,9 @@ try:
     if workflow.is_main_process:
         for note in prepare_run():
             logger.warning(note)
+        # The published history is an input of the stages that read it: it must always exist.
+        for note in start_history():
+            logger.warning(note)
 except PipelineInputError as error:
     exit_with(error)
 
@@ -111,19 +126,6 @@ wildcard_constraints:
     run=r"[1-9]\d*",
 
 
-def embedding_params():
-    settings = config["embedding"]
-    return dict(
-        model=settings["model"],
-        backend=settings["backend"],
-        device=settings["device"],
-        batch_size=settings["batch_size"],
-        max_seq_length=settings["max_seq_length"],
-        cache_dir=settings["cache_dir"],
-        model_cache_dir=settings["model_cache_dir"],
-    )
-
-
 def guide_file():
     """topics.guide given as a file: an input of the topics rule, so that editing it reruns topics."""
     guide = config["topics"]["guide"]
@@ -136,25 +138,21 @@ def curation_file():
     return [curation] if curation else []
 
 
-def guide_names():
-    """topics.guide given inline, as a list of category names."""
-    guide = config["topics"]["guide"]
-    return guide if isinstance(guide, list) else []
-
-
 def embedding_resources():
     """A GPU for each embedding job when embedding.device asks for one (SLURM: --gpus=1)."""
     return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
-def umap_params(*, cluster_space, random_state=None):
-    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings). ``random_state``:
-    another seed (a consensus run's, a function of the job's wildcards) than umap.random_state.
-    """
-    params = projection_settings(config["umap"], cluster_space=cluster_space)
-    if random_state is not None:
-        params["random_state"] = random_state
-    return params
+# Each stage's knobs (papertopics.settings), passed to it as one param, a dict: Snakemake records
+# a rule's params as values without names, a dict with its keys.
+def umap_params(*, cluster_space):
+    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings)."""
+    return projection_settings(config["umap"], cluster_space=cluster_space)
+
+
+def consensus_umap_params(wildcards):
+    """The umap knobs of consensus run ``wildcards.run``: the reduce stage's, with the run's own seed."""
+    return {**umap_params(cluster_space=True), "random_state": consensus_seed(wildcards)}
 
 
 def neighbour_params():
@@ -187,6 +185,20 @@ def last_fit(name):
         return [str(path)] if config["update"] == "place" and path.is_file() else []
 
     return fitted
+
+
+def published_history(name):
+    """An input function: the published history's file ``name`` (papertopics.topics.history),
+    written only by the publish rule. Ancient: the history a run publishes is newer than the
+    outputs made from the one before, and must not rerun them; a reset history (make
+    reset-topic-ids) reruns topics by --forcerun.
+    """
+
+    def published(wildcards):
+        path = Path(HISTORY, name)
+        return [ancient(str(path))] if path.is_file() else []
+
+    return published
 
 
 def shard_files(wildcards):

@@ -20,7 +20,7 @@ rule embed:
     resources:
         **embedding_resources(),
     params:
-        **embedding_params(),
+        knobs=knobs(EmbeddingSettings.from_config(config)),
     script:
         "../scripts/embed.py"
 
@@ -40,7 +40,7 @@ rule embed_shard:
     resources:
         **embedding_resources(),
     params:
-        **embedding_params(),
+        knobs=knobs(EmbeddingSettings.from_config(config)),
     script:
         "../scripts/embed_shard.py"
 

@@ -12,6 +12,6 @@ rule evaluate:
     conda:
         ENVIRONMENT
     params:
-        top_n_words=config["evaluate"]["top_n_words"],
+        knobs=knobs(EvaluateSettings.from_config(config)),
     script:
         "../scripts/evaluate.py"

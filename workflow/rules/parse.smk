@@ -11,8 +11,7 @@ rule parse:
     conda:
         ENVIRONMENT
     params:
-        min_abstract_chars=config["parse"]["min_abstract_chars"],
-        abstract_column=config["parse"]["abstract_column"],
+        knobs=knobs(ParseSettings.from_config(config)),
     script:
         "../scripts/parse.py"
 

@@ -29,8 +29,7 @@ rule report:
     conda:
         ENVIRONMENT
     params:
-        title=config["report"]["title"],
-        hover_chars=config["report"]["hover_chars"],
+        knobs=knobs(ReportSettings.from_config(config)),
     script:
         "../scripts/report.py"
 
@@ -49,7 +48,6 @@ rule similar_papers:
     conda:
         ENVIRONMENT
     params:
-        n_similar=config["report"]["similar_papers"],
-        exact_up_to=config["report"]["similar_exact_up_to"],
+        knobs=knobs(SimilarSettings.from_config(config)),
     script:
         "../scripts/similar_papers.py"

@@ -13,7 +13,7 @@ rule neighbours:
     conda:
         ENVIRONMENT
     params:
-        **neighbour_params(),
+        umap=neighbour_params(),
     script:
         "../scripts/neighbours.py"
 
@@ -37,7 +37,7 @@ rule reduce:
     conda:
         ENVIRONMENT
     params:
-        **umap_params(cluster_space=True),
+        umap=umap_params(cluster_space=True),
         update_mode=config["update"],
     script:
         "../scripts/reduce.py"
@@ -62,7 +62,7 @@ rule consensus_run:
     conda:
         ENVIRONMENT
     params:
-        **umap_params(cluster_space=True, random_state=consensus_seed),
+        umap=consensus_umap_params,
         update_mode=config["update"],
     script:
         "../scripts/consensus_run.py"
@@ -84,7 +84,7 @@ rule map_layout:
     conda:
         ENVIRONMENT
     params:
-        **umap_params(cluster_space=False),
+        umap=umap_params(cluster_space=False),
         update_mode=config["update"],
     script:
         "../scripts/map_layout.py"
@@ -108,12 +108,7 @@ rule cluster:
     conda:
         ENVIRONMENT
     params:
-        min_cluster_size=config["hdbscan"]["min_cluster_size"],
-        min_samples=config["hdbscan"]["min_samples"],
-        cluster_selection_method=config["hdbscan"]["cluster_selection_method"],
-        max_cluster_share=config["hdbscan"]["max_cluster_share"],
-        update_mode=config["update"],
-        placement=config["placement"],
+        knobs=knobs(ClusterSettings.from_config(config)),
     script:
         "../scripts/cluster.py"
 
@@ -130,6 +125,8 @@ rule topics:
         # Each topic's keywords per period (dump or year) and per group, as the later stages compare them.
         groups_table="results/groups/papers.csv",
         groups_settings="results/groups/groups.json",
+        # The last good run's topics, which this run's are matched against (stable ids).
+        history=published_history(TOPICS),
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         topic_papers="results/staged/topics/papers.csv",
@@ -137,6 +134,7 @@ rule topics:
         model=directory("results/staged/topics/model"),
         figures="results/staged/topics/figures.json",
         lineage="results/staged/topics/lineage.json",
+        next_history=f"results/staged/history/{TOPICS}",
     log:
         "results/logs/topics.log",
     benchmark:
@@ -144,25 +142,7 @@ rule topics:
     conda:
         ENVIRONMENT
     params:
-        # Each run's topics are kept here, so that the next run numbers the same topics alike.
-        history_dir="results/history",
-        embedding_model=config["embedding"]["model"],
-        max_seq_length=config["embedding"]["max_seq_length"],
-        ngram_range=config["topics"]["ngram_range"],
-        stop_words=config["topics"]["stop_words"],
-        top_n_words=config["topics"]["top_n_words"],
-        n_representative_docs=config["topics"]["n_representative_docs"],
-        reduce_outliers=config["topics"]["reduce_outliers"],
-        reduce_frequent_words=config["topics"]["reduce_frequent_words"],
-        representation=config["topics"]["representation"],
-        mmr_diversity=config["topics"]["mmr_diversity"],
-        min_keyword_share=config["topics"]["min_keyword_share"],
-        guide_names=guide_names(),
-        save_ctfidf=config["topics"]["save_ctfidf"],
-        guide_min_similarity=config["topics"]["guide_min_similarity"],
-        coarse_topics=config["report"]["coarse_topics"],
-        min_overlap=config["lineage"]["min_overlap"],
-        min_similarity=config["lineage"]["min_similarity"],
+        knobs=knobs(TopicStageSettings.from_config(config)),
     script:
         "../scripts/topics.py"
 

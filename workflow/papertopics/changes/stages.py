@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from pathlib import Path
+from dataclasses import dataclass
 
 from papertopics import storage
 
@@ -53,27 +53,42 @@ def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[
     )
 
 
-def changes(
-    papers: str,
-    topic_papers: str,
-    details: str,
-    lineage: str,
-    groups_table: str,
-    groups_settings: str,
-    embeddings: list[str],
-    shares: str,
-    changes: str,
-    trends: str,
-    stop_words: str | None,
-    history_dir: str,
-    compare: dict,
-    bursts: str | None = None,
-    themes: str | None = None,
-) -> None:
+@dataclass(frozen=True)
+class ChangeInputs:
+    """What the changes stage reads (the rule's inputs, by name): the corpus, the topics stage's
+    papers, details and lineage, the groups stage's periods, the embeddings (themes within a
+    topic), and the published share history (``papertopics.topics.history``; zero or one path),
+    where the previous run's shares are compared with this run's.
+    """
+
+    papers: str
+    topic_papers: str
+    details: str
+    lineage: str
+    groups_table: str
+    groups_settings: str
+    embeddings: list[str]
+    history: list[str]
+
+
+@dataclass(frozen=True)
+class ChangeOutputs:
+    """What the changes stage writes (the rule's outputs, by name); ``next_history``: this run's
+    shares, staged for the published history.
+    """
+
+    shares: str
+    changes: str
+    trends: str
+    next_history: str
+    bursts: str | None = None
+    themes: str | None = None
+
+
+def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
     changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
-    over the groups stage's periods; ``compare``: the ``compare`` knobs
-    (``papertopics.changes.compare.CompareSettings``).
+    over the groups stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
     """
     import pandas as pd
 
@@ -83,38 +98,53 @@ def changes(
     from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
     from papertopics.embed.encoders import gather_embeddings
+    from papertopics.settings import ChangeSettings
     from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.history import earlier_shares, stage_shares
 
     assigned = pd.read_csv(
-        topic_papers,
+        inputs.topic_papers,
         keep_default_na=False,
         dtype={"id": str, "dumps": str, "year": str},
         usecols=lambda name: name in {"id", "topic", "outlier", "dumps", "display_name", "year"},
     )
     assigned["outlier"] = outlier_flags(assigned["outlier"])
-    texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
-    events = storage.read_json(lineage)
-    topic_details, settings = storage.read_json(details)["topics"], CompareSettings(**compare)
-    periods = load_groups(groups_table, groups_settings, assigned["id"].tolist())[0]
+    texts = {p["id"]: p["text"] for p in storage.read_jsonl(inputs.papers)}
+    events = storage.read_json(inputs.lineage)
+    chosen = ChangeSettings(**knobs)
+    topic_details, settings = storage.read_json(inputs.details)["topics"], CompareSettings(**chosen.compare)
+    periods = load_groups(inputs.groups_table, inputs.groups_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
-        assigned, [texts[i] for i in assigned["id"]], topic_details, events, periods, settings, stop_words
+        assigned,
+        [texts[i] for i in assigned["id"]],
+        topic_details,
+        events,
+        periods,
+        settings,
+        chosen.stop_words,
     )
-    vectors = gather_embeddings(assigned["id"].tolist(), [storage.read_arrays(path) for path in embeddings])
+    vectors = gather_embeddings(
+        assigned["id"].tolist(), [storage.read_arrays(path) for path in inputs.embeddings]
+    )
     tested = [p for p in record["periods"] if p not in record["small_periods"]]
     record["themes"] = topic_themes(assigned, vectors, periods, tested, topic_details, settings)
-    earlier = Path(history_dir) / f"shares-run-{events.get('previous_run') or 0:04d}.csv"
     record["recomputed"] = recomputed_shares(
-        share_table, pd.read_csv(earlier, keep_default_na=False) if earlier.exists() else None, events
+        share_table, earlier_shares(inputs.history, events.get("previous_run")), events
     )
-    storage.write_csv(shares, share_table)
-    storage.write_csv(trends, trend_table(record))
-    if bursts:
-        storage.write_csv(bursts, burst_table(record))
-    if themes:
-        storage.write_csv(themes, theme_table(record["themes"]))
-    storage.write_json(changes, record)
+    storage.write_csv(outputs.shares, share_table)
+    storage.write_csv(outputs.trends, trend_table(record))
+    if outputs.bursts:
+        storage.write_csv(outputs.bursts, burst_table(record))
+    if outputs.themes:
+        storage.write_csv(outputs.themes, theme_table(record["themes"]))
+    storage.write_json(outputs.changes, record)
     # Kept for the next run, which shows where this run's published shares moved.
-    storage.write_csv(Path(history_dir) / f"shares-run-{events['run']:04d}.csv", share_table)
+    stage_shares(outputs.next_history, inputs.history, events["run"], events.get("previous_run"), share_table)
+    _log_changes(record)
+
+
+def _log_changes(record: dict) -> None:
+    """What the changes stage found, in a few log lines."""
     trend_rows = record["trends"].get("topics", [])
     _LOG.info(
         "%s %s: %d rising, %d falling topics (significant or suggestive); %d bursting terms",

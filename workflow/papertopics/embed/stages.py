@@ -13,34 +13,23 @@ from pathlib import Path
 import numpy as np
 
 from papertopics import storage
+from papertopics.settings import EmbeddingSettings
 
 _LOG = logging.getLogger(__name__)
 
 
 def embed_shard(
-    papers: str,
-    embeddings: str,
-    model: str,
-    backend: str,
-    batch_size: int,
-    max_seq_length: int,
-    cache_dir: str,
-    model_cache_dir: str,
-    threads: int = 1,
-    shard: int = 0,
-    shards: int = 1,
-    device: str = "cpu",
+    papers: str, embeddings: str, knobs: dict, threads: int = 1, shard: int = 0, shards: int = 1
 ) -> None:
     """Embed the papers of one dump (or of its shard ``shard`` of ``shards``), reusing cached vectors;
-    ``truncated`` marks those longer than the model's window (when it can be counted).
+    ``truncated`` marks those longer than the model's window (when it can be counted). ``knobs``:
+    ``papertopics.settings.EmbeddingSettings``'s fields.
     """
     from papertopics.embed.sharding import shard_bounds
 
     records = storage.read_jsonl(papers)
     start, end = shard_bounds(len(records), shard, shards)
-    embedder = _Embedder(
-        model, backend, batch_size, max_seq_length, cache_dir, model_cache_dir, threads, device
-    )
+    embedder = _Embedder(EmbeddingSettings(**knobs), threads)
     embedder.embed(records[start:end], embeddings, f"papers {start}-{end}")
 
 
@@ -49,25 +38,18 @@ class _Embedder:
     some text is not cached: one job can embed many dumps for the cost of one model load.
     """
 
-    def __init__(
-        self,
-        model: str,
-        backend: str,
-        batch_size: int,
-        max_seq_length: int,
-        cache_dir: str,
-        model_cache_dir: str,
-        threads: int,
-        device: str,
-    ):
+    def __init__(self, settings: EmbeddingSettings, threads: int):
         from papertopics.embed.cache import EmbeddingCache
         from papertopics.embed.encoders import encoder_identity, load_encoder, resolve_backend
 
-        self.model, self.batch_size, self.max_seq_length = model, batch_size, max_seq_length
-        self.backend, self.device = resolve_backend(backend, device), device
-        self.cache = EmbeddingCache(cache_dir, encoder_identity(model, self.backend, max_seq_length, device))
+        model, max_seq_length, device = settings.model, settings.max_seq_length, settings.device
+        self.model, self.batch_size, self.max_seq_length = model, settings.batch_size, max_seq_length
+        self.backend, self.device = resolve_backend(settings.backend, device), device
+        self.cache = EmbeddingCache(
+            settings.cache_dir, encoder_identity(model, self.backend, max_seq_length, device)
+        )
         self._load = lambda: load_encoder(
-            model, self.backend, max_seq_length, model_cache_dir, threads, device
+            model, self.backend, max_seq_length, settings.model_cache_dir, threads, device
         )
         self.loaded = None
         self.computed = self.cached = 0
@@ -141,28 +123,18 @@ class _Embedder:
 
 
 def embed(
-    papers: list[str],
-    embeddings: list[str],
-    summaries: list[str],
-    model: str,
-    backend: str,
-    batch_size: int,
-    max_seq_length: int,
-    cache_dir: str,
-    model_cache_dir: str,
-    threads: int = 1,
-    device: str = "cpu",
+    papers: list[str], embeddings: list[str], summaries: list[str], knobs: dict, threads: int = 1
 ) -> None:
     """Embed every dump embedded whole (each at most ``embedding.shard_size`` papers) in one job,
     which loads the model once, and only when some abstract is not in the cache: each dump's
     ``papers`` give its own ``embeddings`` file and ``summaries`` record (see ``embedding_summary``).
+    ``knobs``: ``papertopics.settings.EmbeddingSettings``'s fields.
     """
     import time
 
     started = time.perf_counter()
-    embedder = _Embedder(
-        model, backend, batch_size, max_seq_length, cache_dir, model_cache_dir, threads, device
-    )
+    settings = EmbeddingSettings(**knobs)
+    embedder = _Embedder(settings, threads)
     embedder.embed_dumps(
         [
             (storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_papers).stem}")
@@ -170,13 +142,13 @@ def embed(
         ]
     )
     for dump_embeddings, summary in zip(embeddings, summaries, strict=True):
-        embedding_summary(dump_embeddings, summary, model, max_seq_length)
+        embedding_summary(dump_embeddings, summary, settings.model, settings.max_seq_length)
     _LOG.info(
         "%d dumps in one job: %d abstracts embedded now (%s on %s, model %s), %d from the cache, in %.1f s",
         len(papers),
         embedder.computed,
         embedder.backend,
-        device,
+        settings.device,
         "loaded once" if embedder.loaded is not None else "not loaded",
         embedder.cached,
         time.perf_counter() - started,

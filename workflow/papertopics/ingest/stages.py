@@ -16,11 +16,17 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def parse(dump: str, papers: str, summary: str, min_abstract_chars: int, abstract_column: str | None) -> None:
-    """Read one dump file into its papers (JSON Lines) and a summary of what was kept and rejected."""
+def parse(dump: str, papers: str, summary: str, knobs: dict) -> None:
+    """Read one dump file into its papers (JSON Lines) and a summary of what was kept and rejected;
+    ``knobs``: ``papertopics.settings.ParseSettings``'s fields.
+    """
     from papertopics.ingest.parse import parse_dump
+    from papertopics.settings import ParseSettings
 
-    parsed = parse_dump(dump, min_abstract_chars=min_abstract_chars, abstract_column=abstract_column)
+    settings = ParseSettings(**knobs)
+    parsed = parse_dump(
+        dump, min_abstract_chars=settings.min_abstract_chars, abstract_column=settings.abstract_column
+    )
     record = {
         **parsed.summary(),
         "source": str(dump),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -331,20 +332,43 @@ def neighbour_graph(
     return paper_neighbours(vectors, resolved, metric, exact_neighbours_up_to)
 
 
+@dataclass(frozen=True)
+class Projection:
+    """The knobs of one UMAP projection (config.yaml's umap section, ``projection_settings``).
+
+    Attributes:
+        n_neighbors: UMAP's neighbourhood size, or ``auto`` (``resolve_n_neighbors``).
+        n_components: the dimensions of the result.
+        min_dist: UMAP's minimum distance between points.
+        metric: the distance between vectors (``cosine``).
+        random_state: the seed; the same seed and input give the same coordinates.
+        word_weight: the share of the similarity taken from the texts' word vectors (0: the
+            embeddings alone).
+        word_dimensions: the dimensions of the word vectors.
+        exact_neighbours_up_to: up to this many papers the neighbour graph is exact, above it
+            NN-descent's (see ``neighbour_graph``).
+        fit_sample_size: above this many papers, UMAP is fitted on a seeded sample of this size
+            and the rest placed by ``transform``; None: always fitted on all.
+        n_epochs: UMAP's optimisation epochs, or ``auto`` (UMAP's own choice).
+    """
+
+    n_neighbors: int | str
+    n_components: int
+    min_dist: float
+    metric: str
+    random_state: int
+    word_weight: float
+    word_dimensions: int
+    exact_neighbours_up_to: int
+    fit_sample_size: int | None = None
+    n_epochs: int | str = "auto"
+
+
 def reduce_embeddings(
     embeddings: np.ndarray,
-    texts: list[str],
-    n_neighbors: int | str,
-    n_components: int,
-    min_dist: float,
-    metric: str,
-    random_state: int,
-    word_weight: float,
-    word_dimensions: int,
-    fit_sample_size: int | None = None,
-    n_epochs: int | str = "auto",
+    texts: list[str] | None,
+    projection: Projection,
     *,
-    exact_neighbours_up_to: int,
     neighbours: tuple[np.ndarray, np.ndarray] | None = None,
     models: list | None = None,
 ) -> tuple[np.ndarray, dict]:
@@ -356,19 +380,7 @@ def reduce_embeddings(
     Args:
         embeddings: the papers' embeddings, one row per paper.
         texts: the papers' texts, for the word vectors (read only when ``word_weight`` > 0).
-        n_neighbors: UMAP's neighbourhood size, or ``auto`` (``resolve_n_neighbors``).
-        n_components: the dimensions of the result.
-        min_dist: UMAP's minimum distance between points.
-        metric: the distance between vectors (``cosine``).
-        random_state: the seed; the same seed and input give the same coordinates.
-        word_weight: the share of the similarity taken from the texts' word vectors (0: the
-            embeddings alone).
-        word_dimensions: the dimensions of the word vectors.
-        fit_sample_size: above this many papers, UMAP is fitted on a seeded sample of this size
-            and the rest placed by ``transform``; None: always fitted on all.
-        n_epochs: UMAP's optimisation epochs, or ``auto`` (UMAP's own choice).
-        exact_neighbours_up_to: up to this many papers the neighbour graph is exact, above it
-            NN-descent's (see ``neighbour_graph``).
+        projection: the projection's knobs.
         neighbours: the ``neighbour_graph`` of the same settings, searched once for all
             projections; None: searched here (not used by a sampled fit).
         models: where given, the fitted UMAP is appended to it (see ``umap_project``).
@@ -376,14 +388,16 @@ def reduce_embeddings(
     Returns:
         The coordinates (one row per paper, float32) and the settings, resolved values included.
     """
-    resolved = resolve_n_neighbors(n_neighbors, len(embeddings))
-    vectors = hybrid_vectors(embeddings, texts, word_weight, word_dimensions, random_state)
-    sampled = fit_sample_size is not None and len(vectors) > fit_sample_size
+    resolved = resolve_n_neighbors(projection.n_neighbors, len(embeddings))
+    vectors = hybrid_vectors(
+        embeddings, texts, projection.word_weight, projection.word_dimensions, projection.random_state
+    )
+    sampled = projection.fit_sample_size is not None and len(vectors) > projection.fit_sample_size
     graph = None
-    if starts_from_neighbours(len(vectors), n_components, fit_sample_size):
+    if starts_from_neighbours(len(vectors), projection.n_components, projection.fit_sample_size):
         graph = neighbours
         if graph is None:
-            graph = paper_neighbours(vectors, resolved, metric, exact_neighbours_up_to)
+            graph = paper_neighbours(vectors, resolved, projection.metric, projection.exact_neighbours_up_to)
         if graph[0].shape != (len(vectors), resolved):
             raise ValueError(
                 f"the neighbour graph is {graph[0].shape[0]} papers x {graph[0].shape[1]} neighbours, "
@@ -391,31 +405,33 @@ def reduce_embeddings(
             )
     coordinates = umap_project(
         vectors,
-        n_components,
+        projection.n_components,
         n_neighbors=resolved,
-        min_dist=min_dist,
-        metric=metric,
-        random_state=random_state,
-        fit_sample_size=fit_sample_size,
+        min_dist=projection.min_dist,
+        metric=projection.metric,
+        random_state=projection.random_state,
+        fit_sample_size=projection.fit_sample_size,
         # UMAP marks far neighbours in place; the graph may be shared by several projections.
         neighbours=None if graph is None else (graph[0].copy(), graph[1].copy()),
-        n_epochs=None if n_epochs == "auto" else int(n_epochs),
+        n_epochs=None if projection.n_epochs == "auto" else int(projection.n_epochs),
         models=models,
     )
     settings = {
         "n_papers": len(embeddings),
         "n_neighbors": resolved,
-        "n_neighbors_setting": n_neighbors,
-        "n_components": n_components,
-        "min_dist": min_dist,
-        "n_epochs": n_epochs,
-        "metric": metric,
-        "random_state": random_state,
-        "word_weight": word_weight,
-        "word_dimensions": word_dimensions,
-        "fit_sample_size": fit_sample_size,
+        "n_neighbors_setting": projection.n_neighbors,
+        "n_components": projection.n_components,
+        "min_dist": projection.min_dist,
+        "n_epochs": projection.n_epochs,
+        "metric": projection.metric,
+        "random_state": projection.random_state,
+        "word_weight": projection.word_weight,
+        "word_dimensions": projection.word_dimensions,
+        "fit_sample_size": projection.fit_sample_size,
         "fitted_on_sample": sampled,
-        "exact_neighbours_up_to": exact_neighbours_up_to,
-        "neighbours": None if graph is None else neighbour_search(len(vectors), exact_neighbours_up_to),
+        "exact_neighbours_up_to": projection.exact_neighbours_up_to,
+        "neighbours": None
+        if graph is None
+        else neighbour_search(len(vectors), projection.exact_neighbours_up_to),
     }
     return coordinates, settings

@@ -19,13 +19,13 @@ _LOG = logging.getLogger(__name__)
 
 
 def _reduce_corpus(
-    papers_path: str, embedding_paths: list[str], neighbours_path: str, models: list | None = None, **umap
+    papers_path: str, embedding_paths: list[str], neighbours_path: str, umap: dict, models: list | None = None
 ) -> tuple[np.ndarray, np.ndarray, dict]:
     """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched);
     the fitted UMAP is appended to ``models`` where given.
     """
     from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.reduce import reduce_embeddings
+    from papertopics.mapping.reduce import Projection, reduce_embeddings
 
     papers, embeddings = corpus_embeddings(papers_path, embedding_paths)
     graph = storage.read_arrays(neighbours_path)
@@ -33,7 +33,11 @@ def _reduce_corpus(
         raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
     neighbours = (graph["indices"], graph["distances"]) if graph["searched"] else None
     coordinates, settings = reduce_embeddings(
-        embeddings, [embedding_text(p) for p in papers], neighbours=neighbours, models=models, **umap
+        embeddings,
+        [embedding_text(p) for p in papers],
+        Projection(**umap),
+        neighbours=neighbours,
+        models=models,
     )
     return np.array([p["id"] for p in papers]), coordinates, settings
 
@@ -45,25 +49,32 @@ def _projection(
     model: str,
     fitted: list[str],
     update_mode: str,
-    **umap,
+    umap: dict,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """A projection placed on the last fit or fitted afresh (``papertopics.mapping.placement.project``)."""
+    import sys
+
     from papertopics.mapping.placement import project
 
+    # The knobs' names interned, as keyword names are: the saved fit keeps them, and pickle writes
+    # a name once where UMAP's own attribute of that name is the same string, so the fit's bytes
+    # do not depend on how the rule passed the knobs.
+    umap = {sys.intern(name): value for name, value in umap.items()}
     return project(
         fitted,
         update_mode,
         model,
         lambda: corpus_embeddings(papers, embeddings),
-        lambda models: _reduce_corpus(papers, embeddings, neighbours, models=models, **umap),
+        lambda models: _reduce_corpus(papers, embeddings, neighbours, umap, models=models),
         umap,
     )
 
 
-def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
+def neighbours(papers: str, embeddings: list[str], graph: str, umap: dict) -> None:
     """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
     space, map, consensus runs); ``searched`` is false where the projections use none (a
-    fit on a sample, a corpus too small for UMAP).
+    fit on a sample, a corpus too small for UMAP). ``umap``: the knobs it reads
+    (``papertopics.mapping.reduce.neighbour_settings``).
     """
     import time
 
@@ -103,15 +114,16 @@ def reduce(
     settings: str,
     model: str,
     update_mode: str,
-    **umap,
+    umap: dict,
 ) -> None:
     """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions, seeded
     with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it). With
     ``update: place`` and a last fit (``fitted``), new papers are placed on it instead; ``model``
-    keeps the fit (``papertopics.mapping.placement``).
+    keeps the fit (``papertopics.mapping.placement``). ``umap``: the knobs a projection reads
+    (``papertopics.mapping.reduce.projection_settings``).
     """
     ids, cluster_space, placed, used = _projection(
-        papers, embeddings, neighbours, model, fitted, update_mode, **umap
+        papers, embeddings, neighbours, model, fitted, update_mode, umap
     )
     mode = np.array(used["update"]["mode"])
     storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode)
@@ -128,12 +140,12 @@ def consensus_run(
     settings: str,
     model: str,
     update_mode: str,
-    **umap,
+    umap: dict,
 ) -> None:
     """A further cluster space of ``umap.consensus_runs``: the reduce stage's projection with
     another seed (``umap.random_state`` here is the run's own, drawn from the configured one).
     """
-    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, update_mode, **umap)
+    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, update_mode, umap)
 
 
 def map_layout(
@@ -144,8 +156,7 @@ def map_layout(
     layout: str,
     model: str,
     update_mode: str,
-    min_dist: float,
-    **umap,
+    umap: dict,
 ) -> None:
     """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``
     (new papers placed on the last fit with ``update: place``, as in ``reduce``).
@@ -159,9 +170,11 @@ def map_layout(
         model,
         fitted,
         update_mode,
-        n_components=2,
-        min_dist=max(min_dist, MAP_MIN_DIST),
-        **umap,
+        {
+            "n_components": 2,
+            "min_dist": max(umap["min_dist"], MAP_MIN_DIST),
+            **{name: value for name, value in umap.items() if name != "min_dist"},
+        },
     )
     storage.write_arrays(layout, ids=ids, map_2d=map_2d, placed=placed)
     _LOG.info("mapped %d papers in 2-d with %s", len(ids), settings)
@@ -176,26 +189,27 @@ def cluster(
     labels: str,
     settings: str,
     model: str,
-    update_mode: str,
-    placement: dict,
-    **hdbscan,
+    knobs: dict,
 ) -> None:
     """Topics of the reduce stage's cluster space, or of it and the consensus runs' spaces
     (further seeded UMAP projections, each its own job), joined (see ``papertopics.mapping.consensus``).
     With ``update: place`` and the projections placed on the last fit (``fitted``: its clusters,
     ``fitted_topics``: its papers' topics), the new papers' topics are placed on it instead
-    (``papertopics.topics.place``); ``model`` keeps the fit.
+    (``papertopics.topics.place``); ``model`` keeps the fit. ``knobs``:
+    ``papertopics.settings.ClusterSettings``'s fields.
     """
     from papertopics.mapping.consensus import cluster_runs
     from papertopics.mapping.placement import link_or_copy
+    from papertopics.settings import ClusterSettings
     from papertopics.topics.fit import OUTLIER
     from papertopics.topics.place import placed_clusters, refit_note, save_clusters
 
+    chosen = ClusterSettings(**knobs)
     runs = [storage.read_arrays(path) for path in coordinates]
     ids = runs[0]["ids"]
     if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
         raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
-    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, placement)
+    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, chosen.placement)
     if placed is not None:
         storage.write_arrays(labels, **placed[0])
         storage.write_json(settings, placed[1])
@@ -207,29 +221,33 @@ def cluster(
         if [p["id"] for p in records] != ids.tolist():
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
     models: list = []
-    assigned, used = cluster_runs([run["cluster_space"] for run in runs], vectors, models=models, **hdbscan)
+    assigned, used = cluster_runs(
+        [run["cluster_space"] for run in runs], vectors, models=models, **chosen.hdbscan()
+    )
     used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
     used["outliers"] = int((assigned == OUTLIER).sum())
     used["spaces"] = len(runs)
-    used["placement"] = refit_note(update_mode, runs)
+    used["placement"] = refit_note(chosen.update_mode, runs)
     save_clusters(model, ids, assigned, models[0], used)
     storage.write_arrays(labels, ids=ids, labels=assigned, mode=np.array("refit"))
     storage.write_json(settings, used)
     _LOG.info("clustered: %s", used)
 
 
-def similar_papers(
-    papers: str, embeddings: list[str], similar: str, n_similar: int, exact_up_to: int
-) -> None:
-    """Each paper's ``n_similar`` most similar papers by embedding, for the report (``papertopics.mapping.similar``)."""
+def similar_papers(papers: str, embeddings: list[str], similar: str, knobs: dict) -> None:
+    """Each paper's most similar papers by embedding, for the report (``papertopics.mapping.similar``);
+    ``knobs``: ``papertopics.settings.SimilarSettings``'s fields.
+    """
     import time
 
     from papertopics.mapping.reduce import neighbour_search
     from papertopics.mapping.similar import similar_papers as nearest
+    from papertopics.settings import SimilarSettings
 
+    settings = SimilarSettings(**knobs)
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    indices, similarity = nearest(vectors, n_similar, exact_up_to)
+    indices, similarity = nearest(vectors, settings.similar_papers, settings.similar_exact_up_to)
     storage.write_arrays(
         similar, ids=np.array([p["id"] for p in records]), indices=indices, similarity=similarity
     )
@@ -237,6 +255,6 @@ def similar_papers(
         "%d similar papers of each of %d papers (%s) in %.1f s",
         indices.shape[1],
         len(records),
-        neighbour_search(len(records), exact_up_to),
+        neighbour_search(len(records), settings.similar_exact_up_to),
         time.perf_counter() - start,
     )

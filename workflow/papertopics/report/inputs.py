@@ -75,72 +75,82 @@ class ReportInputs:
         return self.papers["dumps"].map(lambda names: ", ".join(labels.get(n, n) for n in names.split(";")))
 
 
-def load_report_inputs(
-    corpus_summary: str,
-    umap_settings: str,
-    hdbscan_settings: str,
-    topics: str,
-    papers: str,
-    details: str,
-    figures: str,
-    metrics: str | None = None,
-    changes: str | None = None,
-    shares: str | None = None,
-    trends: str | None = None,
-    similar: str | None = None,
-    embedding_summaries: list[str] | None = None,
-    groups_table: str | None = None,
-    groups_settings: str | None = None,
-    venues: str | None = None,
-    venues_table: str | None = None,
-    venue_trends: str | None = None,
-) -> ReportInputs:
-    """Read the report's inputs; ``metrics`` (a JSON file of quality figures), ``changes`` (the
-    comparison of dumps, with its ``shares`` per dump and ``trends`` tables), ``similar`` (each
-    paper's similar papers), ``embedding_summaries`` (the embed stage's, per dump), the groups
-    stage's ``groups_table`` and ``groups_settings`` and the venues stage's ``venues`` record,
-    ``venues_table`` and ``venue_trends`` are optional; ``venues.csv`` is a download only where
-    venues were compared, ``venue_trends.csv`` only where each venue's trends were tested.
+@dataclass(frozen=True)
+class ReportFiles:
+    """The report's input files (the report rule's inputs, by name): ``metrics`` (a JSON file of
+    quality figures), ``changes`` (the comparison of dumps, with its ``shares`` per dump and
+    ``trends`` tables), ``similar`` (each paper's similar papers), ``embedding_summaries`` (the
+    embed stage's, per dump), the groups stage's ``groups_table`` and ``groups_settings`` and the
+    venues stage's ``venues`` record, ``venues_table`` and ``venue_trends`` are optional;
+    ``venues.csv`` is a download only where venues were compared, ``venue_trends.csv`` only where
+    each venue's trends were tested.
     """
-    topic_details = storage.read_json(details)
-    summaries = [storage.read_json(path) for path in embedding_summaries or []]
-    paper_table = pd.read_csv(papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str})
+
+    corpus_summary: str
+    umap_settings: str
+    hdbscan_settings: str
+    topics: str
+    papers: str
+    details: str
+    figures: str
+    metrics: str | None = None
+    changes: str | None = None
+    shares: str | None = None
+    trends: str | None = None
+    similar: str | None = None
+    embedding_summaries: list[str] | None = None
+    groups_table: str | None = None
+    groups_settings: str | None = None
+    venues: str | None = None
+    venues_table: str | None = None
+    venue_trends: str | None = None
+
+
+def load_report_inputs(files: ReportFiles) -> ReportInputs:
+    """Read the report's inputs (``ReportFiles``)."""
+    topic_details = storage.read_json(files.details)
+    summaries = [storage.read_json(path) for path in files.embedding_summaries or []]
+    paper_table = pd.read_csv(
+        files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
+    )
     periods = (
-        load_groups(groups_table, groups_settings, paper_table["id"].tolist())[0]
-        if groups_table and groups_settings
+        load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
+        if files.groups_table and files.groups_settings
         else None
     )
-    venue_record = storage.read_json(venues) if venues else None
+    venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     return ReportInputs(
-        corpus_summary=storage.read_json(corpus_summary),
-        umap_settings=storage.read_json(umap_settings),
-        hdbscan_settings=storage.read_json(hdbscan_settings),
+        corpus_summary=storage.read_json(files.corpus_summary),
+        umap_settings=storage.read_json(files.umap_settings),
+        hdbscan_settings=storage.read_json(files.hdbscan_settings),
         topic_settings=topic_details["settings"],
         topic_details=topic_details["topics"],
-        topics=pd.read_csv(topics, keep_default_na=False),
+        topics=pd.read_csv(files.topics, keep_default_na=False),
         papers=paper_table,
-        figures=storage.read_json(figures),
-        metrics=storage.read_json(metrics) if metrics else None,
+        figures=storage.read_json(files.figures),
+        metrics=storage.read_json(files.metrics) if files.metrics else None,
         topic_groups=topic_details.get("groups"),
-        changes=storage.read_json(changes) if changes else None,
+        changes=storage.read_json(files.changes) if files.changes else None,
         comparison_files={
             Path(path).name: Path(path).read_text(encoding="utf-8")
             for path in (
-                changes,
-                shares,
-                trends,
-                *((venues_table,) if compared else ()),
-                *((venue_trends,) if trended else ()),
+                files.changes,
+                files.shares,
+                files.trends,
+                *((files.venues_table,) if compared else ()),
+                *((files.venue_trends,) if trended else ()),
             )
             if path
         },
-        similar=storage.read_arrays(similar) if similar else None,
+        similar=storage.read_arrays(files.similar) if files.similar else None,
         over_window={i for s in summaries for i in s["over_window"]} if counted else None,
         window_tokens=max((s["window_tokens"] for s in summaries), default=None),
         periods=periods,
         venues=venue_record,
-        venue_cells=pd.read_csv(venues_table, keep_default_na=False) if compared and venues_table else None,
+        venue_cells=pd.read_csv(files.venues_table, keep_default_na=False)
+        if compared and files.venues_table
+        else None,
     )

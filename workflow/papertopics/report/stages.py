@@ -14,12 +14,17 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def report(page: str, title: str, hover_chars: int, **inputs) -> None:
-    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``load_report_inputs``;
-    the groups stage's periods are those the map colours and filters papers by).
+def report(page: str, knobs: dict, **inputs) -> None:
+    """The HTML report (``page``) from the stages' outputs (``inputs``, see ``ReportFiles``;
+    the groups stage's periods are those the map colours and filters papers by); ``knobs``:
+    ``papertopics.settings.ReportSettings``'s fields.
     """
-    from papertopics.report import build_report, load_report_inputs
+    from papertopics.report import ReportFiles, build_report, load_report_inputs
+    from papertopics.settings import ReportSettings
 
-    html = build_report(load_report_inputs(**inputs), title=title, hover_chars=hover_chars)
+    settings = ReportSettings(**knobs)
+    html = build_report(
+        load_report_inputs(ReportFiles(**inputs)), title=settings.title, hover_chars=settings.hover_chars
+    )
     storage.write_text(page, html)
     _LOG.info("report written to %s (%.1f MB)", page, len(html.encode()) / 1e6)

@@ -6,9 +6,11 @@ non-zero exit (no traceback).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
+import typing
 from collections.abc import Callable, Iterator
 
 from papertopics.errors import PipelineInputError, disk_full, disk_full_message
@@ -19,13 +21,29 @@ _LOG = logging.getLogger("papertopics")
 
 def run_rule(job, stage: Callable, **extra) -> None:
     """Run ``stage`` for a Snakemake job (a script's ``snakemake`` object), passing the rule's named
-    inputs, outputs and params, and ``extra``, as keyword arguments: reordering a rule's files cannot
-    swap them, and a rule whose names differ from the stage's parameters fails at once.
+    inputs, outputs and params, and ``extra``, as keyword arguments (``stage_arguments``):
+    reordering a rule's files cannot swap them, and a rule whose names differ from the stage's
+    parameters fails at once.
     """
-    folders = sorted({os.path.dirname(path) or "." for path in job.output})
+    # In the rule's order: where no file is named, a full disk is reported in its first output's folder.
+    folders = list(dict.fromkeys(os.path.dirname(path) or "." for path in job.output))
     with _logging_to(job.log[0]), _reported_failures(job.rule, folders):
         register_job(job.rule)
-        stage(**job.input, **job.output, **job.params, **extra)
+        stage(**stage_arguments(stage, {**job.input, **job.output, **job.params, **extra}))
+
+
+def stage_arguments(stage: Callable, named: dict) -> dict:
+    """The keyword arguments of ``stage`` from a job's ``named`` files and params: a parameter
+    whose type is a dataclass (a stage's inputs or outputs that belong together) gets the named
+    values of its fields, every other parameter the value of its name. A name the stage does not
+    take, or a field with no value, is an error at once (``TypeError``).
+    """
+    arguments = dict(named)
+    for name, kind in typing.get_type_hints(stage).items():
+        if dataclasses.is_dataclass(kind):
+            fields = [field.name for field in dataclasses.fields(kind)]
+            arguments[name] = kind(**{field: arguments.pop(field) for field in fields if field in arguments})
+    return arguments
 
 
 class _LogFile(logging.FileHandler):

@@ -46,6 +46,7 @@ def warm_numba_cache(config_path: str | Path = "config.yaml") -> float:
     from papertopics.mapping.reduce import (
         MAP_MIN_DIST,
         NEIGHBOUR_SETTINGS,
+        Projection,
         neighbour_graph,
         projection_settings,
         reduce_embeddings,
@@ -68,11 +69,11 @@ def warm_numba_cache(config_path: str | Path = "config.yaml") -> float:
         settings["exact_neighbours_up_to"] = _PAPERS
         if not cluster_space:
             settings.update(n_components=2, min_dist=max(settings["min_dist"], MAP_MIN_DIST))
-        reduce_embeddings(vectors, texts, neighbours=graph, **settings)
+        reduce_embeddings(vectors, texts, Projection(**settings), neighbours=graph)
     # A fit on a sample, the rest placed by transform (corpora above umap.fit_sample_size).
     settings = projection_settings(umap, cluster_space=True)
     settings["fit_sample_size"] = _SAMPLE
-    reduce_embeddings(vectors, texts, **settings)
+    reduce_embeddings(vectors, texts, Projection(**settings))
     return time.perf_counter() - start
 
 

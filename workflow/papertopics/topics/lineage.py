@@ -15,16 +15,13 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from papertopics import storage
-from papertopics.errors import PipelineInputError
 from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.topics.history import TopicHistory
 from papertopics.topics.labels import label_key, label_phrases
 
-HISTORY_FORMAT = 1
 # A topic is followed by its papers when at least this share of them is in both runs.
 _TRACKED_BY_PAPERS = 0.5
 # Merge and split pieces: most of one side's shared papers (0.5) on the other, and a real part
@@ -327,68 +324,6 @@ def carry_labels(
         if earlier.get(topic) != labels[topic] and label_key(labels[topic]) in kept:
             labels[topic] = f"{', '.join(label_phrases(labels[topic]))} (topic {topic})"
     return labels, relabelled
-
-
-class TopicHistory:
-    """The runs' topic records in one folder: ``run-0001.json``, ``run-0002.json`` and so on."""
-
-    def __init__(self, folder: str | Path):
-        self.folder = Path(folder)
-
-    def _runs(self) -> list[int]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(
-            int(p.stem.split("-")[1]) for p in self.folder.glob("run-*.json") if p.stem[4:].isdigit()
-        )
-
-    def _path(self, run: int) -> Path:
-        return self.folder / f"run-{run:04d}.json"
-
-    def read(self, run: int) -> dict:
-        """The record of run ``run``; a record that is not JSON, or of another format, is an error
-        that names the file and how to go on.
-        """
-        path = self._path(run)
-        remedy = (
-            "move that file out of the folder to match against the run before it, "
-            "or run `make reset-topic-ids` to number the topics afresh"
-        )
-        try:
-            record = storage.read_json(path)
-        except UnicodeDecodeError as error:
-            raise PipelineInputError(f"{path}: not UTF-8 text (byte {error.start}); {remedy}") from None
-        except json.JSONDecodeError as error:
-            raise PipelineInputError(
-                f"{path} line {error.lineno}, column {error.colno}: not a topic history record "
-                f"({error.msg}); {remedy}"
-            ) from None
-        found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        if found != HISTORY_FORMAT:
-            raise PipelineInputError(
-                f"{path}: topic history format {found!r} is not {HISTORY_FORMAT}; {remedy}"
-            )
-        return record
-
-    def baseline(self, digest: str) -> tuple[dict | None, int]:
-        """The record to match against and the run number to write this run as.
-
-        A rerun of the topics stage that gives the same partition as the latest record (a changed
-        keyword knob, a forced rerun) replaces that record and is matched against the one before,
-        so that rerunning gives the same ids and the same events.
-        """
-        runs = self._runs()
-        if not runs:
-            return None, 1
-        latest = self.read(runs[-1])
-        if latest["digest"] != digest:
-            return latest, runs[-1] + 1
-        before = latest.get("matched_against")
-        return (self.read(before) if before in runs else None), runs[-1]
-
-    def write(self, run: int, record: dict) -> None:
-        """Write the record of run ``run`` atomically."""
-        storage.write_json(self._path(run), {"format": HISTORY_FORMAT, "run": run, **record})
 
 
 def follow_topics(

@@ -20,8 +20,9 @@ import numpy as np
 from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, missing_notice
 from papertopics.topics.fit import OUTLIER, assign_outliers
+from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import TopicHistory, carry_labels, record_run
+from papertopics.topics.lineage import carry_labels, record_run
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"

@@ -1,48 +1,30 @@
 """The topic stages, file to file: the topics fitted and labelled, and their evaluation.
 
 Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
-outputs and params (paths first), because the rule's script passes them by name; heavy libraries
-are imported inside the functions, only when the stage that needs them runs.
+outputs and params (paths first), because the rule's script passes them by name (the topics
+stage's files gathered by name into ``TopicInputs`` and ``TopicOutputs``); heavy libraries are
+imported inside the functions, only when the stage that needs them runs.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 
 from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings
+from papertopics.settings import EvaluateSettings, TopicStageSettings
 
 _LOG = logging.getLogger(__name__)
 
 
-def topics(
-    papers: str,
-    embeddings: list[str],
-    layout: str,
-    labels: str,
-    cluster_settings: str,
-    guide_file: list[str],
-    curation_file: list[str],
-    groups_table: str,
-    groups_settings: str,
-    topics: str,
-    topic_papers: str,
-    details: str,
-    model: str,
-    figures: str,
-    lineage: str,
-    history_dir: str,
-    embedding_model: str,
-    max_seq_length: int,
-    guide_names: list[str],
-    save_ctfidf: bool,
-    **knobs,
-) -> None:
-    """Find the topics of the clusters (``papertopics.topics.run``) and write them.
+@dataclass(frozen=True)
+class TopicInputs:
+    """What the topics stage reads (the rule's inputs, by name).
 
-    Args:
+    Attributes:
         papers: the corpus (JSON Lines).
         embeddings: the dumps' embedding files.
         layout: the 2-d map's coordinates.
@@ -54,65 +36,124 @@ def topics(
         groups_table: the groups stage's papers (each paper's period and group), for each
             topic's wording per period (and per group, with ``compare.by`` naming a field).
         groups_settings: the groups stage's settings (``groups.json``).
-        topics: output, ``topics.csv`` (see ``topic_table``).
-        topic_papers: output, ``papers.csv``: every paper with its topic and map position.
-        details: output, ``topic_details.json``: settings, topics and topic groups.
-        model: output folder of the saved BERTopic model.
-        figures: output, the model's figures (``papertopics.figures``).
-        lineage: output, how this run's topics continue the previous run's.
-        history_dir: where each run's topics are kept for the next run to match against.
-        embedding_model: the embedding model's name or path (for guide names and representations).
-        max_seq_length: the embedding model's token limit.
-        guide_names: ``topics.guide`` when it is a list of category names.
-        save_ctfidf: save the model's c-TF-IDF matrix and vocabulary too (``_save_model``).
-        **knobs: the fields of ``papertopics.topics.run.TopicSettings``, and the keyword settings
-            of ``papertopics.topics.fit.fit_topic_model``.
+        history: the published history's topic record (``papertopics.topics.history``; zero or
+            one path), which this run's topics are matched against.
     """
-    from dataclasses import fields
 
+    papers: str
+    embeddings: list[str]
+    layout: str
+    labels: str
+    cluster_settings: str
+    guide_file: list[str]
+    curation_file: list[str]
+    groups_table: str
+    groups_settings: str
+    history: list[str]
+
+
+@dataclass(frozen=True)
+class TopicOutputs:
+    """What the topics stage writes (the rule's outputs, by name).
+
+    Attributes:
+        topics: ``topics.csv`` (see ``topic_table``).
+        topic_papers: ``papers.csv``: every paper with its topic and map position.
+        details: ``topic_details.json``: settings, topics and topic groups.
+        model: the folder of the saved BERTopic model.
+        figures: the model's figures (``papertopics.figures``).
+        lineage: how this run's topics continue the previous run's.
+        next_history: this run's topic record, staged: published as the history's with the run.
+    """
+
+    topics: str
+    topic_papers: str
+    details: str
+    model: str
+    figures: str
+    lineage: str
+    next_history: str
+
+
+def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
+    """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
+    ``papertopics.settings.TopicStageSettings``'s fields.
+    """
     from papertopics.changes.groups import load_groups
-    from papertopics.changes.wording import wording_per_period
     from papertopics.embed.encoders import load_model
     from papertopics.embed.models import resolve_model_location
     from papertopics.figures import model_figures
     from papertopics.topics.curation import load_curation
     from papertopics.topics.guided import load_guide
-    from papertopics.topics.lineage import TopicHistory
+    from papertopics.topics.history import TopicHistory
     from papertopics.topics.place import settle_placed_topics
-    from papertopics.topics.run import TopicSettings, run_topics
+    from papertopics.topics.run import run_topics
 
-    records, vectors = corpus_embeddings(papers, embeddings)
+    records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
     ids = [p["id"] for p in records]
-    map_2d, cluster_labels = _clustered_layout(layout, labels, ids)
-    names = load_guide(guide_file[0] if guide_file else guide_names)
-    curation = load_curation(curation_file[0] if curation_file else None)
-    stage_knobs = {f.name for f in fields(TopicSettings)} - {"keywords"}
-    settings = TopicSettings(
-        **{k: v for k, v in knobs.items() if k in stage_knobs},
-        keywords={k: v for k, v in knobs.items() if k not in stage_knobs},
-    )
+    map_2d, cluster_labels = _clustered_layout(inputs.layout, inputs.labels, ids)
+    chosen = TopicStageSettings(**knobs)
+    names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
+    curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
+    settings = chosen.run_settings()
     texts = [p["text"] for p in records]
     found = run_topics(
         texts,
         ids,
         vectors,
         cluster_labels,
-        TopicHistory(history_dir),
+        TopicHistory(inputs.history[0] if inputs.history else None, staged=outputs.next_history),
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
-        encoder=load_model(embedding_model, max_seq_length),
+        encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
         guide_names=names,
         curation=curation,
         titles=[p.get("title") or "" for p in records],
     )
-    placement = settle_placed_topics(labels, found)
-    # Each topic's wording per period, from the fitted model (in its own topic numbers).
+    placement = settle_placed_topics(inputs.labels, found)
     paper_table = _paper_table(records, found, map_2d)
-    periods, groups = load_groups(groups_table, groups_settings, ids)
+    periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
+    _add_wording(found, texts, periods, groups)
+    storage.write_csv(outputs.topics, topic_table(found.details))
+    storage.write_csv(outputs.topic_papers, paper_table)
+    recorded = {
+        "embedding_model": chosen.embedding_model,
+        **chosen.recorded(),
+        "topics": found.n_topics,
+        "coarse_topics_setting": settings.coarse_topics,
+        "guide": names,
+        "guide_min_similarity": settings.guide_min_similarity if names else None,
+        **found.summary,
+        "consensus": storage.read_json(inputs.cluster_settings).get("consensus"),
+        "wording_by": periods.by,
+        "placement": placement,
+    }
+    storage.write_json(
+        outputs.details, {"settings": recorded, "topics": found.details, "groups": found.groups}
+    )
+    storage.write_json(outputs.figures, model_figures(found.model, found.n_topics))
+    location = resolve_model_location(chosen.embedding_model)
+    _save_model(found.model, outputs.model, location, chosen.save_ctfidf)
+    storage.write_json(outputs.lineage, found.lineage)
+    # Staged: the publish rule puts it in the published history once the whole run succeeds.
+    found.record()
+    _LOG.info(
+        "%d topics (run %d of this history): %s",
+        found.n_topics,
+        found.lineage["run"],
+        [d["label"] for d in found.details],
+    )
+
+
+def _add_wording(found, texts: list[str], periods, groups) -> None:
+    """Each topic's wording per period (and per group, with venues and years both compared),
+    from the fitted model (in its own topic numbers), added to its record.
+    """
+    from papertopics.changes.wording import wording_per_period
+
     model_topic = {d["topic"]: d["model_topic"] for d in found.details}
     model_topics = np.array([model_topic[t] for t in found.topics.tolist()])
     wording = wording_per_period(found.model, texts, model_topics, periods)
-    # With venues and years both compared, each topic's wording per venue too.
     group_wording = (
         wording_per_period(found.model, texts, model_topics, groups)
         if groups is not None and groups.by != periods.by
@@ -122,32 +163,6 @@ def topics(
         record["wording"] = wording.get(record["model_topic"], [])
         if group_wording is not None:
             record["group_wording"] = group_wording.get(record["model_topic"], [])
-    storage.write_csv(topics, topic_table(found.details))
-    storage.write_csv(topic_papers, paper_table)
-    recorded = {
-        "embedding_model": embedding_model,
-        **knobs,
-        "topics": found.n_topics,
-        "coarse_topics_setting": settings.coarse_topics,
-        "guide": names,
-        "guide_min_similarity": settings.guide_min_similarity if names else None,
-        **found.summary,
-        "consensus": storage.read_json(cluster_settings).get("consensus"),
-        "wording_by": periods.by,
-        "placement": placement,
-    }
-    storage.write_json(details, {"settings": recorded, "topics": found.details, "groups": found.groups})
-    storage.write_json(figures, model_figures(found.model, found.n_topics))
-    _save_model(found.model, model, resolve_model_location(embedding_model), save_ctfidf)
-    storage.write_json(lineage, found.lineage)
-    # Last, once every output is written: a failed job leaves history as the last good run left it.
-    found.record()
-    _LOG.info(
-        "%d topics (run %d of this history): %s",
-        found.n_topics,
-        found.lineage["run"],
-        [d["label"] for d in found.details],
-    )
 
 
 def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +218,7 @@ def topic_table(details: list[dict]):
 
 def _save_model(model, model_out: str, embedding_model_location: str, save_ctfidf: bool) -> None:
     """The fitted BERTopic model, for users to load (``BERTopic.load``); no stage reads it back (the
-    next run matches its topics against ``history_dir``). Without ``save_ctfidf`` it is its topics,
+    next run matches its topics against the history, ``papertopics.topics.history``). Without ``save_ctfidf`` it is its topics,
     keywords and topic embeddings: the c-TF-IDF matrix and the vectorizer's vocabulary (as JSON) are
     nearly all of its size (50 of 51 MB for 10,000 papers) and of its writing time, and only
     BERTopic's own topic updates and merges after loading need them.
@@ -217,8 +232,10 @@ def _save_model(model, model_out: str, embedding_model_location: str, save_ctfid
         )
 
 
-def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_words: int) -> None:
-    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any."""
+def evaluate(papers: str, topic_papers: str, details: str, metrics: str, knobs: dict) -> None:
+    """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any;
+    ``knobs``: ``papertopics.settings.EvaluateSettings``'s fields.
+    """
     import pandas as pd
 
     from papertopics.topics.fit import outlier_flags
@@ -242,7 +259,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, top_n_w
         assigned["topic"].to_numpy(),
         outlier_flags(assigned["outlier"]),
         {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
-        top_n_words=top_n_words,
+        top_n_words=EvaluateSettings(**knobs).top_n_words,
         labels=labels,
         group_of={t["topic"]: t["group"] for t in topic_details["topics"] if t.get("group") is not None},
     )

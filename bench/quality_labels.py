@@ -1,0 +1,309 @@
+"""The topic-quality benchmark's label scores: how well the labels name their topics, and how many
+are kept across a rerun (bench/quality.py --labels).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from bench.quality_runs import (
+    cached_embeddings,
+    default_config,
+    load_corpus,
+    ours_clusters,
+    run_ours,
+    topic_settings,
+)
+
+KEYWORDS_OF = {"ijcai_2020_2024_areas.jsonl.gz": "ijcai_2020_2024_keywords.jsonl.gz"}
+# A label names its topic when one of its phrases is one of the topic's reference names, or this
+# close to one (cosine of the packaged model's embeddings).
+NAME_SIMILARITY = 0.8
+REFERENCE_NAMES = 5
+REFERENCE_MIN_PAPERS = 3
+REFERENCE_MIN_LIFT = 2.0
+
+
+def load_paper_keywords(corpus: Path) -> dict[str, list[str]] | None:
+    """Each paper's author keywords (IJCAI's sub-areas), where the corpus has a keyword file."""
+    path = corpus.with_name(KEYWORDS_OF[corpus.name]) if corpus.name in KEYWORDS_OF else None
+    if path is None or not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return {record["id"]: record["keywords"] for record in map(json.loads, lines)}
+
+
+def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
+    """Each paper's title phrases (1-4 words, no stop word or number at either end): a stand-in for
+    free author keywords, no longer held out since the labeller reads titles too (issue 31).
+    """
+    from papertopics.topics.labels import paper_phrases
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    stop = frozenset(ENGLISH_STOP_WORDS)
+    # Hyphens read as spaces, as the keyword vectorizer reads them: the reference stays what it was
+    # before the labeller kept compounds such as "few-shot" whole (names compare hyphens as spaces).
+    return {
+        p["id"]: sorted(paper_phrases((p["title"] or "").replace("-", " "), stop).forms.values())
+        for p in papers
+    }
+
+
+def normalised_name(phrase: str) -> str:
+    """A name compared as the issue says: case, hyphens and plural endings set aside."""
+    from papertopics.topics.fit import singular
+
+    return " ".join(singular(word) for word in phrase.lower().replace("-", " ").split())
+
+
+def reference_names(paper_ids: list[str], topics: np.ndarray, keywords: dict[str, list[str]]) -> dict:
+    """Each topic's reference names: the keywords at least ``REFERENCE_MIN_PAPERS`` of its papers
+    use, at least ``REFERENCE_MIN_LIFT`` times as often there as in the corpus, the
+    ``REFERENCE_NAMES`` most used.
+    """
+    from collections import Counter
+
+    in_corpus = Counter(k for i in paper_ids for k in set(keywords.get(i, [])))
+    total = len(paper_ids)
+    names = {}
+    for topic in sorted(set(topics.tolist()) - {-1}):
+        members = [paper_ids[i] for i in np.flatnonzero(topics == topic)]
+        used = Counter(k for i in members for k in set(keywords.get(i, [])))
+        kept = [
+            k
+            for k, n in used.items()
+            if n >= REFERENCE_MIN_PAPERS and n / len(members) >= REFERENCE_MIN_LIFT * in_corpus[k] / total
+        ]
+        names[topic] = sorted(kept, key=lambda k: (-used[k], k))[:REFERENCE_NAMES]
+    return names
+
+
+def label_hits(labels: dict[int, list[str]], names: dict[int, list[str]], encoder) -> dict[int, bool]:
+    """Whether each topic's label (its phrases) names it: a phrase equal to a reference name after
+    ``normalised_name``, or at least ``NAME_SIMILARITY`` cosine-similar to one.
+    """
+    phrases = sorted({p for ps in labels.values() for p in ps} | {n for ns in names.values() for n in ns})
+    vectors = np.asarray(encoder.encode(phrases, normalize_embeddings=True), dtype=np.float64)
+    index = {p: i for i, p in enumerate(phrases)}
+    hits = {}
+    for topic, label in labels.items():
+        references = names.get(topic, [])
+        equal = {normalised_name(n) for n in references} & {normalised_name(p) for p in label}
+        similar = (
+            references
+            and label
+            and (vectors[[index[p] for p in label]] @ vectors[[index[n] for n in references]].T).max()
+            >= NAME_SIMILARITY
+        )
+        hits[topic] = bool(equal or similar)
+    return hits
+
+
+def hit_rate(hits: dict[int, bool], sizes: dict[int, int]) -> float:
+    """Share of the papers whose topic's label names it (topics weighted by size)."""
+    return sum(sizes[t] for t, hit in hits.items() if hit) / sum(sizes[t] for t in hits)
+
+
+def label_naming(
+    papers: list[dict], corpus: Path, topics: np.ndarray, details: list[dict], encoder, mmr=None
+) -> list[dict]:
+    """The size-weighted share of topics whose label names them (``label_hits``), ours, the top 3
+    c-TF-IDF keywords (BERTopic's default label) and, given ``mmr`` (topic → keywords,
+    ``label_keywords.mmr_keywords``), BERTopic's MMR keywords, against each reference the corpus has: its
+    authors' keywords (IJCAI's sub-areas) and, for every corpus, its title phrases; and
+    against free author keywords where the corpus has them (``label_keywords.keyword_naming``:
+    hit rate and the share of label phrases that are keywords of the topic).
+    """
+    from papertopics.topics.labels import label_phrases
+
+    from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
+
+    ids = [p["id"] for p in papers]
+    real = [d for d in details if d["topic"] != -1]
+    sizes = {d["topic"]: d["size"] for d in real}
+    compared = {
+        "ours": {d["topic"]: label_phrases(d["label"]) for d in real},
+        "top3_words": {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real},
+    }
+    if mmr is not None:
+        compared["mmr"] = {topic: mmr[topic] for topic in sizes}
+    rows = []
+    free = load_free_keywords(corpus)
+    if free:
+        counts = topic_keyword_counts(ids, topics, free)
+        figures = {name: keyword_naming(labels, counts, sizes) for name, labels in compared.items()}
+        for figure, reference in (
+            ("hit_rate", "authors' free keywords (>= 2 of the topic's papers)"),
+            ("phrase_share", "label phrases that are free keywords of >= 2 of the topic's papers"),
+        ):
+            rows.append({"reference": reference, **{name: f[figure] for name, f in figures.items()}})
+    references = [("title phrases (not held out: labels read titles too)", title_phrases(papers))]
+    keywords = load_paper_keywords(corpus)
+    if keywords:
+        references.insert(0, ("authors' sub-area keywords", keywords))
+    for name, keywords_of in references:
+        names = reference_names(ids, topics, keywords_of)
+        rows.append(
+            {"reference": name}
+            | {label: hit_rate(label_hits(of, names, encoder), sizes) for label, of in compared.items()}
+        )
+    return rows
+
+
+def label_kept_share(
+    papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path
+) -> dict | None:
+    """Labels kept across a rerun on real data: the topics of the corpus's first two years, then
+    of its first three (a third dump added), matched by history; the share of the topics that keep
+    their id that keep their label too (no curation).
+    """
+    from papertopics.topics.history import TopicHistory
+    from papertopics.topics.run import run_topics
+
+    from bench.label_keywords import kept_most_share, most_papers_kept
+
+    years = sorted({p["year"] for p in papers if p.get("year") is not None})
+    if len(years) < 3:
+        return None
+    runs, topic_of = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        history = TopicHistory(folder)
+        for last in years[1:3]:
+            rows = [i for i, p in enumerate(papers) if p["year"] <= last]
+            chosen = [papers[i] for i in rows]
+            clusters = ours_clusters(chosen, embeddings[rows], config, cache_dir)[0]
+            found = run_topics(
+                [p["text"] for p in chosen],
+                [p["id"] for p in chosen],
+                embeddings[rows],
+                clusters,
+                history,
+                topic_settings(config),
+                encoder,
+                titles=[p["title"] or "" for p in chosen],
+            )
+            found.record()
+            runs.append(found)
+            topic_of.append(dict(zip([p["id"] for p in chosen], found.topics.tolist(), strict=True)))
+    before = {d["topic"]: d["label"] for d in runs[0].details}
+    after = {d["topic"]: d["label"] for d in runs[1].details}
+    kept = [t["id"] for t in runs[1].lineage["kept"]]
+    same = [t for t in kept if before[t] == after[t]]
+    return {
+        "years": [years[:2], years[:3]],
+        "topics_before": runs[0].n_topics,
+        "kept_id": len(kept),
+        "kept_label": len(same),
+        "share": len(same) / len(kept) if kept else None,
+        **kept_most_share(most_papers_kept(*topic_of, kept), same),
+        "relabelled": runs[1].lineage["relabelled"],
+    }
+
+
+def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
+    """How well the labels name their topics (``label_naming``), the largest topics' labels beside
+    their top 3 keywords, the group labels, and the labels kept across a rerun with a third year.
+    """
+    from papertopics.embed.encoders import load_model, resolve_backend
+
+    config = default_config()
+    papers = load_corpus(corpus)
+    embeddings = cached_embeddings(papers, corpus, config["embedding"], cache_dir)
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    ours = run_ours(papers, embeddings, config, encoder, cache_dir, corpus)
+    return {
+        "corpus": corpus.name,
+        "papers": len(papers),
+        "embedding": f"{config['embedding']['model']}, backend {resolve_backend(config['embedding']['backend'])}",
+        "nmi": ours["labels"]["nmi"] if ours.get("labels") else None,
+        "naming": ours["label_naming"],
+        "largest": ours["topic_labels"][:20],
+        "all_topics": ours["topic_labels"],
+        "groups": ours["group_labels"],
+        "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
+    }
+
+
+def labels_markdown(results: list[dict]) -> str:
+    from bench.label_keywords import KEPT_PAPERS, MIN_KEYWORD_PAPERS, MMR_CANDIDATES, MMR_DIVERSITY, MMR_WORDS
+
+    lines = [
+        "# Topic labels benchmark",
+        "",
+        "Written by `make quality` (`bench/quality.py --labels`). A label *names* its topic when one of its",
+        "phrases equals one of the topic's reference names (case, hyphens and plural endings set aside) or",
+        f"is at least {NAME_SIMILARITY} cosine-similar to one (the packaged model). A topic's reference names",
+        f"are the names at least {REFERENCE_MIN_PAPERS} of its papers carry, at least {REFERENCE_MIN_LIFT:g} times as",
+        f"often there as in the corpus, the {REFERENCE_NAMES} most used. Figures are shares of the papers whose",
+        "topic's label names it (topics weighted by size); *top 3 words* is the label BERTopic prints,",
+        "the first three c-TF-IDF keywords of the same topics; *MMR* is the first",
+        f"{MMR_WORDS} keywords of BERTopic's `MaximalMarginalRelevance(diversity={MMR_DIVERSITY})` over the",
+        f"{MMR_CANDIDATES} best c-TF-IDF words (as `topics.representation: mmr` gives them).",
+        "",
+        "Against **free author keywords** (the COLM/CoRL corpus, keywords the authors typed), a label",
+        f"phrase is a keyword of its topic when at least {MIN_KEYWORD_PAPERS} of the topic's papers carry it or a",
+        "close variant: the same set of words once both are lower-cased, punctuation read as spaces, stop",
+        "words dropped and each word singular (a parenthesised acronym counts on its own:",
+        '"Parameter-Efficient Fine-Tuning (PEFT)" is both "parameter efficient fine tuning" and "peft").',
+        "The hit rate is the share of papers whose topic's label has such a phrase; the phrase share is",
+        "the share of label phrases that are such keywords, each weighed by its topic's size.",
+        "",
+        "Title phrases are a reference for every corpus: phrases of 1-4 words of the papers' titles.",
+        "They were held out until the labeller read titles too (issue 31); they favour single words, so",
+        "the top 3 words do well.",
+        "",
+    ]
+    for result in results:
+        lines += [
+            f"## {result['corpus']} ({result['papers']} papers)",
+            "",
+            f"Embeddings: {result['embedding']}."
+            + (
+                f" NMI to the labels: {result['nmi']:.3f} (the labels move no paper)."
+                if result["nmi"] is not None
+                else ""
+            ),
+            "",
+            "| reference | ours | top 3 words | MMR |",
+            "|---|---:|---:|---:|",
+            *(
+                f"| {r['reference']} | {r['ours']:.2f} | {r['top3_words']:.2f} | {r.get('mmr', float('nan')):.2f} |"
+                for r in result["naming"]
+            ),
+            "",
+            "The largest topics:",
+            "",
+            "| topic | papers | label | top 3 words | MMR |",
+            "|---:|---:|---|---|---|",
+            *(
+                f"| {t['topic']} | {t['size']} | {t['label']} | {', '.join(t['top_words'])} "
+                f"| {', '.join(t.get('mmr', []))} |"
+                for t in result["largest"]
+            ),
+            "",
+            f"Group labels: {'; '.join(result['groups'])}.",
+            "",
+        ]
+        kept = result["kept"]
+        if kept:
+            lines += [
+                f"Labels kept across a rerun: the topics of {'-'.join(map(str, kept['years'][0]))} "
+                f"({kept['topics_before']} topics), then of {'-'.join(map(str, kept['years'][1]))} with the "
+                f"history of the first run: {kept['kept_id']} topics kept their id, {kept['kept_label']} of them "
+                f"their label too ({kept['share']:.0%}). Relabelled: "
+                + ("; ".join(f"{r['id']}: {r['from']} → {r['to']}" for r in kept["relabelled"]) or "none")
+                + "."
+                + (
+                    f" Of the {kept['kept_most']} that kept their id and at least {KEPT_PAPERS:.0%} of their"
+                    f" papers, {kept['kept_most_label']} kept their label ({kept['most_share']:.0%})."
+                    if kept.get("most_share") is not None
+                    else ""
+                ),
+                "",
+            ]
+    return "\n".join(lines)
