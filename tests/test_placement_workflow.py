@@ -10,6 +10,7 @@ import shutil
 
 import pandas as pd
 import pytest
+from papertopics import storage
 
 from tests.workflow_support import REPO, SEEDS, make_workdir, planned_jobs, run_workflow
 
@@ -33,6 +34,8 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     run_workflow(workdir)
     after = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     assert after.loc[before.index, ROW].equals(before[ROW])
+    # Placing needs no neighbour graph of the whole corpus: none was searched.
+    assert not storage.read_arrays(workdir / "results/reduced/neighbours.npz")["searched"]
     assert len(after) > len(before)
     # The fit placed on is published again as it was: the next dump is placed on the same map.
     assert {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")} == fit

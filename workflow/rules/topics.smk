@@ -4,6 +4,7 @@ rule neighbours:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        fitted=last_fit("projections/0.joblib"),
     output:
         graph="results/reduced/neighbours.npz",
     log:
@@ -14,6 +15,7 @@ rule neighbours:
         ENVIRONMENT
     params:
         **neighbour_params(),
+        update_mode=config["update"],
     script:
         "../scripts/neighbours.py"
 

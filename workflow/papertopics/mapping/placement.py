@@ -109,6 +109,19 @@ def why_not_placed(fit: dict, ids: list[str], umap: dict) -> str | None:
     return None
 
 
+def placing(fitted: list[str], update: str, ids: list[str], neighbour_settings: dict) -> bool:
+    """Whether the projections will place ``ids`` on the last fit (``fitted``: its first
+    projection, as far as the neighbour graph's settings tell), so that no neighbour graph of the
+    whole corpus is needed.
+    """
+    import joblib
+
+    if update != "place" or not fitted:
+        return False
+    saved = joblib.load(fitted[0])
+    return why_not_placed(saved, ids, {**saved["umap"], **neighbour_settings}) is None
+
+
 def place_projection(fit: dict, ids: list[str], dumps: list[str], vectors: np.ndarray) -> np.ndarray:
     """The corpus's coordinates on the fitted projection ``fit``: a fitted paper's as fitted, the
     others ``transform``ed, one dump (``dumps``: each paper's) at a time, in order of first appearance.

@@ -60,19 +60,28 @@ def _projection(
     )
 
 
-def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
+def neighbours(
+    papers: str, embeddings: list[str], graph: str, fitted: list[str], update_mode: str, **umap
+) -> None:
     """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
     space, map, consensus runs); ``searched`` is false where the projections use none (a
-    fit on a sample, a corpus too small for UMAP).
+    fit on a sample, a corpus too small for UMAP, or new papers placed on the last fit
+    ``fitted`` with ``update: place``).
     """
     import time
 
     from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.placement import placing
     from papertopics.mapping.reduce import neighbour_graph
 
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
+    if placing(fitted, update_mode, [p["id"] for p in records], umap):
+        # A placement searches only the new papers' neighbours among the fitted ones; a projection
+        # that refits after all searches the same graph itself (reduce_embeddings).
+        found = None
+    else:
+        found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
     empty = np.zeros((0, 0))
     storage.write_arrays(
         graph,
@@ -83,7 +92,9 @@ def neighbours(papers: str, embeddings: list[str], graph: str, **umap) -> None:
     )
     if found is None:
         _LOG.info(
-            "no neighbour graph: the projections of %d papers fit on a sample or are linear", len(records)
+            "no neighbour graph: the projections of %d papers are placed on the last fit, fit on a "
+            "sample or are linear",
+            len(records),
         )
     else:
         _LOG.info(
