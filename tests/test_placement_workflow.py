@@ -41,6 +41,7 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     assert {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")} == fit
     placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
     assert placement["new_papers"] == len(after) - len(before)
+    assert placement["new_topics"] >= 1 and placement["refit_recommended"]  # the map lacks the field
     details = json.loads((workdir / "results/topics/topic_details.json").read_text())
     new = [topic for topic in details["settings"]["placement"]["new_topics"] if topic["dump"] == "reefs"]
     assert len(new) == 1
