@@ -9,7 +9,7 @@ import joblib
 import numpy as np
 import pytest
 from papertopics.ingest.parse import parse_dump
-from papertopics.mapping.placement import place_projection, save_projection, why_not_placed
+from papertopics.mapping.placement import place_projection, placing, save_projection, why_not_placed
 from papertopics.mapping.reduce import projection_settings, reduce_embeddings
 from papertopics.topics.fit import OUTLIER, topic_centroids
 from papertopics.topics.place import (
@@ -189,3 +189,15 @@ def test_the_same_fit_saved_by_two_processes_is_the_same_file(tmp_path, seed_emb
             timeout=600,
         )
     assert (tmp_path / "first").read_bytes() == (tmp_path / "second").read_bytes()
+
+
+def test_the_neighbour_graph_is_skipped_only_where_the_fit_can_place_the_corpus(tmp_path):
+    from papertopics import storage
+
+    fit = tmp_path / "topics.npz"
+    storage.write_arrays(fit, ids=np.array(["a", "b"]), topic=np.array([0, 1]))
+    assert placing([str(fit)], "place", ["a", "b", "c"], 0.0)
+    assert not placing([str(fit)], "refit", ["a", "b", "c"], 0.0)
+    assert not placing([], "place", ["a", "b", "c"], 0.0)  # nothing fitted yet
+    assert not placing([str(fit)], "place", ["a", "c"], 0.0)  # a fitted paper gone: a refit
+    assert not placing([str(fit)], "place", ["a", "b", "c"], 0.3)  # word vectors refitted

@@ -4,7 +4,7 @@ rule neighbours:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
-        fitted=last_fit("projections/0.joblib"),
+        fitted_topics=last_fit("topics.npz"),
     output:
         graph="results/reduced/neighbours.npz",
     log:

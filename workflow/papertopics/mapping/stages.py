@@ -61,12 +61,12 @@ def _projection(
 
 
 def neighbours(
-    papers: str, embeddings: list[str], graph: str, fitted: list[str], update_mode: str, **umap
+    papers: str, embeddings: list[str], graph: str, fitted_topics: list[str], update_mode: str, **umap
 ) -> None:
     """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
     space, map, consensus runs); ``searched`` is false where the projections use none (a
-    fit on a sample, a corpus too small for UMAP, or new papers placed on the last fit
-    ``fitted`` with ``update: place``).
+    fit on a sample, a corpus too small for UMAP, or new papers placed on the last fit, whose
+    papers' topics are ``fitted_topics``, with ``update: place``).
     """
     import time
 
@@ -76,7 +76,7 @@ def neighbours(
 
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    if placing(fitted, update_mode, [p["id"] for p in records], umap):
+    if placing(fitted_topics, update_mode, [p["id"] for p in records], umap["word_weight"]):
         # A placement searches only the new papers' neighbours among the fitted ones; a projection
         # that refits after all searches the same graph itself (reduce_embeddings).
         found = None

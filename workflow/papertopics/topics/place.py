@@ -185,7 +185,7 @@ def fit_note(figures: dict) -> str:
         f"than 95% of the fitted papers are like theirs, against {figures['fitted_unfit_share']:.0%} of the "
         f"fitted papers; HDBSCAN predicts {figures['new_outlier_share']:.0%} of them outliers against "
         f"{figures['fitted_outlier_share']:.0%} of the fitted papers at the fit{strength}, as placed papers "
-        f"sit less densely; {figures['new_topics']} new topics; {verdict}."
+        f"sit less densely; new topics: {figures['new_topics']}; {verdict}."
     )
 
 
