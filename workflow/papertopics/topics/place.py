@@ -189,6 +189,33 @@ def fit_note(figures: dict) -> str:
     )
 
 
+def _new_topics(
+    vectors: np.ndarray,
+    dump_of: np.ndarray,
+    candidates: np.ndarray,
+    existing: np.ndarray,
+    labels: np.ndarray,
+    first_label: int,
+    placement: dict,
+) -> np.ndarray:
+    """The new topics among the ``candidates`` (placed papers that fit no topic), one dump at a
+    time: each group ``new_groups`` finds gets the next label from ``first_label`` in ``labels``
+    (changed in place). Returns the dump each paper's new topic is new in ("" for the others).
+    """
+    new_in = np.full(len(labels), "", dtype=object)
+    next_label = first_label
+    for dump in dict.fromkeys(dump_of[candidates].tolist()):
+        rows = candidates[dump_of[candidates] == dump]
+        groups = new_groups(
+            vectors[rows], existing, placement["new_topic_min_size"], placement["new_topic_max_similarity"]
+        )
+        for group in _with_nearest(vectors[rows], existing, groups):
+            labels[rows[group]] = next_label
+            new_in[rows[group]] = dump
+            next_label += 1
+    return new_in
+
+
 def place_clusters(
     fitted: dict,
     fitted_topics: dict,
@@ -239,29 +266,16 @@ def place_clusters(
     mapping = cluster_of_topic(np.asarray(fitted["labels"]), labels[fitted_rows])
     labels[placed] = [mapping.get(int(c), OUTLIER) for c in predicted]
     outlier[placed] = labels[placed] == OUTLIER
-    new_in = np.full(len(ids), "", dtype=object)
     existing_ids = np.unique(labels[fitted_rows][labels[fitted_rows] != OUTLIER])
     existing = topic_centroids(vectors[fitted_rows], labels[fitted_rows], existing_ids)
-    next_label = int(max(existing_ids.max(initial=-1), fitted_topics["topic"].max(initial=-1))) + 1
     unfit = [
         unfit_papers(vectors, fitted_rows, labels[fitted_rows], existing_ids, existing, rows)
         for rows in (fitted_rows, placed)
     ]
-    weak = unfit[1]
-    dump_of = np.asarray(dumps)
-    for dump in dict.fromkeys(dump_of[placed].tolist()):
-        candidates = placed[(dump_of[placed] == dump) & ((labels[placed] == OUTLIER) | weak)]
-        groups = new_groups(
-            vectors[candidates],
-            existing,
-            placement["new_topic_min_size"],
-            placement["new_topic_max_similarity"],
-        )
-        for group in _with_nearest(vectors[candidates], existing, groups):
-            labels[candidates[group]] = next_label
-            outlier[candidates[group]] = False
-            new_in[candidates[group]] = dump
-            next_label += 1
+    candidates = placed[(labels[placed] == OUTLIER) | unfit[1]]
+    first_new = int(max(existing_ids.max(initial=-1), fitted_topics["topic"].max(initial=-1))) + 1
+    new_in = _new_topics(vectors, np.asarray(dumps), candidates, existing, labels, first_new, placement)
+    outlier[new_in != ""] = False
     new_topics = len(set(labels[new_in != ""].tolist()))
     figures = fit_figures(
         fitted, np.asarray(predicted), strength[placed], tuple(unfit), new_topics, placement["refit_margin"]
