@@ -9,15 +9,22 @@ import joblib
 import numpy as np
 import pytest
 from papertopics.ingest.parse import parse_dump
-from papertopics.mapping.placement import place_projection, save_projection, why_not_placed
+from papertopics.mapping.placement import place_projection, placing, save_projection, why_not_placed
 from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 from papertopics.topics.fit import OUTLIER, topic_centroids
-from papertopics.topics.place import cluster_of_topic, fit_figures, new_groups, place_clusters, save_clusters
+from papertopics.topics.place import (
+    cluster_of_topic,
+    fit_figures,
+    new_groups,
+    place_clusters,
+    save_clusters,
+    unfit_papers,
+)
 
 from tests.workflow_support import REPO, default_config
 
 PLANTED = REPO / "tests" / "data" / "placement" / "reefs.txt"
-PLACEMENT = {"refit_margin": 0.15, "new_topic_min_size": 5, "new_topic_max_similarity": 0.7}
+PLACEMENT = {"refit_margin": 0.1, "new_topic_min_size": 5, "new_topic_max_similarity": 0.7}
 
 
 @pytest.fixture(scope="module")
@@ -117,12 +124,30 @@ def test_each_fitted_cluster_maps_to_the_topic_most_of_its_papers_got():
     assert cluster_of_topic(np.array([0, 0]), np.array([5, 2])) == {0: 2}
 
 
-def test_a_refit_is_recommended_once_new_papers_fit_much_worse():
+def test_a_refit_is_recommended_when_new_papers_fit_worse_alike_or_bring_a_field():
     fitted = {"labels": np.array([0, 0, 1, -1]), "strengths": np.array([1.0, 0.9, 0.8, 0.0])}
-    close = fit_figures(fitted, np.array([0, 1, 1, -1]), np.array([0.9, 0.7, 0.8, 0.0]), 0.15)
-    far = fit_figures(fitted, np.array([-1, -1, 1, -1]), np.array([0.0, 0.0, 0.5, 0.0]), 0.15)
-    assert not close["refit_recommended"] and far["refit_recommended"]
+    # Many more placed outliers than fitted ones do not by themselves advise a refit (placed
+    # papers sit less densely); the like-for-like share of unfit papers does.
+    outliers, strengths = np.array([-1, -1, 1, -1]), np.array([0.0, 0.0, 0.5, 0.0])
+    fitted_unfit = np.array([False] * 19 + [True])
+    alike = fit_figures(fitted, outliers, strengths, (fitted_unfit, np.array([False] * 9 + [True])), 0, 0.1)
+    far = fit_figures(fitted, outliers, strengths, (fitted_unfit, np.array([False] * 6 + [True] * 4)), 0, 0.1)
+    field = fit_figures(fitted, outliers, strengths, (fitted_unfit, np.array([False] * 10)), 1, 0.1)
+    assert not alike["refit_recommended"]
+    assert far["refit_recommended"] and field["refit_recommended"]
+    assert far["new_unfit_share"] == 0.4 and far["fitted_unfit_share"] == 0.05
     assert far["new_outlier_share"] == 0.75 and far["fitted_outlier_share"] == 0.25
+
+
+def test_a_placed_paper_is_unfit_by_the_measure_the_fitted_papers_are(corpus):
+    ids, dumps, vectors = corpus
+    reefs = np.asarray(dumps) == "reefs"
+    fitted_rows = np.flatnonzero(~reefs)
+    topics = np.zeros(len(fitted_rows), dtype=np.int64)
+    centroids = topic_centroids(vectors[fitted_rows], topics, [0])
+    own = unfit_papers(vectors, fitted_rows, topics, np.array([0]), centroids, fitted_rows)
+    assert abs(own.mean() - 0.05) <= 1 / len(fitted_rows) + 1e-9  # the quantile, by construction
+    assert unfit_papers(vectors, fitted_rows, topics, np.array([0]), centroids, np.flatnonzero(reefs)).all()
 
 
 _SAVE_IN_A_FRESH_PROCESS = """
@@ -164,3 +189,15 @@ def test_the_same_fit_saved_by_two_processes_is_the_same_file(tmp_path, seed_emb
             timeout=600,
         )
     assert (tmp_path / "first").read_bytes() == (tmp_path / "second").read_bytes()
+
+
+def test_the_neighbour_graph_is_skipped_only_where_the_fit_can_place_the_corpus(tmp_path):
+    from papertopics import storage
+
+    fit = tmp_path / "topics.npz"
+    storage.write_arrays(fit, ids=np.array(["a", "b"]), topic=np.array([0, 1]))
+    assert placing([str(fit)], "place", ["a", "b", "c"], 0.0)
+    assert not placing([str(fit)], "refit", ["a", "b", "c"], 0.0)
+    assert not placing([], "place", ["a", "b", "c"], 0.0)  # nothing fitted yet
+    assert not placing([str(fit)], "place", ["a", "c"], 0.0)  # a fitted paper gone: a refit
+    assert not placing([str(fit)], "place", ["a", "b", "c"], 0.3)  # word vectors refitted

@@ -10,6 +10,7 @@ import shutil
 
 import pandas as pd
 import pytest
+from papertopics import storage
 
 from tests.workflow_support import REPO, SEEDS, make_workdir, planned_jobs, run_workflow
 
@@ -33,11 +34,14 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     run_workflow(workdir)
     after = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     assert after.loc[before.index, ROW].equals(before[ROW])
+    # Placing needs no neighbour graph of the whole corpus: none was searched.
+    assert not storage.read_arrays(workdir / "results/reduced/neighbours.npz")["searched"]
     assert len(after) > len(before)
     # The fit placed on is published again as it was: the next dump is placed on the same map.
     assert {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")} == fit
     placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
     assert placement["new_papers"] == len(after) - len(before)
+    assert placement["new_topics"] >= 1 and placement["refit_recommended"]  # the map lacks the field
     details = json.loads((workdir / "results/topics/topic_details.json").read_text())
     new = [topic for topic in details["settings"]["placement"]["new_topics"] if topic["dump"] == "reefs"]
     assert len(new) == 1

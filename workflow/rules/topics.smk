@@ -4,6 +4,7 @@ rule neighbours:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        fitted_topics=last_fit("topics.npz"),
     output:
         graph="results/reduced/neighbours.npz",
     log:
@@ -14,6 +15,7 @@ rule neighbours:
         ENVIRONMENT
     params:
         umap=neighbour_params(),
+        update_mode=config["update"],
     script:
         "../scripts/neighbours.py"
 

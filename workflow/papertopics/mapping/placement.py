@@ -109,6 +109,19 @@ def why_not_placed(fit: dict, ids: list[str], umap: dict) -> str | None:
     return None
 
 
+def placing(fitted_topics: list[str], update: str, ids: list[str], word_weight: float) -> bool:
+    """Whether the projections will place ``ids`` on the last fit (``fitted_topics``: its papers'
+    topics, a plain array file, read without unpickling a UMAP), as far as the neighbour graph's
+    job can tell: every fitted paper still in the corpus, no word vectors. A projection that refits
+    after all (its layout settings changed) searches the same graph itself.
+    """
+    from papertopics import storage
+
+    if update != "place" or not fitted_topics or word_weight > 0:
+        return False
+    return set(storage.read_arrays(fitted_topics[0])["ids"].tolist()) <= set(ids)
+
+
 def place_projection(fit: dict, ids: list[str], dumps: list[str], vectors: np.ndarray) -> np.ndarray:
     """The corpus's coordinates on the fitted projection ``fit``: a fitted paper's as fitted, the
     others ``transform``ed, one dump (``dumps``: each paper's) at a time, in order of first appearance.

@@ -70,20 +70,29 @@ def _projection(
     )
 
 
-def neighbours(papers: str, embeddings: list[str], graph: str, umap: dict) -> None:
+def neighbours(
+    papers: str, embeddings: list[str], graph: str, fitted_topics: list[str], update_mode: str, umap: dict
+) -> None:
     """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
     space, map, consensus runs); ``searched`` is false where the projections use none (a
-    fit on a sample, a corpus too small for UMAP). ``umap``: the knobs it reads
+    fit on a sample, a corpus too small for UMAP, or new papers placed on the last fit, whose
+    papers' topics are ``fitted_topics``, with ``update: place``). ``umap``: the knobs it reads
     (``papertopics.mapping.reduce.neighbour_settings``).
     """
     import time
 
     from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.placement import placing
     from papertopics.mapping.reduce import neighbour_graph
 
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
+    if placing(fitted_topics, update_mode, [p["id"] for p in records], umap["word_weight"]):
+        # A placement searches only the new papers' neighbours among the fitted ones; a projection
+        # that refits after all searches the same graph itself (reduce_embeddings).
+        found = None
+    else:
+        found = neighbour_graph(vectors, [embedding_text(p) for p in records], **umap)
     empty = np.zeros((0, 0))
     storage.write_arrays(
         graph,
@@ -94,7 +103,9 @@ def neighbours(papers: str, embeddings: list[str], graph: str, umap: dict) -> No
     )
     if found is None:
         _LOG.info(
-            "no neighbour graph: the projections of %d papers fit on a sample or are linear", len(records)
+            "no neighbour graph: the projections of %d papers are placed on the last fit, fit on a "
+            "sample or are linear",
+            len(records),
         )
     else:
         _LOG.info(

@@ -106,37 +106,55 @@ def _with_nearest(vectors: np.ndarray, existing: np.ndarray, groups: list[np.nda
     return [np.flatnonzero(grouped == index) for index in range(len(groups))]
 
 
-def _weakly_placed(
+def unfit_papers(
     vectors: np.ndarray,
     fitted_rows: np.ndarray,
     fitted_topics: np.ndarray,
     topic_ids: np.ndarray,
     centroids: np.ndarray,
-    placed: np.ndarray,
+    rows: np.ndarray,
 ) -> np.ndarray:
-    """Which ``placed`` papers are less similar to every topic centroid than ``WEAK_QUANTILE`` of
-    the fitted papers to their own topic's (see ``WEAK_QUANTILE``).
+    """Which of ``rows`` are less similar to every topic centroid than ``WEAK_QUANTILE`` of the
+    fitted papers are to their own topic's (see ``WEAK_QUANTILE``): one measure for fitted and
+    placed papers alike, so that their shares compare.
     """
-    if not len(placed) or not len(topic_ids):
-        return np.zeros(len(placed), dtype=bool)
+    if not len(rows) or not len(topic_ids):
+        return np.zeros(len(rows), dtype=bool)
     units = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     in_topic = fitted_topics != OUTLIER
     own = np.searchsorted(topic_ids, fitted_topics[in_topic])
     fitted_similarity = np.einsum("ij,ij->i", units[fitted_rows[in_topic]], centroids[own])
     threshold = float(np.quantile(fitted_similarity, WEAK_QUANTILE))
-    return (units[placed] @ centroids.T).max(axis=1) < threshold
+    return (units[rows] @ centroids.T).max(axis=1) < threshold
 
 
-def fit_figures(fitted: dict, placed_labels: np.ndarray, placed_strengths: np.ndarray, margin: float) -> dict:
-    """How well the fitted map still fits: the share of outliers and the mean membership strength
-    of the new papers against the fitted ones'; a refit is recommended when the new papers'
-    outlier share passes the fitted papers' by more than ``margin``.
+def fit_figures(
+    fitted: dict,
+    placed_labels: np.ndarray,
+    placed_strengths: np.ndarray,
+    unfit: tuple[np.ndarray, np.ndarray],
+    new_topics: int,
+    margin: float,
+) -> dict:
+    """How well the fitted map still fits the new papers.
+
+    ``unfit`` (the fitted papers', then the new papers' ``unfit_papers``) is measured alike on
+    both, so the shares compare: a refit is recommended when the new papers' share passes the
+    fitted papers' by more than ``margin``, or when a dump brought a new topic (a field the map
+    lacks, drawn on other topics' ground). HDBSCAN's figures (predicted outliers, membership
+    strength) are kept for the record, but do not compare: a transformed paper sits less densely
+    among the fitted ones than they sit among themselves, so even papers like the fitted ones
+    come out as outliers more often and with lower strength.
     """
+    fitted_unfit, new_unfit = (float(np.mean(flags)) if len(flags) else 0.0 for flags in unfit)
     fitted_outliers = float(np.mean(fitted["labels"] == OUTLIER)) if len(fitted["labels"]) else 0.0
     new_outliers = float(np.mean(placed_labels == OUTLIER)) if len(placed_labels) else 0.0
     return {
         "fitted_papers": len(fitted["labels"]),
         "new_papers": len(placed_labels),
+        "fitted_unfit_share": round(fitted_unfit, 4),
+        "new_unfit_share": round(new_unfit, 4),
+        "new_topics": new_topics,
         "fitted_outlier_share": round(fitted_outliers, 4),
         "new_outlier_share": round(new_outliers, 4),
         "fitted_mean_strength": round(float(np.mean(fitted["strengths"])), 4)
@@ -144,27 +162,58 @@ def fit_figures(fitted: dict, placed_labels: np.ndarray, placed_strengths: np.nd
         else None,
         "new_mean_strength": round(float(np.mean(placed_strengths)), 4) if len(placed_labels) else None,
         "refit_margin": margin,
-        "refit_recommended": bool(len(placed_labels) and new_outliers > fitted_outliers + margin),
+        "refit_recommended": bool(len(placed_labels) and (new_topics or new_unfit > fitted_unfit + margin)),
     }
 
 
-def fit_note(figures: dict, new_topics: int) -> str:
+def fit_note(figures: dict) -> str:
     """The report's and log's sentence on the placement."""
-    verdict = (
-        "the map no longer fits the new papers well: refit (update: refit, or make refit)"
-        if figures["refit_recommended"]
-        else "the map still fits"
-    )
+    if not figures["refit_recommended"]:
+        verdict = "the map still fits"
+    elif figures["new_topics"]:
+        verdict = "the map lacks a field the new papers bring: refit (update: refit, or make refit)"
+    else:
+        verdict = "the map no longer fits the new papers well: refit (update: refit, or make refit)"
     strength = (
-        f", mean membership strength {figures['new_mean_strength']:.2f} against {figures['fitted_mean_strength']:.2f}"
+        f" (mean membership strength {figures['new_mean_strength']:.2f} against {figures['fitted_mean_strength']:.2f})"
         if figures["new_mean_strength"] is not None
         else ""
     )
     return (
         f"update: place: {figures['new_papers']} new papers placed on the map fitted on "
-        f"{figures['fitted_papers']}; {figures['new_outlier_share']:.0%} of them fit no topic against "
-        f"{figures['fitted_outlier_share']:.0%} of the fitted papers{strength}; {new_topics} new topics; {verdict}."
+        f"{figures['fitted_papers']}; {figures['new_unfit_share']:.0%} of them are less like every topic "
+        f"than 95% of the fitted papers are like theirs, against {figures['fitted_unfit_share']:.0%} of the "
+        f"fitted papers; HDBSCAN predicts {figures['new_outlier_share']:.0%} of them outliers against "
+        f"{figures['fitted_outlier_share']:.0%} of the fitted papers at the fit{strength}, as placed papers "
+        f"sit less densely; new topics: {figures['new_topics']}; {verdict}."
     )
+
+
+def _new_topics(
+    vectors: np.ndarray,
+    dump_of: np.ndarray,
+    candidates: np.ndarray,
+    existing: np.ndarray,
+    labels: np.ndarray,
+    first_label: int,
+    placement: dict,
+) -> np.ndarray:
+    """The new topics among the ``candidates`` (placed papers that fit no topic), one dump at a
+    time: each group ``new_groups`` finds gets the next label from ``first_label`` in ``labels``
+    (changed in place). Returns the dump each paper's new topic is new in ("" for the others).
+    """
+    new_in = np.full(len(labels), "", dtype=object)
+    next_label = first_label
+    for dump in dict.fromkeys(dump_of[candidates].tolist()):
+        rows = candidates[dump_of[candidates] == dump]
+        groups = new_groups(
+            vectors[rows], existing, placement["new_topic_min_size"], placement["new_topic_max_similarity"]
+        )
+        for group in _with_nearest(vectors[rows], existing, groups):
+            labels[rows[group]] = next_label
+            new_in[rows[group]] = dump
+            next_label += 1
+    return new_in
 
 
 def place_clusters(
@@ -217,26 +266,20 @@ def place_clusters(
     mapping = cluster_of_topic(np.asarray(fitted["labels"]), labels[fitted_rows])
     labels[placed] = [mapping.get(int(c), OUTLIER) for c in predicted]
     outlier[placed] = labels[placed] == OUTLIER
-    new_in = np.full(len(ids), "", dtype=object)
     existing_ids = np.unique(labels[fitted_rows][labels[fitted_rows] != OUTLIER])
     existing = topic_centroids(vectors[fitted_rows], labels[fitted_rows], existing_ids)
-    next_label = int(max(existing_ids.max(initial=-1), fitted_topics["topic"].max(initial=-1))) + 1
-    weak = _weakly_placed(vectors, fitted_rows, labels[fitted_rows], existing_ids, existing, placed)
-    dump_of = np.asarray(dumps)
-    for dump in dict.fromkeys(dump_of[placed].tolist()):
-        candidates = placed[(dump_of[placed] == dump) & ((labels[placed] == OUTLIER) | weak)]
-        groups = new_groups(
-            vectors[candidates],
-            existing,
-            placement["new_topic_min_size"],
-            placement["new_topic_max_similarity"],
-        )
-        for group in _with_nearest(vectors[candidates], existing, groups):
-            labels[candidates[group]] = next_label
-            outlier[candidates[group]] = False
-            new_in[candidates[group]] = dump
-            next_label += 1
-    figures = fit_figures(fitted, np.asarray(predicted), strength[placed], placement["refit_margin"])
+    unfit = [
+        unfit_papers(vectors, fitted_rows, labels[fitted_rows], existing_ids, existing, rows)
+        for rows in (fitted_rows, placed)
+    ]
+    candidates = placed[(labels[placed] == OUTLIER) | unfit[1]]
+    first_new = int(max(existing_ids.max(initial=-1), fitted_topics["topic"].max(initial=-1))) + 1
+    new_in = _new_topics(vectors, np.asarray(dumps), candidates, existing, labels, first_new, placement)
+    outlier[new_in != ""] = False
+    new_topics = len(set(labels[new_in != ""].tolist()))
+    figures = fit_figures(
+        fitted, np.asarray(predicted), strength[placed], tuple(unfit), new_topics, placement["refit_margin"]
+    )
     arrays = {
         "labels": labels,
         "outlier": outlier,
@@ -279,8 +322,7 @@ def placed_clusters(
         vectors,
         placement,
     )
-    new_topics = len(set(arrays["labels"][arrays["new_in"] != ""].tolist()))
-    figures["note"] = fit_note(figures, new_topics)
+    figures["note"] = fit_note(figures)
     _LOG.warning("%s", figures["note"])
     settings = {**saved["settings"], "placement": figures}
     return {"ids": np.array(ids), "mode": np.array("place"), **arrays}, settings
