@@ -176,3 +176,22 @@ def missing_notice(curation: Curation, missing: list[dict]) -> list[str]:
         "its entry is not applied"
         for m in missing
     ]
+
+
+def curation_summary(curation: Curation, curated: Curated, from_papers: dict[int, str]) -> dict | None:
+    """What the curation file did this run, for ``topic_details.json`` and the report."""
+    if curation.source is None:
+        return None
+    return {
+        "file": curation.source,
+        "renamed": sorted(t for t in curation.rename if t not in {m["id"] for m in curated.missing}),
+        "merged": [
+            {"into": into, "from": sorted(t for t, target in curated.merged_into.items() if target == into)}
+            for into in sorted(set(curated.merged_into.values()))
+        ],
+        "hidden": [
+            {"id": t, "papers": papers, "label": from_papers[t]} for t, papers in curated.hidden.items()
+        ],
+        "missing": curated.missing,
+        "notices": missing_notice(curation, curated.missing),
+    }

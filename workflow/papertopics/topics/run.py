@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
-from papertopics.topics.curation import Curated, Curation, apply_curation, missing_notice
+from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
 from papertopics.topics.fit import OUTLIER, assign_outliers
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
@@ -412,42 +412,28 @@ def run_topics(
         fitted.keywords,
         ids,
     )
-    was_outlier = guided.clusters == OUTLIER
-    summary = {
-        "outliers_before_reduction": int(was_outlier.sum()),
-        "named_topics": len(labelled.names),
-        "guide_unmatched": guided.unmatched,
-        "coarse_topics": len(labelled.labels.groups),
-        "curation": _curation_summary(curation, curated.curated, labelled.labels.from_papers),
-    }
     return TopicRun(
         fitted.model,
         curated.curated.topics,
         described.paper_labels,
-        was_outlier,
+        guided.clusters == OUTLIER,
         described.details,
         labelled.labels.groups,
         traced.events,
-        summary,
+        _summary(guided, labelled, curation, curated.curated),
         fitted.topic_ids,
         (history, followed.run, followed.baseline, traced.kept),
     )
 
 
-def _curation_summary(curation: Curation, curated: Curated, from_papers: dict[int, str]) -> dict | None:
-    """What the curation file did this run, for ``topic_details.json`` and the report."""
-    if curation.source is None:
-        return None
+def _summary(guided: Guided, labelled: Labelled, curation: Curation, curated: Curated) -> dict:
+    """The run's figures for ``topic_details.json``: outliers before reduction, guided and coarse
+    topics, and what the curation file did.
+    """
     return {
-        "file": curation.source,
-        "renamed": sorted(t for t in curation.rename if t not in {m["id"] for m in curated.missing}),
-        "merged": [
-            {"into": into, "from": sorted(t for t, target in curated.merged_into.items() if target == into)}
-            for into in sorted(set(curated.merged_into.values()))
-        ],
-        "hidden": [
-            {"id": t, "papers": papers, "label": from_papers[t]} for t, papers in curated.hidden.items()
-        ],
-        "missing": curated.missing,
-        "notices": missing_notice(curation, curated.missing),
+        "outliers_before_reduction": int((guided.clusters == OUTLIER).sum()),
+        "named_topics": len(labelled.names),
+        "guide_unmatched": guided.unmatched,
+        "coarse_topics": len(labelled.labels.groups),
+        "curation": curation_summary(curation, curated, labelled.labels.from_papers),
     }
