@@ -22,7 +22,7 @@ from papertopics.topics.label_choice import (
     restates,
     topic_labels,
 )
-from papertopics.topics.label_groups import GROUP_SPREAD, GROUP_TOPIC_COVERAGE, group_labels, spread, titled
+from papertopics.topics.label_groups import GROUP_SPREAD, group_labels, shared, spread, titled, using
 from papertopics.topics.labels import PhraseTable, label_phrases, phrase_key
 from papertopics.topics.lineage import carry_labels
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -141,20 +141,20 @@ def test_a_group_label_is_what_its_topics_share_in_words_their_titles_use(ijcai_
     untitled = []
     for members, label in zip(groups, found, strict=True):
         unit = table.group(members)
-        shared = [key for key in table.ranked(unit) if spread(table, members, key) >= GROUP_SPREAD]
-        untitled += [key for key in shared if not titled(unit, key)]
+        own = {phrase_key(p) for t in members for p in label_phrases(topic_label[t])}
+        ours = [key for key in table.ranked(unit) if shared(table, members, key, own)]
+        untitled += [key for key in ours if not titled(unit, key)]
         first = phrase_key(label_phrases(label)[0])
-        if first in shared:
-            # Shared by two topics or more, and a name the group's titles use.
-            assert (
-                titled(unit, first)
-                and sum(table.coverage(table.units[t], first) >= GROUP_TOPIC_COVERAGE for t in members) >= 2
-            ), (members, label)
+        if first in ours:
+            # Shared by topics holding half the group's papers (two or more of them unless one's
+            # label names it), and a name the group's titles use.
+            assert titled(unit, first) and spread(table, members, first) >= GROUP_SPREAD, (members, label)
+            assert len(using(table, members, first)) >= 2 or first in own, (members, label)
         else:
             # No shared name: the group is named by its largest topics' first phrases.
             firsts = {phrase_key(label_phrases(topic_label[t])[0]) for t in members}
             assert {phrase_key(p) for p in label_phrases(label)} <= firsts, (members, label)
-            assert not [key for key in shared if titled(unit, key)], (members, label)
+            assert not [key for key in ours if titled(unit, key)], (members, label)
     # Real abstracts share phrases their titles never use ("polynomial time"), which no label takes.
     assert untitled
 

@@ -3,15 +3,18 @@
 A group is labelled the way a topic is (``papertopics.topics.label_choice.choose_label``), its
 topics taken together, from the phrases that can name it (``PhraseTable.ranked``) that also are
 
-- *shared* (``spread``): used by at least ``GROUP_TOPIC_COVERAGE`` of the papers of two or more of
-  its topics that hold at least ``GROUP_SPREAD`` of the group's papers, so never the name of the one
-  topic that a phrase belongs to;
+- *shared* (``shared``): used by at least ``GROUP_TOPIC_COVERAGE`` of the papers of topics that
+  hold at least ``GROUP_SPREAD`` of the group's papers, two or more of them unless the phrase is
+  in one of their labels: never a phrase of one topic that its label does not name, not even of a
+  topic holding most of the group ("clique, data mining" over maximum plex problems and
+  evolutionary algorithms), nor the name of one topic that holds too few of its papers;
 - *names the field writes* (``titled``): at least ``GROUP_TITLE_SHARE`` of the group's papers using
   the phrase use it in their title. A paper's title names its field; a phrase only its abstract
   uses is a phrase of results or a generic noun ("polynomial time", "running time", "variables",
-  "module", "token"). Of the phrases that can name a topic of the free-keyword corpus, those used
-  in fewer than a tenth of their papers' titles are keywords of two of the topic's papers 5% of the
-  time, those in 10-40% 20-30%, those in more than 40% 55% (bench/one-off-measurements.md).
+  "module", "token"). Of the 20 best phrases of each topic of the free-keyword corpus, those used
+  in the titles of fewer than a tenth of their papers are keywords of two of the topic's papers 5%
+  of the time; a tenth to a fifth, 20%; a fifth to 40%, 26%; more, 55%
+  (bench/one-off-measurements.md, "Group labels").
 
 Where a group's topics share no such phrase, the group is named by its parts: the first phrases of
 its two largest topics' labels ("directed acyclic graphs, evolutionary algorithms"), never a pair
@@ -38,15 +41,24 @@ def _fits_the_map(label: str) -> bool:
     return len(lines) <= GROUP_LABEL_LINES and all(len(line) <= GROUP_LABEL_LINE_CHARS for line in lines)
 
 
+def using(table: PhraseTable, topics: list[int], key: Key) -> list[int]:
+    """The topics that use the phrase in at least ``GROUP_TOPIC_COVERAGE`` of their papers."""
+    return [t for t in topics if table.coverage(table.units[t], key) >= GROUP_TOPIC_COVERAGE]
+
+
 def spread(table: PhraseTable, topics: list[int], key: Key) -> float:
-    """Share of the group's papers in its topics that use the phrase in at least
-    ``GROUP_TOPIC_COVERAGE`` of their papers; 0 where one topic of several alone does.
+    """Share of the group's papers in its topics that use the phrase (``using``)."""
+    total = sum(table.units[t].size for t in topics)
+    return sum(table.units[t].size for t in using(table, topics, key)) / total if total else 0.0
+
+
+def shared(table: PhraseTable, topics: list[int], key: Key, own: set[Key]) -> bool:
+    """Whether the phrase is the group's (the module's docstring): used by topics holding
+    ``GROUP_SPREAD`` of its papers, two or more of them unless it is in one of their labels
+    (``own``: its topics' label phrases).
     """
-    sizes = {t: table.units[t].size for t in topics}
-    using = [t for t in topics if table.coverage(table.units[t], key) >= GROUP_TOPIC_COVERAGE]
-    if len(using) < min(2, len(topics)) or not sum(sizes.values()):
-        return 0.0
-    return sum(sizes[t] for t in using) / sum(sizes.values())
+    users = using(table, topics, key)
+    return spread(table, topics, key) >= GROUP_SPREAD and (len(users) >= min(2, len(topics)) or key in own)
 
 
 def titled(unit: Unit, key: Key) -> bool:
@@ -65,12 +77,11 @@ def group_labels(table: PhraseTable, groups: list[list[int]], topic_label: dict[
     for topics in groups:
         unit = table.group(topics)
         taken = {label_key(label) for label in labels}
+        own = {phrase_key(p) for t in topics for p in label_phrases(topic_label.get(t, ""))}
         ranked = [
             key
             for key in table.ranked(unit)
-            if titled(unit, key)
-            and spread(table, topics, key) >= GROUP_SPREAD
-            and _fits_the_map(table.form(unit, key))
+            if titled(unit, key) and shared(table, topics, key, own) and _fits_the_map(table.form(unit, key))
         ]
         label = ""
         while ranked and not label:
