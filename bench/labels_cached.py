@@ -88,6 +88,9 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
         entry["label"] = labelled.label_of[entry["topic"]]
     result["largest"] = result["all_topics"][:20]
     result["groups"] = [g["label"] for g in labelled.groups]
+    result["group_naming"] = quality_labels.group_naming(
+        papers, corpus, np.asarray(topics), labelled.groups, encoder
+    )
     if len(calls) == 3 and result["kept"]:
         first = _relabel(calls[1], encoder, title_of).from_papers
         kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))

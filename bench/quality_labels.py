@@ -155,6 +155,34 @@ def label_naming(
     return rows
 
 
+def group_naming(papers: list[dict], corpus: Path, topics: np.ndarray, groups: list[dict], encoder) -> dict:
+    """The group labels (``groups``: each its ``topics`` and ``label``) scored as ``label_naming``
+    scores topic labels, each group's papers taken as one topic (size-weighted): ``hit_rate`` and
+    ``phrase_share`` against free author keywords (>= 2 of the group's papers), and the hit rate
+    against the group's reference names (``reference_names``: its 5 most used keywords at least twice
+    as often there as in the corpus) of its sub-area keywords (``sub_areas``) or free keywords
+    (``free_names``), where the corpus has them.
+    """
+    from papertopics.topics.labels import label_phrases
+
+    from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
+
+    ids = [p["id"] for p in papers]
+    group_of = {topic: number for number, group in enumerate(groups) for topic in group["topics"]}
+    grouped = np.array([group_of.get(topic, -1) for topic in np.asarray(topics).tolist()])
+    sizes = {number: int((grouped == number).sum()) for number in range(len(groups))}
+    labels = {number: label_phrases(group["label"]) for number, group in enumerate(groups)}
+    figures: dict = {}
+    free = load_free_keywords(corpus)
+    if free:
+        figures |= keyword_naming(labels, topic_keyword_counts(ids, grouped, free), sizes)
+    for name, keywords_of in (("sub_areas", load_paper_keywords(corpus)), ("free_names", free)):
+        if keywords_of:
+            names = reference_names(ids, grouped, keywords_of)
+            figures[name] = hit_rate(label_hits(labels, names, encoder), sizes)
+    return figures
+
+
 def label_kept_share(
     papers: list[dict], embeddings: np.ndarray, config: dict, encoder, cache_dir: Path
 ) -> dict | None:
@@ -225,6 +253,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
         "largest": ours["topic_labels"][:20],
         "all_topics": ours["topic_labels"],
         "groups": ours["group_labels"],
+        "group_naming": ours.get("group_naming"),
         "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
     }
 
@@ -288,6 +317,7 @@ def labels_markdown(results: list[dict]) -> str:
             "",
             f"Group labels: {'; '.join(result['groups'])}.",
             "",
+            *_group_naming_lines(result.get("group_naming")),
         ]
         kept = result["kept"]
         if kept:
@@ -307,3 +337,19 @@ def labels_markdown(results: list[dict]) -> str:
                 "",
             ]
     return "\n".join(lines)
+
+
+GROUP_FIGURES = {
+    "hit_rate": "hit rate against free author keywords (>= 2 of the group's papers)",
+    "phrase_share": "group-label phrases that are free keywords of >= 2 of the group's papers",
+    "free_names": "hit rate against the group's 5 most used free keywords (lift >= 2)",
+    "sub_areas": "hit rate against the group's sub-area keywords (as for topics)",
+}
+
+
+def _group_naming_lines(figures: dict | None) -> list[str]:
+    """The group labels' figures (``group_naming``), each group's papers taken as one topic."""
+    if not figures:
+        return []
+    shown = [f"{GROUP_FIGURES[name]} {figures[name]:.2f}" for name in GROUP_FIGURES if name in figures]
+    return [f"Group labels scored as topic labels, each group's papers one topic: {'; '.join(shown)}.", ""]

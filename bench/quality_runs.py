@@ -178,7 +178,7 @@ def run_ours(
     metrics["group_labels"] = [g["label"] for g in found.groups]
     if corpus is not None:
         from bench.label_keywords import mmr_keywords
-        from bench.quality_labels import label_naming
+        from bench.quality_labels import group_naming, label_naming
 
         real = [d for d in details if d["topic"] != -1]
         mmr = mmr_keywords(
@@ -191,6 +191,7 @@ def run_ours(
         for entry in metrics["topic_labels"]:
             entry["mmr"] = mmr[entry["topic"]]
         metrics["label_naming"] = label_naming(papers, corpus, found.topics, details, encoder, mmr)
+        metrics["group_naming"] = group_naming(papers, corpus, found.topics, found.groups, encoder)
     return metrics
 
 

@@ -13,18 +13,16 @@ import pytest
 from conftest import require_corpus
 from papertopics.text import clean_for_keywords
 from papertopics.topics.label_choice import (
-    GROUP_SPREAD,
     SECOND_PHRASE_SCORE,
     agreeing_first,
     agrees,
     choose_label,
     generic,
-    group_labels,
     may_be_second,
     restates,
-    spread,
     topic_labels,
 )
+from papertopics.topics.label_groups import GROUP_SPREAD, group_labels, shared, spread, titled, using
 from papertopics.topics.labels import PhraseTable, label_phrases, phrase_key
 from papertopics.topics.lineage import carry_labels
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -129,9 +127,9 @@ def test_a_topic_is_named_for_what_its_keywords_say_not_its_distinctive_minority
     assert same == alone
 
 
-def test_a_group_label_is_what_its_topics_share(ijcai_topics):
-    texts, topics = ijcai_topics
-    table = PhraseTable(texts, topics, STOP)
+def test_a_group_label_is_what_its_topics_share_in_words_their_titles_use(ijcai_titled):
+    texts, titles, topics = ijcai_titled
+    table = PhraseTable(texts, topics, STOP, titles=titles)
     groups = [
         [TERMS.index("bandit"), TERMS.index("multi-agent"), TERMS.index("voting")],
         [TERMS.index("point cloud"), TERMS.index("knowledge graph")],
@@ -140,14 +138,39 @@ def test_a_group_label_is_what_its_topics_share(ijcai_topics):
     topic_label = topic_labels(table, {t: [] for t in table.units})
     found = group_labels(table, groups, topic_label)
     assert len(set(found)) == len(groups)
+    untitled = []
     for members, label in zip(groups, found, strict=True):
+        unit = table.group(members)
+        own = {phrase_key(p) for t in members for p in label_phrases(topic_label[t])}
+        ours = [key for key in table.ranked(unit) if shared(table, members, key, own)]
+        untitled += [key for key in ours if not titled(unit, key)]
         first = phrase_key(label_phrases(label)[0])
-        widest = max(spread(table, members, key) for key in table.ranked(table.group(members)))
-        assert spread(table, members, first) >= min(GROUP_SPREAD, widest), (members, label)
-        # The group's best scoring phrase, where one topic alone uses it, is not its label.
-        best = table.ranked(table.group(members))[0]
-        if spread(table, members, best) < min(GROUP_SPREAD, widest):
-            assert first != best
+        if first in ours:
+            # Shared by topics holding half the group's papers (two or more of them unless one's
+            # label names it), and a name the group's titles use.
+            assert titled(unit, first) and spread(table, members, first) >= GROUP_SPREAD, (members, label)
+            assert len(using(table, members, first)) >= 2 or first in own, (members, label)
+        else:
+            # No shared name: the group is named by its largest topics' first phrases.
+            firsts = {phrase_key(label_phrases(topic_label[t])[0]) for t in members}
+            assert {phrase_key(p) for p in label_phrases(label)} <= firsts, (members, label)
+            assert not [key for key in ours if titled(unit, key)], (members, label)
+    # Real abstracts share phrases their titles never use ("polynomial time"), which no label takes.
+    assert untitled
+
+
+def test_a_group_of_most_of_the_papers_is_named_by_a_phrase_of_its_own(ijcai_titled):
+    texts, titles, topics = ijcai_titled
+    table = PhraseTable(texts, topics, STOP, titles=titles)
+    most = [t for t in table.units if t != TERMS.index("optimal transport")]
+    unit = table.group(most)
+    assert unit.size > 2 / 3 * table.total
+    # Twice its share of the papers is more than all of them: a phrase needs half the way to all.
+    named = table.ranked(unit)
+    assert named and all(table.precision(unit, key) >= (1 + unit.size / table.total) / 2 for key in named)
+    topic_label = topic_labels(table, {t: [] for t in table.units})
+    label = group_labels(table, [most, [TERMS.index("optimal transport")]], topic_label)[0]
+    assert phrase_key(label_phrases(label)[0]) in named
 
 
 def test_a_kept_first_phrase_keeps_its_label_and_a_second_that_no_longer_fits_is_dropped():

@@ -53,3 +53,28 @@ def test_the_labels_kept_figure_counts_the_topics_that_kept_most_of_their_papers
     assert most_papers_kept(before, after, [1]) == []
     assert kept_most_share([0, 2], same=[0, 1]) == {"kept_most": 2, "kept_most_label": 1, "most_share": 0.5}
     assert kept_most_share([], same=[0])["most_share"] is None
+
+
+def test_group_labels_are_scored_on_their_groups_papers_as_one_topic(seed_encoder):
+    from bench.quality_labels import group_naming
+
+    path = require_corpus("openreview_free_keywords.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines]
+    papers = [{"id": r["id"]} for r in records]
+    # A topic a venue's year; a group a venue's topics.
+    years = sorted({(r["venue"], r["year"]) for r in records})
+    topics = np.array([years.index((r["venue"], r["year"])) for r in records])
+    colm = [t for t, (venue, _) in enumerate(years) if venue == "COLM"]
+    corl = [t for t in range(len(years)) if t not in colm]
+
+    def scored(first: str, second: str) -> dict:
+        groups = [{"topics": colm, "label": first}, {"topics": corl, "label": second}]
+        return group_naming(papers, path, topics, groups, seed_encoder.model)
+
+    right, swapped = (
+        scored("large language models", "robot learning"),
+        scored("robot learning", "large language models"),
+    )
+    assert right["hit_rate"] == right["phrase_share"] == 1.0
+    assert swapped["phrase_share"] < right["phrase_share"] and swapped["free_names"] < right["free_names"]

@@ -15,10 +15,10 @@ from papertopics.topics.label_choice import (
     SECOND_PHRASE_SCORE,
     PhrasePlacement,
     choose_label,
-    group_labels,
     repeats,
     topic_labels,
 )
+from papertopics.topics.label_groups import group_labels
 from papertopics.topics.label_layout import GROUP_LABEL_LINES
 from papertopics.topics.labels import (
     PhraseTable,

@@ -303,7 +303,7 @@ def topic_groups(
 ) -> tuple[dict[int, int], list[dict]]:
     """A coarser layer: topics merged, by average-linkage clustering of their centroids
     (cosine), into ``n_groups`` groups. Returns topic → group and the groups (number, topics
-    largest first, size; labelled later, ``papertopics.topics.label_choice.group_labels``), largest first.
+    largest first, size; labelled later, ``papertopics.topics.label_groups.group_labels``), largest first.
     """
     from scipy.cluster.hierarchy import fcluster, linkage
 

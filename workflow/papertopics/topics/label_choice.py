@@ -1,4 +1,4 @@
-"""Topic and group labels chosen from the phrases ``papertopics.topics.labels`` counts.
+"""Topic labels chosen from the phrases ``papertopics.topics.labels`` counts.
 
 A topic's **first phrase** names the whole topic: of the phrases that can name it (best scoring
 first, ``PhraseTable.ranked``), and that are the topic's more than its neighbours' (a phrase that
@@ -38,22 +38,17 @@ phrase embedded by the corpus's embedding model, its cosine to each topic's cent
 times an even share (1 / the number of topics), at most ``SECOND_PLACEMENT_SHARE``: else the
 label is its first phrase alone. Without an embedding model the best scoring of them is taken.
 
-**Group labels** (the coarse level the map shows zoomed out) are chosen the same way with the
-group's topics taken together, from the phrases its topics *share*: used by at least
-``GROUP_TOPIC_COVERAGE`` of the papers of topics holding at least ``GROUP_SPREAD`` of the
-group's papers, so never the name of the one topic of the group that a phrase belongs to.
+Group labels are ``papertopics.topics.label_groups``.
 """
 
 from __future__ import annotations
 
 import os
-import textwrap
 
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
 from papertopics.topics.fit import OUTLIER, topic_centroids
-from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
 from papertopics.topics.labels import (
     _ID_SUFFIX,
     MIN_COVERAGE,
@@ -90,10 +85,6 @@ SECOND_PLACEMENT_SHARE = 0.5
 NEIGHBOURS = 3
 # A first phrase agrees with one of the topic's first this many distinctive keywords.
 AGREEING_KEYWORDS = 3
-# A group label's phrase is used by this share of the papers of topics holding GROUP_SPREAD of
-# the group's papers.
-GROUP_TOPIC_COVERAGE = 0.1
-GROUP_SPREAD = 0.5
 
 
 def _same_word(one: str, other: str) -> bool:
@@ -385,49 +376,4 @@ def numbered_apart(labels: dict[int, str]) -> dict[int, str]:
     for topics in _clashes(labels):
         for topic in topics[1:]:
             labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
-    return labels
-
-
-def _fits_the_map(label: str) -> bool:
-    lines = textwrap.wrap(label, GROUP_LABEL_LINE_CHARS, break_long_words=False)
-    return len(lines) <= GROUP_LABEL_LINES and all(len(line) <= GROUP_LABEL_LINE_CHARS for line in lines)
-
-
-def spread(table: PhraseTable, topics: list[int], key: Key) -> float:
-    """Share of the group's papers in its topics that use the phrase in at least
-    ``GROUP_TOPIC_COVERAGE`` of their papers.
-    """
-    sizes = {t: table.units[t].size for t in topics}
-    using = sum(sizes[t] for t in topics if table.coverage(table.units[t], key) >= GROUP_TOPIC_COVERAGE)
-    return using / sum(sizes.values()) if sum(sizes.values()) else 0.0
-
-
-def group_labels(table: PhraseTable, groups: list[list[int]], topic_label: dict[int, str]) -> list[str]:
-    """Each group's label: what its topics share (``spread`` at least ``GROUP_SPREAD``), one or
-    two phrases that the map shows whole (at most ``GROUP_LABEL_LINES`` lines of
-    ``GROUP_LABEL_LINE_CHARS``), no two groups alike; where no phrase is shared so, the phrase
-    most widely shared, alone; the first phrase of its largest topic's label where none names it.
-    """
-    labels: list[str] = []
-    for topics in groups:
-        unit = table.group(topics)
-        taken = {label_key(label) for label in labels}
-        named = [key for key in table.ranked(unit) if _fits_the_map(table.form(unit, key))]
-        spreads = {key: spread(table, topics, key) for key in named}
-        ranked = [key for key in named if spreads[key] >= GROUP_SPREAD]
-        label = ""
-        while ranked and not label:
-            label = choose_label(table, unit, ranked, _fits_the_map)
-            if label_key(label) in taken:
-                label, ranked = "", ranked[1:]
-        widest = sorted(named, key=lambda key: -spreads[key])
-        while widest and not label:
-            label = table.form(unit, widest.pop(0))
-            label = "" if label_key(label) in taken else label
-        if not label:
-            largest = max(topics, key=lambda t: (table.units[t].size, -t))
-            label = textwrap.shorten(
-                label_phrases(topic_label[largest])[0], GROUP_LABEL_LINE_CHARS, placeholder=""
-            )
-        labels.append(label)
     return labels

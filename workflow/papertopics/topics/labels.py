@@ -11,8 +11,8 @@ topic's papers use it (coverage) and how many of the papers using it are the top
 as their weighted harmonic mean with precision counted twice (F-beta, beta 0.5): a name is first of
 all distinctive, then common in the topic. A phrase that names a topic must also be:
 
-- not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus
-  ("data", "model", "tasks" are not);
+- not generic: at least ``MIN_LIFT`` times as concentrated in the topic as in the corpus (a group
+  of over a third of the papers: halfway from its share to all; "data", "model" are not);
 - whole: a phrase that one phrase a word longer completes in more than ``COMPLETION_SHARE`` of the
   papers using it in their text, not title ("graph neural" → "graph neural networks", "series
   forecasting" → "time series forecasting") gives way to it; an acronym to its words ("asp");
@@ -23,8 +23,7 @@ all distinctive, then common in the topic. A phrase that names a topic must also
   in a third of its papers ("stanford question answering dataset"), and not first used in the last part
   of the abstract by most of its papers ("imagenet", "kitti").
 
-How a label is chosen from these phrases (its first phrase, a second one, group labels) is
-``papertopics.topics.label_choice``.
+A label is chosen from these phrases by ``papertopics.topics.label_choice`` (groups': ``label_groups``).
 
 Counting reads at most ``SAMPLE_PAPERS`` papers a topic (evenly spaced through them), so that
 labelling 100,000 papers costs about what labelling a few thousand does.
@@ -251,6 +250,7 @@ class Unit:
     before_dataset: Counter = field(default_factory=Counter)
     late: Counter = field(default_factory=Counter)
     title_only: Counter = field(default_factory=Counter)  # papers using the phrase in their title only
+    in_title: Counter = field(default_factory=Counter)  # papers using the phrase in their title
     candidates: set[Key] = field(default_factory=set)
     _initials: set[str] | None = None
 
@@ -270,7 +270,7 @@ class Unit:
         self.sampled += other.sampled
         self.papers += other.papers
         self.candidates |= other.candidates
-        for name in ("counts", "nominal", "before_dataset", "late", "title_only"):
+        for name in ("counts", "nominal", "before_dataset", "late", "title_only", "in_title"):
             getattr(self, name).update(getattr(other, name))
         for key, forms in other.forms.items():
             self.forms.setdefault(key, Counter()).update(forms)
@@ -316,21 +316,22 @@ class PhraseTable:
             for read in (titles, texts)
         )
         own: dict[int, set[Key]] = {}
-        title_only: dict[int, list[set[Key]]] = {t: [] for t in sampled}
+        title_keys: dict[int, list[tuple[set[Key], set[Key]]]] = {t: [] for t in sampled}
         for topic in sampled:
             counts: Counter = Counter()
             for head, body in zip(heads[topic], bodies[topic], strict=True):
                 in_title, in_text = phrase_keys(head), phrase_keys(body)
                 counts.update(in_title | in_text)
-                title_only[topic].append(in_title - in_text)
+                title_keys[topic].append((in_title, in_text))
             least = max(MIN_PAPERS, math.ceil(MIN_COVERAGE * len(heads[topic])))
             own[topic] = {key for key, count in counts.items() if count >= least}
         counted = set(extra).union(*own.values())
         self.units: dict[int, Unit] = {}
         for topic, rows in sampled.items():
             unit = Unit(int((topics == topic).sum()), len(rows), candidates=own[topic])
-            for keys in title_only[topic]:
-                unit.title_only.update(keys & counted)
+            for in_title, in_text in title_keys[topic]:
+                unit.in_title.update(in_title & counted)
+                unit.title_only.update((in_title - in_text) & counted)
             for head, body in zip(heads[topic], bodies[topic], strict=True):
                 phrases = paper_phrases(head + body, stop_words, longest, only=counted)
                 kept = phrases.forms.keys()
@@ -381,10 +382,10 @@ class PhraseTable:
 
     def names(self, unit: Unit, key: Key, least_papers: int = MIN_PAPERS) -> bool:
         """Whether the phrase can name the unit (the module's docstring gives the rules)."""
-        papers = unit.counts[key]
+        papers, share = unit.counts[key], unit.size / self.total
         return (
             papers >= least_papers
-            and self.precision(unit, key) >= MIN_LIFT * unit.size / self.total
+            and self.precision(unit, key) >= min(MIN_LIFT * share, (1 + share) / 2)
             and not DATASET_WORDS & set(key)
             and unit.before_dataset[key] < _DATASET_FOLLOWED * papers
             and unit.nominal[key] >= NOMINAL_SHARE * papers

@@ -201,7 +201,8 @@ def label_topics(
 
     from papertopics.mapping.sizing import resolve_coarse_topics
     from papertopics.topics.fit import topic_centroids, topic_groups
-    from papertopics.topics.label_choice import PhrasePlacement, group_labels, nearest_topics, topic_labels
+    from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
+    from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases
 
     shown = curated.topics
