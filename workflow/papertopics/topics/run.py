@@ -69,7 +69,9 @@ class TopicRun:
     @property
     def model_topics(self) -> np.ndarray:
         """Each paper's topic in the fitted model's numbering."""
-        return np.array([self.topic_ids.model_topic_of(t) for t in self.topics.tolist()], dtype=np.int64)
+        shown = np.unique(self.topics)
+        model = np.array([self.topic_ids.model_topic_of(int(t)) for t in shown], dtype=np.int64)
+        return model[np.searchsorted(shown, self.topics)]
 
     def record(self) -> None:
         """Keep this run's topics (as found, before curation) for the next run to match against."""

@@ -151,8 +151,7 @@ def _add_wording(found, texts: list[str], periods, groups) -> None:
     """
     from papertopics.changes.wording import wording_per_period
 
-    model_topic = {d["topic"]: d["model_topic"] for d in found.details}
-    model_topics = np.array([model_topic[t] for t in found.topics.tolist()])
+    model_topics = found.model_topics
     wording = wording_per_period(found.model, texts, model_topics, periods)
     group_wording = (
         wording_per_period(found.model, texts, model_topics, groups)
