@@ -29,6 +29,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
     their graphs searched as ``mode`` says; their mean pairwise ARI and the seconds spent.
     """
     from papertopics.embed.encoders import embedding_text
+    from papertopics.mapping.cluster import assign_outliers
     from papertopics.mapping.consensus import cluster_runs, consensus_seeds, mean_pairwise_ari
     from papertopics.mapping.reduce import (
         Projection,
@@ -39,7 +40,6 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
         reduce_embeddings,
     )
     from papertopics.mapping.sizing import resolve_n_neighbors
-    from papertopics.topics.fit import assign_outliers
 
     config = quality_runs.default_config()
     papers = quality_runs.load_corpus(Path(corpus))[:docs]

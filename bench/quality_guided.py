@@ -104,7 +104,7 @@ def guided_alternatives(units, names, name_texts, texts, encoder, truth_index) -
     """Each paper's category (all named) by the ways of matching that were tried and not kept,
     and, for scale, by the labels' own centroids (labels used: not a method, a ceiling).
     """
-    from papertopics.topics.fit import topic_centroids
+    from papertopics.mapping.cluster import topic_centroids
     from papertopics.topics.guided import (
         FEEDBACK_PAPERS,
         category_posteriors,
@@ -155,7 +155,7 @@ def guided(papers: list[dict], embeddings: np.ndarray, config: dict, encoder, ca
     wrong) and NMI of all topics (outliers joined) against the labels; also the ways of matching
     that were tried and dropped (``guided_alternatives``).
     """
-    from papertopics.topics.fit import assign_outliers
+    from papertopics.mapping.cluster import assign_outliers
     from papertopics.topics.guided import FEEDBACK_PAPERS, guided_topics
     from sklearn.metrics import accuracy_score, normalized_mutual_info_score
 

@@ -118,8 +118,9 @@ def topic_settings(config: dict):
     paper a topic: the benchmarks score none, and finding them takes time).
     """
     from papertopics.settings import TopicStageSettings
+    from papertopics.topics.stages import run_settings
 
-    return TopicStageSettings.from_config(config).run_settings(n_representative_docs=1)
+    return run_settings(TopicStageSettings.from_config(config), n_representative_docs=1)
 
 
 def run_ours(
@@ -271,7 +272,7 @@ def stability(
     """Seed stability of our topics (reduce, cluster, outliers joined to topics as the topics stage
     does) and of BERTopic's defaults' over the UMAP ``seeds``; also each seed's NMI to the labels.
     """
-    from papertopics.topics.fit import assign_outliers
+    from papertopics.mapping.cluster import assign_outliers
     from sklearn.metrics import normalized_mutual_info_score
 
     labels = [p["label"] for p in papers]

@@ -83,8 +83,7 @@ def scored(size: int, embeddings: str, queries: int, hdbscan: dict, outputs: lis
     (outliers joined to topics, as the topics stage does).
     """
     import numpy as np
-    from papertopics.mapping.cluster import cluster_points
-    from papertopics.topics.fit import assign_outliers
+    from papertopics.mapping.cluster import assign_outliers, cluster_points
     from sklearn.metrics import adjusted_rand_score
 
     vectors = scale_embeddings(embeddings, size)

@@ -7,16 +7,13 @@ import pytest
 from conftest import default_config
 from papertopics.embed.encoders import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
-from papertopics.mapping.cluster import cluster_points
+from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points, topic_centroids
 from papertopics.mapping.reduce import Projection, reduce_embeddings
 from papertopics.topics.fit import (
-    OUTLIER,
     KeywordSettings,
-    assign_outliers,
     describe_topics,
     fit_topic_model,
     representative_ids,
-    topic_centroids,
     topic_keywords,
 )
 from papertopics.topics.label_choice import nearest_topics, topic_labels

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from papertopics import storage
-from papertopics.changes.groups import (
+from papertopics.errors import PipelineInputError
+from papertopics.groups.periods import (
     group_key,
     group_names,
     groups_record,
@@ -17,7 +18,6 @@ from papertopics.changes.groups import (
     paper_periods,
     read_compare_by,
 )
-from papertopics.errors import PipelineInputError
 from papertopics.ingest.parse import parse_dump
 
 EXPORTS = Path(__file__).parent / "data" / "exports"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 from papertopics.topics.guided import expanded_names, guided_topics, load_guide, unmatched_names
 
 

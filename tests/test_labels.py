@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import SEEDS
 from papertopics.ingest.parse import parse_dump
+from papertopics.mapping.cluster import topic_centroids
 from papertopics.report.document_map import label_lines
-from papertopics.topics.fit import topic_centroids
 from papertopics.topics.label_choice import (
     MIN_CO_LIFT,
     SECOND_PHRASE_SCORE,

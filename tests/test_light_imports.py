@@ -39,7 +39,7 @@ def imported_after(code: str) -> list[str]:
 def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
     # What every rule's script imports (workflow/scripts/*.py: the adapter and the stages), and
     # the report's modules, whose map wraps labels by papertopics.topics.label_layout.
-    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
+    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.groups.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
     assert imported_after(code) == []
 
 
@@ -108,6 +108,8 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
         metrics=results / "metrics.json",
         changes=results / "topics" / "changes.json",
         similar=results / "similar" / "papers.npz",
+        groups_table=results / "groups" / "papers.csv",
+        groups_settings=results / "groups" / "groups.json",
     )
     report = tmp_path / "index.html"
     code = (

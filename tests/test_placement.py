@@ -9,10 +9,8 @@ import joblib
 import numpy as np
 import pytest
 from papertopics.ingest.parse import parse_dump
-from papertopics.mapping.placement import place_projection, placing, save_projection, why_not_placed
-from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
-from papertopics.topics.fit import OUTLIER, topic_centroids
-from papertopics.topics.place import (
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
+from papertopics.mapping.cluster_placement import (
     cluster_of_topic,
     fit_figures,
     new_groups,
@@ -20,6 +18,8 @@ from papertopics.topics.place import (
     save_clusters,
     unfit_papers,
 )
+from papertopics.mapping.placement import place_projection, placing, save_projection, why_not_placed
+from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 
 from tests.workflow_support import REPO, default_config
 

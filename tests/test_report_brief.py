@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.changes.groups import paper_periods
+from papertopics.groups.periods import paper_periods
 from papertopics.report.brief import (
     burst_findings,
     counts_line,
@@ -208,8 +208,9 @@ def _inputs(papers: pd.DataFrame, changes: dict, outlier_rows: int = 0) -> Repor
         }
         for t in sorted(set(papers["topic"]))
     ]
+    dumps = sorted(set(papers["dumps"]))
     return ReportInputs(
-        corpus_summary={"dumps": [{"dump": d, "title": d} for d in sorted(set(papers["dumps"]))]},
+        corpus_summary={"dumps": [{"dump": d, "title": d} for d in dumps]},
         umap_settings={},
         hdbscan_settings={"note": None},
         topic_settings={"reduce_outliers": True},
@@ -217,6 +218,7 @@ def _inputs(papers: pd.DataFrame, changes: dict, outlier_rows: int = 0) -> Repor
         topics=pd.DataFrame(),
         papers=papers,
         figures={},
+        periods=paper_periods(papers, "auto", dumps),
         changes=changes,
     )
 

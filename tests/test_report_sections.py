@@ -6,8 +6,8 @@ import re
 
 import pandas as pd
 import pytest
-from papertopics.changes.groups import paper_periods
 from papertopics.figures import model_figures
+from papertopics.groups.periods import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,
@@ -103,6 +103,7 @@ def _inputs(
         papers=papers,
         # as the topics stage stores them; without a fitted model each chart says why it is missing
         figures=model_figures(None, sum(d["topic"] != -1 for d in details)),
+        periods=paper_periods(papers, "auto", dumps),
     )
 
 

@@ -11,6 +11,7 @@ import yaml
 from conftest import REPO, default_config
 from papertopics import settings
 from papertopics.runtime.startup import config_problems
+from papertopics.topics.stages import run_settings
 
 from bench.quality_runs import topic_settings
 
@@ -70,7 +71,7 @@ def test_the_benchmarks_run_the_topics_stage_with_its_own_settings():
     config = default_config()
     config["lineage"] = {"min_overlap": 0.5, "min_similarity": 0.7}
     config["topics"] = {**config["topics"], "guide_min_similarity": 0.55, "mmr_diversity": 0.6}
-    stage = settings.TopicStageSettings.from_config(config).run_settings()
+    stage = run_settings(settings.TopicStageSettings.from_config(config))
     assert topic_settings(config) == dataclasses.replace(stage, n_representative_docs=1)
     assert (stage.min_overlap, stage.min_similarity, stage.guide_min_similarity) == (0.5, 0.7, 0.55)
     assert stage.keywords["mmr_diversity"] == 0.6

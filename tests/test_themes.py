@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from conftest import default_config, require_corpus
 from papertopics.changes.compare import CompareSettings
-from papertopics.changes.groups import Periods
 from papertopics.changes.themes import best_split, era_keywords, split_pvalue, topic_themes
+from papertopics.groups.periods import Periods
 
 
 def settings(**overrides) -> CompareSettings:

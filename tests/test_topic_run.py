@@ -7,8 +7,8 @@ import logging
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
+from papertopics.mapping.cluster import OUTLIER, assign_outliers
 from papertopics.topics.curation import load_curation
-from papertopics.topics.fit import OUTLIER, assign_outliers
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics

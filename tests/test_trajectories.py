@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.changes.groups import paper_periods
 from papertopics.changes.tables import trend_table
 from papertopics.changes.trajectories import (
     PEAKED,
@@ -20,6 +19,7 @@ from papertopics.changes.trajectories import (
     planted_shares,
     turn_span,
 )
+from papertopics.groups.periods import paper_periods
 from planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, simulate_shapes
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}

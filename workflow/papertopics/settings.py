@@ -14,7 +14,7 @@ continue the previous run's) and ``report.coarse_topics`` (the topic groups, mad
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
 
@@ -126,18 +126,6 @@ class TopicStageSettings:
     def recorded(self) -> dict:
         """The knobs ``topic_details.json`` records (the model's name is recorded on its own)."""
         return {name: value for name, value in asdict(self).items() if name not in _NOT_RECORDED}
-
-    def run_settings(self, **changed):
-        """The knobs of ``papertopics.topics.run.run_topics`` (``changed``: fields replaced)."""
-        from papertopics.topics.run import TopicSettings
-
-        own = {f.name for f in fields(TopicSettings)} - {"keywords"}
-        values = self.recorded()
-        run = TopicSettings(
-            **{k: v for k, v in values.items() if k in own},
-            keywords={k: v for k, v in values.items() if k not in own},
-        )
-        return replace(run, **changed)
 
 
 _NOT_RECORDED = {"embedding_model", "max_seq_length", "guide_names", "save_ctfidf"}

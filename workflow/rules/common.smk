@@ -10,7 +10,7 @@ from papertopics.embed.encoders import device_problem
 from papertopics.embed.models import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.formats import dump_format
-from papertopics.changes.groups import read_compare_by
+from papertopics.groups.periods import read_compare_by
 from papertopics.ingest.parse import dump_name
 from papertopics.mapping.placement import FIT
 from papertopics.topics.history import HISTORY, SHARES, TOPICS, start_history

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.groups import Periods
 from papertopics.changes.shares import (
     TESTED_ON,
     compare_periods,
@@ -33,6 +32,7 @@ from papertopics.changes.shares import (
 from papertopics.changes.signals import term_bursts, topic_trends, unordered_reason
 from papertopics.changes.tables import json_records
 from papertopics.changes.trends import NOT_TESTED, grade
+from papertopics.groups.periods import Periods
 
 
 @dataclass(frozen=True)

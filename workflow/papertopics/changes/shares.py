@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papertopics.changes.groups import Periods
 from papertopics.changes.stats import (
     benjamini_hochberg,
     share_change_pvalues,
@@ -16,7 +15,8 @@ from papertopics.changes.stats import (
 )
 from papertopics.changes.tables import json_records
 from papertopics.errors import PipelineInputError
-from papertopics.topics.fit import OUTLIER
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 
 # The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
 TESTED_ON = "clustered"

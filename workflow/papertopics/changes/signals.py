@@ -19,13 +19,13 @@ from papertopics.changes.bursts import (
     topic_concentration,
     without_nested,
 )
-from papertopics.changes.groups import Periods
 from papertopics.changes.shares import TESTED_ON
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.tables import json_records, json_value
 from papertopics.changes.trajectories import topic_shapes
 from papertopics.changes.trends import SIGNIFICANT, cochran_armitage, direction, grade, period_scores
-from papertopics.topics.fit import OUTLIER
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 
 if TYPE_CHECKING:
     from papertopics.changes.compare import CompareSettings

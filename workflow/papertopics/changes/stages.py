@@ -17,42 +17,6 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[str]) -> None:
-    """Each paper's period and group (``papertopics.changes.groups``), decided once for every later stage.
-
-    Args:
-        papers: the corpus (JSON Lines).
-        table: output, one row per paper: its ``id``, ``period`` and ``group``.
-        settings: output, the periods' and groups' names, order and the papers left out.
-        compare_by: ``compare.by``: auto, dump, year, a paper field (venue), or a list of a field and one of those.
-        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
-    """
-    import pandas as pd
-
-    from papertopics.changes.groups import PIPELINE_COLUMNS, groups_record, paper_groups
-    from papertopics.ingest.parse import input_columns
-
-    records = storage.read_jsonl(papers)
-    paper_table = pd.DataFrame(
-        {
-            "id": [p["id"] for p in records],
-            "dumps": [";".join(p["dumps"]) for p in records],
-            **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
-        }
-    )
-    periods, found = paper_groups(paper_table, compare_by, dump_order)
-    rows, record = groups_record(paper_table["id"].tolist(), periods, found)
-    storage.write_csv(table, rows)
-    storage.write_json(settings, record)
-    _LOG.info(
-        "%d papers: %d %ss%s",
-        len(rows),
-        len(periods.names),
-        periods.by,
-        f", {len(found.names)} {found.by} groups" if found is not None and found is not periods else "",
-    )
-
-
 @dataclass(frozen=True)
 class ChangeInputs:
     """What the changes stage reads (the rule's inputs, by name): the corpus, the topics stage's
@@ -93,11 +57,11 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     import pandas as pd
 
     from papertopics.changes.compare import CompareSettings, describe_changes
-    from papertopics.changes.groups import load_groups
     from papertopics.changes.shares import recomputed_shares
     from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
     from papertopics.embed.encoders import gather_embeddings
+    from papertopics.groups.periods import load_groups
     from papertopics.settings import ChangeSettings
     from papertopics.topics.fit import outlier_flags
     from papertopics.topics.history import earlier_shares, stage_shares
@@ -192,9 +156,9 @@ def venues(
     import pandas as pd
 
     from papertopics.changes.compare import CompareSettings
-    from papertopics.changes.groups import load_groups
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
+    from papertopics.groups.periods import load_groups
     from papertopics.topics.fit import outlier_flags
 
     assigned = pd.read_csv(

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.groups import Periods
-from papertopics.topics.fit import OUTLIER
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 
 THEME_TEST = (
     "best single split of the topic's periods into two eras by the share of its embedding spread the eras "

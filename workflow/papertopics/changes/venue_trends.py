@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.groups import Periods
 from papertopics.changes.shares import TESTED_ON
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.tables import json_records, json_value
@@ -44,7 +43,8 @@ from papertopics.changes.trends import (
     grade,
     period_scores,
 )
-from papertopics.topics.fit import OUTLIER
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 
 TEST = (
     "Cochran-Armitage test for trend in each topic's share of each venue's papers, Benjamini-Hochberg "

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.groups import Periods
 from papertopics.changes.shares import TESTED_ON
 from papertopics.changes.stats import benjamini_hochberg, wilson_interval
 from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, grade
-from papertopics.topics.fit import OUTLIER
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 
 # Below this many expected papers in a cell of a 2 × 2 table, Fisher's exact test replaces the chi-square.
 EXACT_BELOW = 5

@@ -1,4 +1,6 @@
-"""HDBSCAN clustering of the reduced vectors; outliers are labelled -1."""
+"""HDBSCAN clustering of the reduced vectors; outliers are labelled -1 (``OUTLIER``), and may be
+moved to the cluster whose centroid is nearest (``assign_outliers``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import numpy as np
 
 from papertopics.mapping.sizing import resolve_max_cluster_size, resolve_min_cluster_size
 
+# HDBSCAN's label of a point in no cluster, kept for the papers no topic holds.
+OUTLIER = -1
 # Below this many papers, density clustering finds nothing meaningful: one topic holds them all.
 MIN_PAPERS_TO_CLUSTER = 10
 
@@ -70,3 +74,30 @@ def cluster_points(
     if models is not None:
         models.append(clusterer)
     return labels, settings
+
+
+def topic_centroids(embeddings: np.ndarray, topics: np.ndarray, topic_ids) -> np.ndarray:
+    """Unit-length mean embedding of each topic in ``topic_ids``, one row each, in that order."""
+    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids])
+    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
+    return centroids / np.where(norms > 0, norms, 1.0)
+
+
+def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each outlier (-1) moved to the topic whose centroid is most cosine-similar to it.
+
+    This is BERTopic's ``reduce_outliers(strategy="embeddings")`` (centroid topic embeddings,
+    threshold 0: a paper similar to no topic stays an outlier), done before the fit instead of
+    after it, so that c-TF-IDF and the keywords are computed once rather than twice.
+    """
+    labels = np.asarray(labels)
+    outliers = np.flatnonzero(labels == OUTLIER)
+    topics = np.unique(labels[labels != OUTLIER])
+    if not len(outliers) or not len(topics):
+        return labels.copy()
+    # Products with unit centroids: each row is its cosine similarities times the paper's norm,
+    # so the best topic and the sign (similar to none) are the cosine's.
+    similarity = embeddings[outliers] @ topic_centroids(embeddings, labels, topics).T
+    assigned = labels.copy()
+    assigned[outliers] = np.where(similarity.max(axis=1) > 0, topics[similarity.argmax(axis=1)], OUTLIER)
+    return assigned

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from papertopics.topics.fit import OUTLIER, assign_outliers
+from papertopics.mapping.cluster import OUTLIER, assign_outliers
 
 
 def consensus_seeds(random_state: int, runs: int) -> list[int]:

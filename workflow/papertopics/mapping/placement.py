@@ -12,7 +12,8 @@ model's ``transform``, one dump at a time (so a dump placed once is placed alike
 dumps follow it). Its ``model`` output is a hard link to the fitted file: the fit, and its
 modification time, stay as they were, so that the next run sees nothing new in it.
 Where the fit cannot serve (none yet, other settings, a fitted paper gone from the corpus) the
-job fits afresh and says why; the cluster stage then refits too (``papertopics.topics.place``).
+job fits afresh and says why; the cluster stage then refits too
+(``papertopics.mapping.cluster_placement``).
 """
 
 from __future__ import annotations

@@ -206,14 +206,14 @@ def cluster(
     (further seeded UMAP projections, each its own job), joined (see ``papertopics.mapping.consensus``).
     With ``update: place`` and the projections placed on the last fit (``fitted``: its clusters,
     ``fitted_topics``: its papers' topics), the new papers' topics are placed on it instead
-    (``papertopics.topics.place``); ``model`` keeps the fit. ``knobs``:
+    (``papertopics.mapping.cluster_placement``); ``model`` keeps the fit. ``knobs``:
     ``papertopics.settings.ClusterSettings``'s fields.
     """
+    from papertopics.mapping.cluster import OUTLIER
+    from papertopics.mapping.cluster_placement import placed_clusters, refit_note, save_clusters
     from papertopics.mapping.consensus import cluster_runs
     from papertopics.mapping.placement import link_or_copy
     from papertopics.settings import ClusterSettings
-    from papertopics.topics.fit import OUTLIER
-    from papertopics.topics.place import placed_clusters, refit_note, save_clusters
 
     chosen = ClusterSettings(**knobs)
     runs = [storage.read_arrays(path) for path in coordinates]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
+from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.topics.fit import OUTLIER
 
 
 def _span(burst: dict, period_label) -> str:

@@ -17,7 +17,7 @@ import pandas as pd
 from plotly.colors import qualitative, sample_colorscale
 from scipy.spatial import cKDTree
 
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 
 OUTLIER_COLOUR = "#b0b0b0"
 # A paper HDBSCAN left out but assigned to its nearest topic: the topic's colour this far towards white.

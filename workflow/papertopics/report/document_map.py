@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.groups import Periods
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
-from papertopics.topics.fit import OUTLIER
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 
 from papertopics import storage
-from papertopics.changes.groups import Periods, load_groups
-from papertopics.topics.fit import OUTLIER, outlier_flags
+from papertopics.groups.periods import Periods, load_groups
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.fit import outlier_flags
 
 
 @dataclass
@@ -26,6 +27,7 @@ class ReportInputs:
     topics: pd.DataFrame
     papers: pd.DataFrame
     figures: dict[str, dict]  # BERTopic's figures of the model, drawn by the topics stage
+    periods: Periods  # the groups stage's periods, in the order of ``papers``
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
@@ -35,8 +37,6 @@ class ReportInputs:
     # Papers longer than the embedding model's window, and its size in tokens (None: not counted).
     over_window: set[str] | None = None
     window_tokens: int | None = None
-    # The groups stage's periods, in the order of ``papers`` (None: as compare.by: auto would set them).
-    periods: Periods | None = None
     venues: dict | None = (
         None  # results/topics/venues.json (venues compared), None or unavailable: no section
     )
@@ -77,12 +77,12 @@ class ReportInputs:
 
 @dataclass(frozen=True)
 class ReportFiles:
-    """The report's input files (the report rule's inputs, by name): ``metrics`` (a JSON file of
+    """The report's input files (the report rule's inputs, by name), among them the groups stage's
+    ``groups_table`` and ``groups_settings`` (each paper's period). ``metrics`` (a JSON file of
     quality figures), ``changes`` (the comparison of dumps, with its ``shares`` per dump and
     ``trends`` tables), ``similar`` (each paper's similar papers), ``embedding_summaries`` (the
-    embed stage's, per dump), the groups stage's ``groups_table`` and ``groups_settings`` and the
-    venues stage's ``venues`` record, ``venues_table`` and ``venue_trends`` are optional;
-    ``venues.csv`` is a download only where venues were compared, ``venue_trends.csv`` only where
+    embed stage's, per dump) and the venues stage's ``venues`` record, ``venues_table`` and
+    ``venue_trends`` are optional; ``venues.csv`` is a download only where venues were compared, ``venue_trends.csv`` only where
     each venue's trends were tested.
     """
 
@@ -93,14 +93,14 @@ class ReportFiles:
     papers: str
     details: str
     figures: str
+    groups_table: str
+    groups_settings: str
     metrics: str | None = None
     changes: str | None = None
     shares: str | None = None
     trends: str | None = None
     similar: str | None = None
     embedding_summaries: list[str] | None = None
-    groups_table: str | None = None
-    groups_settings: str | None = None
     venues: str | None = None
     venues_table: str | None = None
     venue_trends: str | None = None
@@ -113,11 +113,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     paper_table = pd.read_csv(
         files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
     )
-    periods = (
-        load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
-        if files.groups_table and files.groups_settings
-        else None
-    )
+    periods = load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
     venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")

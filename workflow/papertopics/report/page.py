@@ -7,7 +7,6 @@ from importlib import resources
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from papertopics.changes.groups import paper_periods
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
@@ -108,16 +107,11 @@ def _structure_section(inputs: ReportInputs) -> str:
 
 
 def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
-    """The map of papers, coloured and filtered by the groups stage's periods (where not given, as
-    ``compare.by: auto`` would set them), and the similar papers' table it links to.
+    """The map of papers, coloured and filtered by the groups stage's periods, and the similar
+    papers' table it links to.
     """
-    dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
-    periods = map_periods(
-        inputs.periods or paper_periods(inputs.papers, "auto", dump_order),
-        len(inputs.papers),
-        inputs.dump_labels,
-    )
+    periods = map_periods(inputs.periods, len(inputs.papers), inputs.dump_labels)
     colours = inputs.topic_colours
     groups = inputs.topic_groups or []
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)

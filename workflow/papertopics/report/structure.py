@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 
 _LARGEST_BUBBLE_PX = 70
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.inputs import ReportInputs
-from papertopics.topics.fit import OUTLIER
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from papertopics.errors import PipelineInputError
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "curation.schema.yaml"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-OUTLIER = -1
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
 
 
 def outlier_flags(column) -> np.ndarray:
@@ -109,33 +109,6 @@ def representation_model(
         raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
     chain = ([SharedKeywords(min_keyword_share)] if min_keyword_share > 0 else []) + rerank
     return chain or None
-
-
-def topic_centroids(embeddings: np.ndarray, topics: np.ndarray, topic_ids) -> np.ndarray:
-    """Unit-length mean embedding of each topic in ``topic_ids``, one row each, in that order."""
-    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids])
-    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
-    return centroids / np.where(norms > 0, norms, 1.0)
-
-
-def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Each outlier (-1) moved to the topic whose centroid is most cosine-similar to it.
-
-    This is BERTopic's ``reduce_outliers(strategy="embeddings")`` (centroid topic embeddings,
-    threshold 0: a paper similar to no topic stays an outlier), done before the fit instead of
-    after it, so that c-TF-IDF and the keywords are computed once rather than twice.
-    """
-    labels = np.asarray(labels)
-    outliers = np.flatnonzero(labels == OUTLIER)
-    topics = np.unique(labels[labels != OUTLIER])
-    if not len(outliers) or not len(topics):
-        return labels.copy()
-    # Products with unit centroids: each row is its cosine similarities times the paper's norm,
-    # so the best topic and the sign (similar to none) are the cosine's.
-    similarity = embeddings[outliers] @ topic_centroids(embeddings, labels, topics).T
-    assigned = labels.copy()
-    assigned[outliers] = np.where(similarity.max(axis=1) > 0, topics[similarity.argmax(axis=1)], OUTLIER)
-    return assigned
 
 
 @dataclass(frozen=True)

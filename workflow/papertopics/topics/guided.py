@@ -20,7 +20,7 @@ import numpy as np
 
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.formats import decode
-from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
 
 _LOG = logging.getLogger(__name__)
 

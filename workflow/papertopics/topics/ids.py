@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 
 
 @dataclass(frozen=True, eq=False)

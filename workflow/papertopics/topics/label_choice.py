@@ -48,7 +48,7 @@ import os
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
-from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.labels import (
     _ID_SUFFIX,
     MIN_COVERAGE,

@@ -41,7 +41,8 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from papertopics.topics.fit import OUTLIER, keyword_text, singular
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.fit import keyword_text, singular
 
 MAX_PHRASE_WORDS = 4
 SAMPLE_PAPERS = 300

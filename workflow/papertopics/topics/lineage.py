@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from papertopics.topics.fit import OUTLIER, topic_centroids
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.labels import label_key, label_phrases
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from papertopics.topics.fit import OUTLIER
+from papertopics.mapping.cluster import OUTLIER
 
 NPMI_WINDOW = 10  # gensim's c_npmi window, in tokens
 NPMI_EPSILON = 1e-12  # gensim's smoothing of the joint probability

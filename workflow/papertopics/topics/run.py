@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from papertopics.mapping.cluster import OUTLIER, assign_outliers
 from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
-from papertopics.topics.fit import OUTLIER, assign_outliers
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.lineage import carry_labels, record_run
@@ -201,8 +201,9 @@ def label_topics(
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+    from papertopics.mapping.cluster import topic_centroids
     from papertopics.mapping.sizing import resolve_coarse_topics
-    from papertopics.topics.fit import topic_centroids, topic_groups
+    from papertopics.topics.fit import topic_groups
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases

@@ -9,7 +9,7 @@ imported inside the functions, only when the stage that needs them runs.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -79,10 +79,10 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
     ``papertopics.settings.TopicStageSettings``'s fields.
     """
-    from papertopics.changes.groups import load_groups
     from papertopics.embed.encoders import load_model
     from papertopics.embed.models import resolve_model_location
     from papertopics.figures import model_figures
+    from papertopics.groups.periods import load_groups
     from papertopics.topics.curation import load_curation
     from papertopics.topics.guided import load_guide
     from papertopics.topics.history import TopicHistory
@@ -95,7 +95,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     chosen = TopicStageSettings(**knobs)
     names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
     curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
-    settings = chosen.run_settings()
+    settings = run_settings(chosen)
     texts = [p["text"] for p in records]
     found = run_topics(
         texts,
@@ -145,11 +145,26 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     )
 
 
+def run_settings(stage: TopicStageSettings, **changed):
+    """The knobs of ``papertopics.topics.run.run_topics`` (a ``TopicSettings``) from the stage's,
+    the keyword knobs gathered in its ``keywords``; ``changed``: fields replaced.
+    """
+    from papertopics.topics.run import TopicSettings
+
+    own = {f.name for f in fields(TopicSettings)} - {"keywords"}
+    values = stage.recorded()
+    run = TopicSettings(
+        **{k: v for k, v in values.items() if k in own},
+        keywords={k: v for k, v in values.items() if k not in own},
+    )
+    return replace(run, **changed)
+
+
 def _add_wording(found, texts: list[str], periods, groups) -> None:
     """Each topic's wording per period (and per group, with venues and years both compared),
     from the fitted model (in its own topic numbers), added to its record.
     """
-    from papertopics.changes.wording import wording_per_period
+    from papertopics.topics.wording import wording_per_period
 
     model_topics = found.model_topics
     wording = wording_per_period(found.model, texts, model_topics, periods)

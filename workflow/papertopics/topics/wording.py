@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from papertopics.changes.groups import Periods
+from papertopics.groups.periods import Periods
 
 WORDS_PER_PERIOD = 5
 

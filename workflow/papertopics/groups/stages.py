@@ -1,0 +1,49 @@
+"""The groups stage, file to file: each paper's period and group, decided once for every later stage.
+
+Its parameters are named as the rule's inputs, outputs and params (paths first), because the
+rule's script passes them by name; heavy libraries are imported inside the function.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+
+
+def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[str]) -> None:
+    """Each paper's period and group (``papertopics.groups.periods``), decided once for every later stage.
+
+    Args:
+        papers: the corpus (JSON Lines).
+        table: output, one row per paper: its ``id``, ``period`` and ``group``.
+        settings: output, the periods' and groups' names, order and the papers left out.
+        compare_by: ``compare.by``: auto, dump, year, a paper field (venue), or a list of a field and one of those.
+        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+    """
+    import pandas as pd
+
+    from papertopics.groups.periods import PIPELINE_COLUMNS, groups_record, paper_groups
+    from papertopics.ingest.parse import input_columns
+
+    records = storage.read_jsonl(papers)
+    paper_table = pd.DataFrame(
+        {
+            "id": [p["id"] for p in records],
+            "dumps": [";".join(p["dumps"]) for p in records],
+            **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
+        }
+    )
+    periods, found = paper_groups(paper_table, compare_by, dump_order)
+    rows, record = groups_record(paper_table["id"].tolist(), periods, found)
+    storage.write_csv(table, rows)
+    storage.write_json(settings, record)
+    _LOG.info(
+        "%d papers: %d %ss%s",
+        len(rows),
+        len(periods.names),
+        periods.by,
+        f", {len(found.names)} {found.by} groups" if found is not None and found is not periods else "",
+    )
