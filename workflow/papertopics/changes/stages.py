@@ -1,5 +1,5 @@
-"""The change stages, file to file: each paper's period and group, the topics' shares and
-trends over periods, and the venues compared.
+"""The change stages, file to file: the topics' shares and trends over the groups stage's
+periods, and the venues compared.
 
 Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
 outputs and params (paths first), because the rule's script passes them by name; heavy libraries
