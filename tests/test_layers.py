@@ -29,6 +29,7 @@ def layer_of(name: str) -> str | None:
 
 
 def rank(layer: str) -> int:
+    """A layer's place: the shared modules lowest, then ``LAYERS`` in order."""
     return -1 if layer == SHARED else LAYERS.index(layer)
 
 
@@ -68,6 +69,7 @@ def later_imports(source: str, module: str, is_package: bool = False) -> list[st
 
 
 def modules():
+    """Each module of the package: its dotted name, its file, and whether it is an ``__init__``."""
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         is_package = parts[-1] == "__init__"
