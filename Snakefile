@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -8,6 +9,12 @@ min_version("9.0")
 # Stage logic lives in workflow/papertopics. Snakemake hands its own sys.path to every
 # script it runs (inside a --use-conda environment too), so this makes the package importable.
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
+
+# A job's idle threads sleep instead of spinning: jobs share cores (with each other, with other
+# work on the machine, with other users' jobs on a cluster node), and torch's OpenMP threads
+# spinning between operations take those cores from them. Alone on its cores a job is as fast;
+# two embeddings at once on two cores took 15.0 s each instead of 33.8 s (docs/speed.md).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from papertopics.errors import PipelineInputError
 from papertopics.runtime.startup import check_yaml, exit_with

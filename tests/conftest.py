@@ -37,6 +37,10 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
     write_config,
 )
 
+# As the workflow's jobs do (Snakefile): the encoders a test loads in its own process share the
+# two cores with the other pytest worker, and spinning OpenMP threads would take them.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 
 @contextmanager
 def offline_chromium(**context_options):
