@@ -338,6 +338,27 @@ def refit_note(update: str, runs: list[dict]) -> dict | None:
     }
 
 
+def placed_fitted_labels(labels: str) -> np.ndarray | None:
+    """Under ``update: place``, each paper's label in the fit ("" for a placed paper) from the
+    cluster stage's file ``labels``; None for a refit.
+    """
+    from papertopics import storage
+
+    placed = storage.read_arrays(labels)
+    return placed["fitted_label"] if str(placed["mode"]) == "place" else None
+
+
+def kept_labels(topics: np.ndarray, fitted_labels: np.ndarray | None) -> dict[int, str]:
+    """The label each topic of a placed update's fitted papers keeps (``topics``: each paper's
+    topic; ``fitted_labels``: ``placed_fitted_labels``), so that what a reader saw stays as it
+    was and the topics stage need not choose it afresh; none for a refit.
+    """
+    if fitted_labels is None:
+        return {}
+    rows = np.flatnonzero((np.asarray(fitted_labels) != "") & (np.asarray(topics) != OUTLIER))
+    return dict(zip(np.asarray(topics)[rows].tolist(), np.asarray(fitted_labels)[rows].tolist(), strict=True))
+
+
 def settle_placed_topics(labels: str, topic_run) -> dict | None:
     """After the topics stage's run on placed clusters (``labels``, the cluster stage's file):
     each paper's outlier flag as placed (a fitted paper's as the fit left it), and the new topics,

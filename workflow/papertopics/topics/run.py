@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from papertopics.topics.fit import OUTLIER, assign_outliers
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.lineage import carry_labels, record_run
+from papertopics.topics.place import kept_labels
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"
@@ -191,13 +193,14 @@ def label_topics(
     encoder=None,
     keywords: dict[int, list] | None = None,
     titles: list[str] | None = None,
+    kept: dict[int, str] = MappingProxyType({}),
 ) -> TopicLabels:
-    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
-    of the guide, else a curated label, else the earlier label while it still fits
-    (``carry_labels``), else a fresh one (``papertopics.topics.labels``; ``encoder``, the model that
-    embedded ``vectors``, places its second phrase; ``keywords``, each shown topic's c-TF-IDF
-    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with;
-    ``titles``, each paper's title or "", are read with its text).
+    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
+    ``kept`` label (``kept_labels``), else a name of the guide, else a curated label, else the
+    earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
+    ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
+    shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
+    first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -209,7 +212,7 @@ def label_topics(
 
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
-    earlier = {t: label for t, label in earlier.items() if t in real and label}
+    earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
     table = PhraseTable(
         texts,
         curated.merged,
@@ -228,12 +231,13 @@ def label_topics(
         centroids = topic_centroids(vectors, curated.merged, real)
         placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
     words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
-    fresh = topic_labels(table, neighbours, placement, words)
+    fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
     from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
     label_of = {
         **from_papers,
         **names,
         **{t: label for t, label in curation.rename.items() if t in from_papers},
+        **kept,
     }
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
@@ -273,9 +277,10 @@ def label(
     coarse_topics: int | str,
     encoder,
     titles: list[str] | None,
+    fitted_labels: np.ndarray | None,
 ) -> Labelled:
-    """The labels (``label_topics``, which read each paper's title too), given to the model too, and
-    the outliers' label.
+    """The labels (``label_topics``, which read each paper's title too; a placed update's fitted
+    topics keep theirs, ``kept_labels``), given to the model too, and the outliers' label.
     """
     topic_ids = fitted.topic_ids
     names = {topic_ids.stable_of_cluster(cluster): name for cluster, name in guided.names.items()}
@@ -292,6 +297,7 @@ def label(
         encoder,
         fitted.keywords,
         titles,
+        kept_labels(curated.curated.topics, fitted_labels),
     )
     outliers = int((curated.curated.merged == OUTLIER).sum())  # papers in no topic as found
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.curated.hidden.values()))}
@@ -359,6 +365,7 @@ def run_topics(
     guide_names: list[str] = (),
     curation: Curation | None = None,
     titles: list[str] | None = None,
+    fitted_labels: np.ndarray | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
 
@@ -376,6 +383,7 @@ def run_topics(
         guide_names: ``topics.guide``'s names.
         curation: ``topics.curation``'s corrections (None: none).
         titles: each paper's title ("" where it has none), which the labels read too.
+        fitted_labels: ``update: place``: each paper's label in the fit ("" if placed), kept.
     """
     curation = curation or Curation()
     guided = guide(
@@ -404,6 +412,7 @@ def run_topics(
         settings.coarse_topics,
         encoder,
         titles,
+        fitted_labels,
     )
     described = describe(ids, vectors, curated, fitted, labelled, curation, settings.n_representative_docs)
     traced = trace_lineage(
@@ -430,9 +439,7 @@ def run_topics(
 
 
 def _summary(guided: Guided, labelled: Labelled, curation: Curation, curated: Curated) -> dict:
-    """The run's figures for ``topic_details.json``: outliers before reduction, guided and coarse
-    topics, and what the curation file did.
-    """
+    """``topic_details.json``'s figures: outliers before reduction, guided and coarse topics, curation."""
     return {
         "outliers_before_reduction": int((guided.clusters == OUTLIER).sum()),
         "named_topics": len(labelled.names),

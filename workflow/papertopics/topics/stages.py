@@ -86,7 +86,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     from papertopics.topics.curation import load_curation
     from papertopics.topics.guided import load_guide
     from papertopics.topics.history import TopicHistory
-    from papertopics.topics.place import settle_placed_topics
+    from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
     from papertopics.topics.run import run_topics
 
     records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
@@ -109,6 +109,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         guide_names=names,
         curation=curation,
         titles=[p.get("title") or "" for p in records],
+        fitted_labels=placed_fitted_labels(inputs.labels),
     )
     placement = settle_placed_topics(inputs.labels, found)
     paper_table = _paper_table(records, found, map_2d)
