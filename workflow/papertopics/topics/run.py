@@ -217,7 +217,7 @@ def label_topics(
         texts,
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
-        extra_phrases=[p for label in earlier.values() for p in label_phrases(label)],
+        extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
         titles=titles,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
