@@ -7,11 +7,11 @@ import logging
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.topics.curation import load_curation
+from papertopics.topics.curation import Curation, load_curation
 from papertopics.topics.fit import OUTLIER, assign_outliers
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics
+from papertopics.topics.run import NOT_A_TOPIC, Given, TopicSettings, run_topics
 from test_labels import _corpus
 
 SETTINGS = TopicSettings(
@@ -61,7 +61,9 @@ def _with_a_new_dump(corpus):
 
 def _run(corpus, history, curation=None):
     texts, ids, vectors, clusters, _ = corpus
-    return run_topics(texts, ids, vectors, clusters, history, SETTINGS, curation=curation)
+    return run_topics(
+        texts, ids, vectors, clusters, history, SETTINGS, given=Given(curation=curation or Curation())
+    )
 
 
 def _curation(tmp_path, text: str):
@@ -155,7 +157,7 @@ def test_a_placed_update_keeps_the_fitted_topics_labels_and_labels_its_new_topic
         clusters,
         TopicHistory(tmp_path),
         SETTINGS,
-        fitted_labels=fitted_labels.astype(str),
+        given=Given(fitted_labels=fitted_labels.astype(str)),
     )
     labels = np.array(found.paper_labels)
     assert (labels[fitted] == fitted_labels[fitted]).all()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import numpy as np
 
@@ -42,6 +41,18 @@ class TopicSettings:
     reduce_outliers: bool = True
     # The fields of ``papertopics.topics.fit.KeywordSettings``.
     keywords: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the topics are given beside the papers: ``topics.guide``'s names, ``topics.curation``'s
+    corrections and, under ``update: place``, each paper's label in the fit ("" if placed), which
+    its fitted topic keeps (``papertopics.topics.place``).
+    """
+
+    guide_names: list[str] = ()
+    curation: Curation = field(default_factory=Curation)
+    fitted_labels: np.ndarray | None = None
 
 
 @dataclass
@@ -187,17 +198,16 @@ def label_topics(
     vectors: np.ndarray,
     curated: Curated,
     earlier: dict[int, str],
-    names: dict[int, str],
-    curation: Curation,
+    given: dict[int, str],
+    kept: dict[int, str],
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
     titles: list[str] | None = None,
-    kept: dict[int, str] = MappingProxyType({}),
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
-    ``kept`` label (``kept_labels``), else a name of the guide, else a curated label, else the
-    earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
+    ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
+    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
     ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
@@ -233,12 +243,7 @@ def label_topics(
     words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
     fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
     from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
-    label_of = {
-        **from_papers,
-        **names,
-        **{t: label for t, label in curation.rename.items() if t in from_papers},
-        **kept,
-    }
+    label_of = {**from_papers, **{t: label for t, label in given.items() if t in from_papers}, **kept}
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
     for group, label in zip(
@@ -273,11 +278,10 @@ def label(
     fitted: Fitted,
     guided: Guided,
     baseline: dict | None,
-    curation: Curation,
+    given: Given,
     coarse_topics: int | str,
     encoder,
     titles: list[str] | None,
-    fitted_labels: np.ndarray | None,
 ) -> Labelled:
     """The labels (``label_topics``, which read each paper's title too; a placed update's fitted
     topics keep theirs, ``kept_labels``), given to the model too, and the outliers' label.
@@ -291,13 +295,12 @@ def label(
         vectors,
         curated.curated,
         earlier,
-        names,
-        curation,
+        {**names, **given.curation.rename},
+        kept_labels(curated.curated.topics, given.fitted_labels),
         coarse_topics,
         encoder,
         fitted.keywords,
         titles,
-        kept_labels(curated.curated.topics, fitted_labels),
     )
     outliers = int((curated.curated.merged == OUTLIER).sum())  # papers in no topic as found
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.curated.hidden.values()))}
@@ -362,10 +365,8 @@ def run_topics(
     history: TopicHistory,
     settings: TopicSettings,
     encoder=None,
-    guide_names: list[str] = (),
-    curation: Curation | None = None,
+    given: Given = Given(),
     titles: list[str] | None = None,
-    fitted_labels: np.ndarray | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
 
@@ -380,14 +381,12 @@ def run_topics(
             labels' second phrases (``papertopics.topics.label_choice.PhrasePlacement``) and the
             representation where it needs one; without it, labels take their best scoring
             second phrase.
-        guide_names: ``topics.guide``'s names.
-        curation: ``topics.curation``'s corrections (None: none).
+        given: the guide's names, the curation and a placed update's fitted labels.
         titles: each paper's title ("" where it has none), which the labels read too.
-        fitted_labels: ``update: place``: each paper's label in the fit ("" if placed), kept.
     """
-    curation = curation or Curation()
+    curation = given.curation
     guided = guide(
-        list(guide_names), encoder, vectors, np.asarray(cluster_labels), settings.guide_min_similarity
+        list(given.guide_names), encoder, vectors, np.asarray(cluster_labels), settings.guide_min_similarity
     )
     as_found = order_by_size(vectors, guided.clusters, settings.reduce_outliers)
     followed = follow_history(
@@ -408,11 +407,10 @@ def run_topics(
         fitted,
         guided,
         followed.baseline,
-        curation,
+        given,
         settings.coarse_topics,
         encoder,
         titles,
-        fitted_labels,
     )
     described = describe(ids, vectors, curated, fitted, labelled, curation, settings.n_representative_docs)
     traced = trace_lineage(

@@ -87,7 +87,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     from papertopics.topics.guided import load_guide
     from papertopics.topics.history import TopicHistory
     from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
-    from papertopics.topics.run import run_topics
+    from papertopics.topics.run import Given, run_topics
 
     records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
     ids = [p["id"] for p in records]
@@ -106,10 +106,8 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
-        guide_names=names,
-        curation=curation,
+        given=Given(names, curation, placed_fitted_labels(inputs.labels)),
         titles=[p.get("title") or "" for p in records],
-        fitted_labels=placed_fitted_labels(inputs.labels),
     )
     placement = settle_placed_topics(inputs.labels, found)
     paper_table = _paper_table(records, found, map_2d)
