@@ -7,7 +7,8 @@ the placed topics of the 2024 papers agree with the refit's (the refit is the au
 ``--per-year 0`` takes every paper (3,281); ``--corpus`` another JSON Lines corpus with a ``year``;
 ``--new-from`` places another corpus's first ``--new-size`` papers instead of the last year (the
 issue's 10,000 + 1,000: ``--corpus`` the arXiv one, ``--per-year 0``, ``--new-from`` IJCAI's, as
-pipeline.py's new dump). ``--keep-cold`` measures the reruns again on a cold run already made. Writes bench/placement.md and bench/placement.json.
+pipeline.py's new dump). ``--keep-cold`` measures the reruns again on a cold run already made. Writes
+bench/placement.md and bench/placement.json, with each run's rules' seconds and the place rerun's per job.
 """
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench.common import BENCH, IJCAI, make_workdir, planned_jobs, run_workflow, workdir_config, write_config
+from bench.common import (
+    BENCH,
+    IJCAI,
+    make_workdir,
+    planned_jobs,
+    rule_benchmarks,
+    run_workflow,
+    workdir_config,
+    write_config,
+)
 
 
 def year_dumps(corpus: Path, per_year: int) -> dict[str, str]:
@@ -109,6 +119,20 @@ def agreement(placed: pd.DataFrame, refit: pd.DataFrame, new_ids: list[str]) -> 
     }
 
 
+def job_table(rules: dict, rerun_seconds: float) -> str:
+    """The place rerun's rules, longest first: wall seconds and their share of the rerun (two jobs
+    run at a time, so the shares add up to more than 1), CPU seconds.
+    """
+    rows = sorted(rules.items(), key=lambda item: -item[1]["seconds"])
+    return "Where the place rerun's seconds go (its jobs' benchmark files):\n\n" + "".join(
+        ["| rule | jobs | seconds | of the rerun | CPU seconds |\n|---|---|---|---|---|\n"]
+        + [
+            f"| {rule} | {r['jobs']} | {r['seconds']} | {r['seconds'] / rerun_seconds:.0%} | {r['cpu_seconds']} |\n"
+            for rule, r in rows
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=IJCAI)
@@ -126,14 +150,17 @@ def main() -> None:
         dumps |= new_dump(args.new_from, args.new_size)
     *fitted, last = sorted(dumps)
     cold, timings = cold_run(args.scratch, {name: dumps[name] for name in fitted}, args.keep_cold)
-    runs = {}
+    runs, jobs = {}, {"cold": rule_benchmarks(cold)}
     for mode in ("refit", "place"):
         workdir = args.scratch / mode
         shutil.rmtree(workdir, ignore_errors=True)
         shutil.copytree(cold, workdir, symlinks=True)
+        # The rerun's own jobs' benchmark files only: the cold run's would pass for jobs not rerun.
+        shutil.rmtree(workdir / "results/benchmarks", ignore_errors=True)
         (workdir / "data/raw" / last).write_text(dumps[last], encoding="utf-8")
         write_config(workdir, **{**workdir_config(workdir), "update": mode})
         timings[f"{mode}_rerun"] = timed_run(workdir)
+        jobs[f"{mode}_rerun"] = rule_benchmarks(workdir)
         runs[mode] = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     timings["place_noop_jobs"] = planned_jobs(args.scratch / "place")
     new_ids = runs["place"].index[runs["place"]["dump"] == last.split(".")[0]].tolist()
@@ -150,6 +177,8 @@ def main() -> None:
             "place_rerun_to_cold": round(timings["place_rerun"] / timings["cold"], 3),
         },
         "agreement": agreement(runs["place"], runs["refit"], new_ids),
+        # Per rule: jobs, wall and CPU seconds (bench.common.rule_benchmarks), of each run.
+        "jobs": jobs,
         "fit_figures": {k: v for k, v in placement.items() if k != "note"},
     }
     args.output.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -162,6 +191,7 @@ def main() -> None:
         f"| refit rerun (+ new dump) | {s['refit_rerun']} | {r['refit_rerun_to_cold']} |\n"
         f"| place rerun (+ new dump) | {s['place_rerun']} | {r['place_rerun_to_cold']} |\n\n"
         f"No-op rerun after the placement plans: {s['place_noop_jobs'] or 'nothing'}.\n\n"
+        f"{job_table(jobs['place_rerun'], s['place_rerun'])}\n"
         f"New papers whose placed topic is their refit topic (ids matched by lineage): {g['same_topic_id']:.1%}; "
         f"ARI of the two partitions of the new papers: {g['ari_new_papers']:.3f}; earlier papers keeping their topic "
         f"in the refit: {g['earlier_same_topic_in_refit']:.1%}; new papers whose refit topic has an id the fit had: "

@@ -19,6 +19,7 @@ from papertopics.topics.label_choice import (
     choose_label,
     generic,
     may_be_second,
+    numbered_apart,
     restates,
     topic_labels,
 )
@@ -171,6 +172,24 @@ def test_a_group_of_most_of_the_papers_is_named_by_a_phrase_of_its_own(ijcai_tit
     topic_label = topic_labels(table, {t: [] for t in table.units})
     label = group_labels(table, [most, [TERMS.index("optimal transport")]], topic_label)[0]
     assert phrase_key(label_phrases(label)[0]) in named
+
+
+def test_a_fixed_label_stays_as_given_and_the_others_give_way_to_it(ijcai_topics):
+    # A placed update's fitted topics keep their labels: never chosen afresh nor numbered apart.
+    texts, topics = ijcai_topics
+    table = PhraseTable(texts, topics, STOP)
+    neighbours = {t: [] for t in table.units}
+    free = topic_labels(table, neighbours)
+    # "voting" fixed to the label "federated" would have; "point cloud" to a label no phrase makes.
+    fixed = {1: free[2], 3: "hand-written label"}
+    labels = topic_labels(table, neighbours, fixed=fixed)
+    assert labels[1] == free[2] and labels[3] == "hand-written label"
+    assert labels[2] != free[2]  # the topic whose label it was takes another
+    assert numbered_apart({1: "graphs", 2: "graphs", 3: "graphs"}, {2}) == {
+        1: "graphs (topic 1)",
+        2: "graphs",
+        3: "graphs (topic 3)",
+    }
 
 
 def test_a_kept_first_phrase_keeps_its_label_and_a_second_that_no_longer_fits_is_dropped():

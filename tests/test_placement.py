@@ -18,7 +18,13 @@ from papertopics.mapping.cluster_placement import (
     save_clusters,
     unfit_papers,
 )
-from papertopics.mapping.placement import place_projection, placing, save_projection, why_not_placed
+from papertopics.mapping.placement import (
+    place_projection,
+    placing,
+    save_projection,
+    vectorised_metric,
+    why_not_placed,
+)
 from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
 
 from tests.workflow_support import REPO, default_config
@@ -66,6 +72,44 @@ def test_a_saved_projection_places_new_papers_and_keeps_the_fitted_coordinates(t
     gaps = np.linalg.norm(placed[~fitted] - placed[fitted][nearest], axis=1)
     spread = np.linalg.norm(placed[fitted] - placed[fitted].mean(axis=0), axis=1).mean()
     assert np.median(gaps) < spread
+
+
+def test_scikit_learns_metric_by_umaps_name_is_umaps_distance(corpus):
+    # Placement searches the new papers' neighbours with scikit-learn's metric where it has
+    # UMAP's by name: it must be the same distance, not another meaning of the name.
+    from sklearn.metrics import pairwise_distances
+    from umap.distances import named_distances
+
+    _, _, vectors = corpus
+    new, fitted = vectors[:20].astype(np.float32), vectors[20:].astype(np.float32)
+    names = [
+        name
+        for name in ("cosine", "euclidean", "l2", "l1", "manhattan", "haversine")
+        if vectorised_metric(name)
+    ]
+    assert "cosine" in names  # the default metric
+    for name in names:
+        # Haversine reads two coordinates (latitude, longitude in radians).
+        a, b = (new[:, :2], fitted[:, :2]) if name == "haversine" else (new, fitted)
+        ours = pairwise_distances(a, b, metric=name)
+        umaps = pairwise_distances(a, b, metric=named_distances[name])
+        assert np.allclose(ours, umaps, atol=1e-5), name
+        assert (np.argsort(ours, axis=1)[:, :5] == np.argsort(umaps, axis=1)[:, :5]).mean() > 0.95
+    assert not vectorised_metric("hellinger") and not vectorised_metric("precomputed")
+
+
+def test_the_vectorised_search_places_papers_where_umaps_own_does(tmp_path, corpus, monkeypatch):
+    from papertopics.mapping import placement
+
+    ids, dumps, vectors = corpus
+    fit, _, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 2)
+    placed = place_projection(fit, ids, dumps, vectors)
+    monkeypatch.setattr(placement, "vectorised_metric", lambda metric: False)
+    umaps = place_projection(joblib.load(tmp_path / "projection-2.joblib"), ids, dumps, vectors)
+    assert np.array_equal(placed[fitted], umaps[fitted])
+    # UMAP's optimisation carries float32 rounding on: the same places, to a small share of the map.
+    spread = np.linalg.norm(umaps[fitted] - umaps[fitted].mean(axis=0), axis=1).mean()
+    assert np.median(np.linalg.norm(placed[~fitted] - umaps[~fitted], axis=1)) < 0.1 * spread
 
 
 def test_a_fit_that_cannot_serve_says_why(tmp_path, corpus):

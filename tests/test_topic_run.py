@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import OUTLIER, assign_outliers
-from papertopics.topics.curation import load_curation
+from papertopics.topics.curation import Curation, load_curation
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.run import NOT_A_TOPIC, TopicSettings, run_topics
+from papertopics.topics.run import NOT_A_TOPIC, Given, TopicSettings, run_topics
 from test_labels import _corpus
 
 SETTINGS = TopicSettings(
@@ -61,7 +61,9 @@ def _with_a_new_dump(corpus):
 
 def _run(corpus, history, curation=None):
     texts, ids, vectors, clusters, _ = corpus
-    return run_topics(texts, ids, vectors, clusters, history, SETTINGS, curation=curation)
+    return run_topics(
+        texts, ids, vectors, clusters, history, SETTINGS, given=Given(curation=curation or Curation())
+    )
 
 
 def _curation(tmp_path, text: str):
@@ -135,6 +137,36 @@ def test_topics_keep_their_ids_and_labels_after_a_new_dump(corpus, tmp_path):
     assert {k["id"] for k in again.lineage["kept"]} == set(range(len(corpus[4])))
     assert again.lineage["relabelled"] == []
     assert {d["topic"]: d["label"] for d in again.details} == {d["topic"]: d["label"] for d in first.details}
+
+
+def test_a_placed_update_keeps_the_fitted_topics_labels_and_labels_its_new_topic(corpus, tmp_path):
+    texts, ids, vectors, clusters, _ = _with_a_new_dump(corpus)
+    fitted = np.arange(len(ids)) < len(corpus[1])
+    # The new dump's papers of the last topic are a topic the fit never had.
+    new_topic = int(clusters.max()) + 1
+    clusters = np.where(~fitted & (clusters == clusters.max()), new_topic, clusters)
+    # As placed: the fitted papers in the topics the fit settled (its outliers assigned).
+    clusters[fitted] = fitted_topics = assign_outliers(vectors[fitted], clusters[fitted])
+    # Labels no labeller would choose, as a reader saw them: they must come back as they were.
+    fitted_labels = np.full(len(ids), "", dtype=object)
+    fitted_labels[fitted] = [f"fitted topic {t}" for t in fitted_topics]
+    found = run_topics(
+        texts,
+        ids,
+        vectors,
+        clusters,
+        TopicHistory(tmp_path),
+        SETTINGS,
+        given=Given(fitted_labels=fitted_labels.astype(str)),
+    )
+    labels = np.array(found.paper_labels)
+    assert (labels[fitted] == fitted_labels[fitted]).all()
+    new_papers = ~fitted & (clusters == new_topic)
+    new_label = {str(label) for label in labels[new_papers]}
+    assert len(new_label) == 1 and not next(iter(new_label)).startswith("fitted topic")
+    shown = {d["label"] for d in found.details}
+    assert {f"fitted topic {t}" for t in set(fitted_topics.tolist())} | new_label <= shown
+    assert all(group["label"] for group in found.groups)
 
 
 def test_the_numbering_table_orders_clusters_by_size_and_turns_any_numbering_into_another():

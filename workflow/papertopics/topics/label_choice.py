@@ -313,16 +313,20 @@ def topic_labels(
     neighbours: dict[int, list[int]],
     placement: PhrasePlacement | None = None,
     keywords: dict[int, list[str]] | None = None,
+    fixed: dict[int, str] | None = None,
 ) -> dict[int, str]:
     """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
     nearest topics) uses in a larger share of its papers is left to it; of the rest, those that
     agree with the topic's ``keywords`` (topic → its c-TF-IDF keywords, best first) come first;
     topics whose labels still clash take their next phrases, and, if they run out, their number.
-    ``placement`` chooses the second phrases (``choose_label``).
+    ``placement`` chooses the second phrases (``choose_label``). A topic in ``fixed`` (a placed
+    update's fitted topics) keeps the label given there, unchosen, and the others' give way to it.
     """
-    keywords = keywords or {}
+    keywords, fixed = keywords or {}, fixed or {}
     ranked, agreeing = {}, {}
     for topic, unit in table.units.items():
+        if topic in fixed:
+            continue
         own = table.ranked(unit)
         theirs = [
             key
@@ -347,19 +351,19 @@ def topic_labels(
             least_share=least,
         )
 
-    labels = {topic: choose(topic) for topic in ranked}
+    labels = {topic: fixed[topic] if topic in fixed else choose(topic) for topic in table.units}
     for _ in range(len(labels)):
         clashes = _clashes(labels)
         if not clashes:
             break
         for topics in clashes:
             first = phrase_key(label_phrases(labels[topics[0]])[0])
-            keeper = max(topics, key=lambda t: (table.coverage(table.units[t], first), -t))
+            keeper = max(topics, key=lambda t: (t in fixed, table.coverage(table.units[t], first), -t))
             for topic in topics:
-                if topic != keeper and len(ranked[topic]) > 1:
+                if topic != keeper and topic in ranked and len(ranked[topic]) > 1:
                     ranked[topic] = ranked[topic][1:]
                     labels[topic] = choose(topic)
-    return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()})
+    return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()}, set(fixed))
 
 
 def _clashes(labels: dict[int, str]) -> list[list[int]]:
@@ -370,10 +374,13 @@ def _clashes(labels: dict[int, str]) -> list[list[int]]:
     return [topics for topics in by_key.values() if len(topics) > 1]
 
 
-def numbered_apart(labels: dict[int, str]) -> dict[int, str]:
-    """Labels still alike after every other remedy: all but the lowest topic get "(topic N)"."""
+def numbered_apart(labels: dict[int, str], fixed: set[int] = frozenset()) -> dict[int, str]:
+    """Labels still alike after every other remedy: all but the lowest topic get "(topic N)";
+    a ``fixed`` topic's label stays as it is, the others' give way to it.
+    """
     labels = dict(labels)
     for topics in _clashes(labels):
-        for topic in topics[1:]:
+        movable = [t for t in topics if t not in fixed]
+        for topic in movable[1:] if len(movable) == len(topics) else movable:
             labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
     return labels

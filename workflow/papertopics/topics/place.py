@@ -7,7 +7,32 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+import numpy as np
+
+from papertopics.mapping.cluster import OUTLIER
+
 _LOG = logging.getLogger(__name__)
+
+
+def placed_fitted_labels(labels: str) -> np.ndarray | None:
+    """Under ``update: place``, each paper's label in the fit ("" for a placed paper) from the
+    cluster stage's file ``labels``; None for a refit.
+    """
+    from papertopics import storage
+
+    placed = storage.read_arrays(labels)
+    return placed["fitted_label"] if str(placed["mode"]) == "place" else None
+
+
+def kept_labels(topics: np.ndarray, fitted_labels: np.ndarray | None) -> dict[int, str]:
+    """The label each topic of a placed update's fitted papers keeps (``topics``: each paper's
+    topic; ``fitted_labels``: ``placed_fitted_labels``), so that what a reader saw stays as it
+    was and the topics stage need not choose it afresh; none for a refit.
+    """
+    if fitted_labels is None:
+        return {}
+    rows = np.flatnonzero((np.asarray(fitted_labels) != "") & (np.asarray(topics) != OUTLIER))
+    return dict(zip(np.asarray(topics)[rows].tolist(), np.asarray(fitted_labels)[rows].tolist(), strict=True))
 
 
 def settle_placed_topics(labels: str, topic_run) -> dict | None:

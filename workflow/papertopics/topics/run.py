@@ -23,6 +23,7 @@ from papertopics.topics.curation import Curated, Curation, apply_curation, curat
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.lineage import carry_labels, record_run
+from papertopics.topics.place import kept_labels
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"
@@ -40,6 +41,18 @@ class TopicSettings:
     reduce_outliers: bool = True
     # The fields of ``papertopics.topics.fit.KeywordSettings``.
     keywords: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the topics are given beside the papers: ``topics.guide``'s names, ``topics.curation``'s
+    corrections and, under ``update: place``, each paper's label in the fit ("" if placed), which
+    its fitted topic keeps (``papertopics.topics.place``).
+    """
+
+    guide_names: list[str] = ()
+    curation: Curation = field(default_factory=Curation)
+    fitted_labels: np.ndarray | None = None
 
 
 @dataclass
@@ -185,19 +198,19 @@ def label_topics(
     vectors: np.ndarray,
     curated: Curated,
     earlier: dict[int, str],
-    names: dict[int, str],
-    curation: Curation,
+    given: dict[int, str],
+    kept: dict[int, str],
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
     titles: list[str] | None = None,
 ) -> TopicLabels:
-    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a name
-    of the guide, else a curated label, else the earlier label while it still fits
-    (``carry_labels``), else a fresh one (``papertopics.topics.labels``; ``encoder``, the model that
-    embedded ``vectors``, places its second phrase; ``keywords``, each shown topic's c-TF-IDF
-    keywords, best first, as words or (word, weight) pairs, are what its first phrase agrees with;
-    ``titles``, each paper's title or "", are read with its text).
+    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
+    ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
+    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
+    ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
+    shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
+    first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -210,12 +223,12 @@ def label_topics(
 
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
-    earlier = {t: label for t, label in earlier.items() if t in real and label}
+    earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
     table = PhraseTable(
         texts,
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
-        extra_phrases=[p for label in earlier.values() for p in label_phrases(label)],
+        extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
         titles=titles,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
@@ -229,13 +242,9 @@ def label_topics(
         centroids = topic_centroids(vectors, curated.merged, real)
         placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
     words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
-    fresh = topic_labels(table, neighbours, placement, words)
+    fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
     from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
-    label_of = {
-        **from_papers,
-        **names,
-        **{t: label for t, label in curation.rename.items() if t in from_papers},
-    }
+    label_of = {**from_papers, **{t: label for t, label in given.items() if t in from_papers}, **kept}
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
     for group, label in zip(
@@ -270,13 +279,13 @@ def label(
     fitted: Fitted,
     guided: Guided,
     baseline: dict | None,
-    curation: Curation,
+    given: Given,
     coarse_topics: int | str,
     encoder,
     titles: list[str] | None,
 ) -> Labelled:
-    """The labels (``label_topics``, which read each paper's title too), given to the model too, and
-    the outliers' label.
+    """The labels (``label_topics``, which read each paper's title too; a placed update's fitted
+    topics keep theirs, ``kept_labels``), given to the model too, and the outliers' label.
     """
     topic_ids = fitted.topic_ids
     names = {topic_ids.stable_of_cluster(cluster): name for cluster, name in guided.names.items()}
@@ -287,8 +296,8 @@ def label(
         vectors,
         curated.curated,
         earlier,
-        names,
-        curation,
+        {**names, **given.curation.rename},
+        kept_labels(curated.curated.topics, given.fitted_labels),
         coarse_topics,
         encoder,
         fitted.keywords,
@@ -357,8 +366,7 @@ def run_topics(
     history: TopicHistory,
     settings: TopicSettings,
     encoder=None,
-    guide_names: list[str] = (),
-    curation: Curation | None = None,
+    given: Given = Given(),
     titles: list[str] | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
@@ -374,13 +382,12 @@ def run_topics(
             labels' second phrases (``papertopics.topics.label_choice.PhrasePlacement``) and the
             representation where it needs one; without it, labels take their best scoring
             second phrase.
-        guide_names: ``topics.guide``'s names.
-        curation: ``topics.curation``'s corrections (None: none).
+        given: the guide's names, the curation and a placed update's fitted labels.
         titles: each paper's title ("" where it has none), which the labels read too.
     """
-    curation = curation or Curation()
+    curation = given.curation
     guided = guide(
-        list(guide_names), encoder, vectors, np.asarray(cluster_labels), settings.guide_min_similarity
+        list(given.guide_names), encoder, vectors, np.asarray(cluster_labels), settings.guide_min_similarity
     )
     as_found = order_by_size(vectors, guided.clusters, settings.reduce_outliers)
     followed = follow_history(
@@ -401,7 +408,7 @@ def run_topics(
         fitted,
         guided,
         followed.baseline,
-        curation,
+        given,
         settings.coarse_topics,
         encoder,
         titles,
@@ -431,9 +438,7 @@ def run_topics(
 
 
 def _summary(guided: Guided, labelled: Labelled, curation: Curation, curated: Curated) -> dict:
-    """The run's figures for ``topic_details.json``: outliers before reduction, guided and coarse
-    topics, and what the curation file did.
-    """
+    """``topic_details.json``'s figures: outliers before reduction, guided and coarse topics, curation."""
     return {
         "outliers_before_reduction": int((guided.clusters == OUTLIER).sum()),
         "named_topics": len(labelled.names),

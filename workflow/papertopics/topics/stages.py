@@ -86,8 +86,8 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     from papertopics.topics.curation import load_curation
     from papertopics.topics.guided import load_guide
     from papertopics.topics.history import TopicHistory
-    from papertopics.topics.place import settle_placed_topics
-    from papertopics.topics.run import run_topics
+    from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
+    from papertopics.topics.run import Given, run_topics
 
     records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
     ids = [p["id"] for p in records]
@@ -106,8 +106,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         settings,
         # The labels' second phrases are placed by meaning: the model is always needed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
-        guide_names=names,
-        curation=curation,
+        given=Given(names, curation, placed_fitted_labels(inputs.labels)),
         titles=[p.get("title") or "" for p in records],
     )
     placement = settle_placed_topics(inputs.labels, found)
