@@ -52,11 +52,12 @@ slurm:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends slurm-wlm munge; }
 
-# Two pytest-xdist workers, a test module at a time each (its fixtures built once; the runs every
-# module shares are built once for both, tests/conftest.py's built_once). The 25 slowest test
+# Three pytest-xdist workers on the two cores (the SLURM sequence mostly waits; tests/conftest.py),
+# a test module at a time each (its fixtures built once; the runs every module shares are built
+# once for all, tests/conftest.py's built_once). The 25 slowest test
 # phases (set-up included: the shared runs are fixtures) close CI's log.
 test: $(INSTALLED) browser slurm js-lint js-test
-	$(BIN)/python -m pytest --numprocesses 2 --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest --numprocesses 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 # The catalog's test configuration (.test/config.yaml): shards, a guide file; results in .test/results.
 test-config: $(INSTALLED)

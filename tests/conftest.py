@@ -225,16 +225,21 @@ def open_folder():
         yield Path(folder)
 
 
-# `make test` runs the modules on two pytest-xdist workers, a module at a time each
-# (--dist loadfile: a module's fixtures are built once), handed out in collection order. The
-# longest modules go first, so that the two workers finish together rather than one waiting
-# for a long module handed out last. Measured with `pytest --durations`; the rest keep their order.
+# `make test` runs the modules on three pytest-xdist workers, a module at a time each
+# (--dist loadfile: a module's fixtures are built once), handed out in collection order. Three on
+# two cores: the SLURM sequence spends most of its time waiting for the cluster, and a third
+# worker uses the cores meanwhile (the workflow's threads sleep when they wait, see the
+# Snakefile). The longest modules go first, so that the workers finish together rather than one
+# waiting for a long module handed out last. Measured with `pytest --durations`; the rest keep
+# their order.
 LONGEST_MODULES = (
     "test_slurm.py",
     "test_odd_inputs_workflow.py",
     "test_report_brief_browser.py",
     "test_bench.py",
+    "test_report_browser.py",
     "test_trends_workflow.py",
+    "test_failures_workflow.py",
 )
 
 
