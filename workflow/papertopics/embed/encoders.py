@@ -192,6 +192,26 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
     return encoder
 
 
+class EncoderOnDemand:
+    """``load_model``'s model, loaded at its first ``encode``.
+
+    The topics stage embeds a few phrases to choose its labels' second phrases (and the guide's
+    names, when given): a placed update whose topics all keep their labels embeds none, and so
+    skips the 4 s of importing sentence-transformers and loading the model.
+    """
+
+    def __init__(self, model: str, max_seq_length: int):
+        self.model = model
+        self.max_seq_length = max_seq_length
+        self._loaded = None
+
+    def encode(self, *args, **kwargs):
+        """The model's ``encode``, the model loaded first if it is not yet."""
+        if self._loaded is None:
+            self._loaded = load_model(self.model, self.max_seq_length)
+        return self._loaded.encode(*args, **kwargs)
+
+
 def embed_texts(encoder, texts: list[str], batch_size: int, progress_every: int = 8) -> np.ndarray:
     """L2-normalised float32 embeddings, logging progress every few batches."""
     chunk = batch_size * progress_every

@@ -79,11 +79,12 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
     ``papertopics.settings.TopicStageSettings``'s fields.
     """
-    from papertopics.embed.encoders import load_model
+    from papertopics.embed.encoders import EncoderOnDemand, load_model
     from papertopics.embed.models import resolve_model_location
     from papertopics.figures import model_figures
     from papertopics.groups.periods import load_groups
     from papertopics.topics.curation import load_curation
+    from papertopics.topics.fit import needs_embedding_model
     from papertopics.topics.guided import load_guide
     from papertopics.topics.history import TopicHistory
     from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
@@ -104,8 +105,11 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         cluster_labels,
         TopicHistory(inputs.history[0] if inputs.history else None, staged=outputs.next_history),
         settings,
-        # The labels' second phrases are placed by meaning: the model is always needed.
-        encoder=load_model(chosen.embedding_model, chosen.max_seq_length),
+        # The labels' second phrases are placed by meaning, with the model; BERTopic needs it
+        # loaded for the representations that embed keywords, the rest only when they embed.
+        encoder=load_model(chosen.embedding_model, chosen.max_seq_length)
+        if needs_embedding_model(chosen.representation)
+        else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length),
         given=Given(names, curation, placed_fitted_labels(inputs.labels)),
         titles=[p.get("title") or "" for p in records],
     )
