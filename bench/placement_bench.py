@@ -7,7 +7,8 @@ the placed topics of the 2024 papers agree with the refit's (the refit is the au
 ``--per-year 0`` takes every paper (3,281); ``--corpus`` another JSON Lines corpus with a ``year``;
 ``--new-from`` places another corpus's first ``--new-size`` papers instead of the last year (the
 issue's 10,000 + 1,000: ``--corpus`` the arXiv one, ``--per-year 0``, ``--new-from`` IJCAI's, as
-pipeline.py's new dump). ``--keep-cold`` measures the reruns again on a cold run already made. Writes
+pipeline.py's new dump). ``--scale 100000`` fits that many abstracts made as bench.scale makes
+them, their vectors cached first (with ``--new-from``). ``--keep-cold`` measures the reruns again on a cold run already made. Writes
 bench/placement.md and bench/placement.json, with each run's rules' seconds and the place rerun's per job.
 """
 
@@ -49,11 +50,15 @@ def year_dumps(corpus: Path, per_year: int) -> dict[str, str]:
     }
 
 
-def new_dump(corpus: Path, size: int) -> dict[str, str]:
-    """The placed dump: the first ``size`` papers of another corpus (as pipeline.py's new dump)."""
+def new_dump(
+    corpus: Path, size: int, fields: tuple[str, ...] = ("title", "abstract", "year")
+) -> dict[str, str]:
+    """The placed dump: the first ``size`` papers of another corpus (as pipeline.py's new dump),
+    with their ``fields``.
+    """
     with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         papers = [json.loads(line) for _, line in zip(range(size), lines, strict=False)]
-    kept = [{key: record[key] for key in ("title", "abstract", "year")} for record in papers]
+    kept = [{key: record[key] for key in fields} for record in papers]
     return {"znew.jsonl": "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in kept)}
 
 
@@ -63,16 +68,31 @@ def timed_run(workdir: Path) -> float:
     return round(time.perf_counter() - start, 1)
 
 
-def cold_run(scratch: Path, dumps: dict[str, str], keep: bool) -> tuple[Path, dict]:
+def cold_run(scratch: Path, dumps: dict[str, str], keep: bool, seeded: bool = False) -> tuple[Path, dict]:
     """The cold run on the fitted dumps and its seconds; with ``keep``, the one a former run of
     the bench left in ``scratch`` (same dumps), so that the reruns can be measured again alone.
+    ``seeded`` (``--scale``): the embedding cache is filled after parsing, as bench.scale does
+    (the real abstracts embedded, each copy its original's vector with noise), so the cold run's
+    seconds are those of parsing and of every stage after it, its embed jobs reading every vector
+    from the cache; the seeding's own seconds are kept beside them.
     """
     cold, seconds = scratch / "cold", scratch / "cold_seconds.json"
     if keep and seconds.is_file():
         return cold, json.loads(seconds.read_text())
     shutil.rmtree(scratch, ignore_errors=True)
     make_workdir(cold, dumps)
-    timings = {"cold": timed_run(cold)}
+    timings = {}
+    if seeded:
+        from bench.scale import parsed_and_seeded
+
+        # The cache in the cold run's own folder, so that each rerun starts from a copy of it and
+        # embeds the new dump itself (a cache shared by the reruns would hand the second one the
+        # first one's vectors).
+        embedding = workdir_config(cold)["embedding"]
+        cache = {"cache_dir": str(cold / embedding["cache_dir"])}
+        parsed, seeding = parsed_and_seeded(cold, {**embedding, **cache}, noise=0.02)
+        timings["seeding"] = {"seconds": seeding["seconds"], **seeding["result"]}
+    timings["cold"] = round(timed_run(cold) + (parsed["seconds"] if seeded else 0.0), 1)
     seconds.write_text(json.dumps(timings))
     return cold, timings
 
@@ -119,6 +139,22 @@ def agreement(placed: pd.DataFrame, refit: pd.DataFrame, new_ids: list[str]) -> 
     }
 
 
+def dump_names(names: list[str]) -> str:
+    """The fitted dumps' names, the first and last only of many."""
+    return ", ".join(names) if len(names) <= 6 else f"{names[0]} to {names[-1]} ({len(names)} dumps)"
+
+
+def seeding_note(seeding: dict | None) -> str:
+    """What the cold run of ``--scale`` did not time: the embedding cache's seeding."""
+    if not seeding:
+        return ""
+    return (
+        f"The cold run's embed jobs read every vector from the cache, seeded before it (not timed in it): "
+        f"{seeding['real']} real abstracts embedded ({seeding['embedded_now']} of them then), "
+        f"{seeding['resampled']} copies given their original's vector with noise, in {seeding['seconds']} s.\n\n"
+    )
+
+
 def job_table(rules: dict, rerun_seconds: float) -> str:
     """The place rerun's rules, longest first: wall seconds and their share of the rerun (two jobs
     run at a time, so the shares add up to more than 1), CPU seconds.
@@ -144,12 +180,27 @@ def main() -> None:
     parser.add_argument(
         "--keep-cold", action="store_true", help="reuse the cold run a former run left in --scratch"
     )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        help="fit this many abstracts made as bench.scale makes them, their embeddings cached first "
+        "(with --new-from; --corpus and --per-year are then unused)",
+    )
     args = parser.parse_args()
-    dumps = year_dumps(args.corpus, args.per_year)
-    if args.new_from:  # every year of --corpus fitted, the other corpus's first papers placed
-        dumps |= new_dump(args.new_from, args.new_size)
+    if args.scale:
+        from bench.scale import scale_dumps
+
+        # The scale dumps carry no year: nor does the placed one, so that all are compared by dump.
+        dumps = scale_dumps(args.scale) | new_dump(args.new_from, args.new_size, ("title", "abstract"))
+    else:
+        dumps = year_dumps(args.corpus, args.per_year)
+        if args.new_from:  # every year of --corpus fitted, the other corpus's first papers placed
+            dumps |= new_dump(args.new_from, args.new_size)
     *fitted, last = sorted(dumps)
-    cold, timings = cold_run(args.scratch, {name: dumps[name] for name in fitted}, args.keep_cold)
+    cold, timings = cold_run(
+        args.scratch, {name: dumps[name] for name in fitted}, args.keep_cold, seeded=bool(args.scale)
+    )
     runs, jobs = {}, {"cold": rule_benchmarks(cold)}
     for mode in ("refit", "place"):
         workdir = args.scratch / mode
@@ -166,7 +217,7 @@ def main() -> None:
     new_ids = runs["place"].index[runs["place"]["dump"] == last.split(".")[0]].tolist()
     placement = json.loads((args.scratch / "place/results/clusters/hdbscan.json").read_text())["placement"]
     result = {
-        "corpus": args.corpus.name,
+        "corpus": f"{args.scale} abstracts as bench.scale makes them" if args.scale else args.corpus.name,
         "fitted": fitted,
         "placed": last,
         "papers": len(runs["refit"]),
@@ -185,7 +236,8 @@ def main() -> None:
     s, r, g = result["seconds"], result["ratios"], result["agreement"]
     args.output.with_suffix(".md").write_text(
         f"# update: place against a refit ({result['corpus']}, {result['papers']} papers, backend {result['backend']})\n\n"
-        f"Fitted: {', '.join(fitted)}; placed: {last} ({g['new_papers']} papers). One run each, side by side on a shared machine.\n\n"
+        f"Fitted: {dump_names(fitted)}; placed: {last} ({g['new_papers']} papers). One run each, side by side on a shared machine.\n\n"
+        f"{seeding_note(s.get('seeding'))}"
         "| run | seconds | of the cold run |\n|---|---|---|\n"
         f"| cold (refit, fitted dumps) | {s['cold']} | 1 |\n"
         f"| refit rerun (+ new dump) | {s['refit_rerun']} | {r['refit_rerun_to_cold']} |\n"

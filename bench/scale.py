@@ -100,6 +100,37 @@ def scale_records(size: int) -> list[dict]:
     return records
 
 
+def scale_dumps(size: int, dump_size: int = SCALE_DUMP_SIZE) -> dict[str, str]:
+    """``scale_records(size)`` as JSON Lines dumps of ``dump_size`` (part000.jsonl, ...)."""
+    records = scale_records(size)
+    return {
+        f"part{number:03d}.jsonl": "".join(
+            json.dumps(r, ensure_ascii=False) + "\n" for r in records[start : start + dump_size]
+        )
+        for number, start in enumerate(range(0, size, dump_size))
+    }
+
+
+def parsed_and_seeded(workdir: Path, embedding: dict, noise: float) -> tuple[dict, dict]:
+    """The workflow in ``workdir`` run up to the corpus, then the embedding cache of its config's
+    ``embedding`` section seeded (``seed_embedding_cache``): both measured.
+    """
+    parsed = measured_snakemake(workdir, "--until", "corpus")
+    seeded = in_fresh_process(
+        seed_embedding_cache,
+        parsed=str(workdir / "results" / "parsed"),
+        cache_dir=embedding["cache_dir"],
+        model=embedding["model"],
+        backend=embedding["backend"],
+        max_seq_length=embedding["max_seq_length"],
+        model_cache_dir=str(workdir / embedding["model_cache_dir"]),
+        batch_size=embedding["batch_size"],
+        threads=embedding["threads"],
+        noise=noise,
+    )
+    return parsed, seeded
+
+
 def critical_path(rules: dict) -> float:
     """Seconds downstream of the embeddings along the longest chain of jobs, as if each had a
     core of its own: the neighbour graph, then the longest projection (reduce or a consensus run,
@@ -134,14 +165,7 @@ def bench_scale(
     """
     workdir = scratch / f"scale-{size}"
     shutil.rmtree(workdir, ignore_errors=True)
-    records = scale_records(size)
-    dumps = {
-        f"part{number:03d}.jsonl": "".join(
-            json.dumps(r, ensure_ascii=False) + "\n" for r in records[start : start + dump_size]
-        )
-        for number, start in enumerate(range(0, size, dump_size))
-    }
-    del records
+    dumps = scale_dumps(size, dump_size)
     make_workdir(workdir, dumps)
     settings = overridden(overrides)
     # Kept between runs of the benchmark: the real abstracts are embedded once.
@@ -149,21 +173,7 @@ def bench_scale(
     config = write_config(
         workdir, **{**settings, "embedding": {**settings.get("embedding", {}), **embedding_cache}}
     )
-
-    parsed = measured_snakemake(workdir, "--until", "corpus")
-    embedding = config["embedding"]
-    seeded = in_fresh_process(
-        seed_embedding_cache,
-        parsed=str(workdir / "results" / "parsed"),
-        cache_dir=embedding["cache_dir"],
-        model=embedding["model"],
-        backend=embedding["backend"],
-        max_seq_length=embedding["max_seq_length"],
-        model_cache_dir=str(workdir / embedding["model_cache_dir"]),
-        batch_size=embedding["batch_size"],
-        threads=embedding["threads"],
-        noise=noise,
-    )
+    parsed, seeded = parsed_and_seeded(workdir, config["embedding"], noise)
     embedded = measured_snakemake(workdir, "--until", "embed")
     downstream = measured_snakemake(workdir)
     rules = rule_benchmarks(workdir)
