@@ -52,7 +52,7 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
 
 def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, str] | None = None):
     """The labeller on a captured call's inputs, the papers' titles found by their text."""
-    from papertopics.topics.run import label_topics
+    from papertopics.topics.labeller import label_topics
 
     (texts, vectors, curated, captured_earlier, given, kept, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier

@@ -136,12 +136,28 @@ def test_placed_clusters_keep_the_fitted_topics_and_find_the_planted_field(tmp_p
         "ids": fitted_ids,
         "topic": final,
         "outlier": labels == OUTLIER,
-        "label": np.full(len(final), "x"),
+        "label": np.array([f"topic {t}" for t in final]),
+        "group_label": np.array([f"group {t % 2}" for t in final]),
     }
     arrays, figures = place_clusters(
         joblib.load(tmp_path / "clusters.joblib"), topics, ids, dumps, [space], vectors, PLACEMENT
     )
     assert np.array_equal(arrays["labels"][fitted], final)
+    # Each fitted paper's label and group label go on to the topics stage, "" for the placed papers.
+    for name in ("label", "group_label"):
+        assert arrays[f"fitted_{name}"][fitted].tolist() == topics[name].tolist()
+        assert set(arrays[f"fitted_{name}"][~fitted].tolist()) == {""}
+    # A fit kept before group labels were: none for any paper, so the topics stage labels groups afresh.
+    older = place_clusters(
+        joblib.load(tmp_path / "clusters.joblib"),
+        {k: v for k, v in topics.items() if k != "group_label"},
+        ids,
+        dumps,
+        [space],
+        vectors,
+        PLACEMENT,
+    )[0]
+    assert set(older["fitted_group_label"].tolist()) == {""}
     reefs = np.asarray(dumps) == "reefs"
     assert set(arrays["new_in"][reefs]) <= {"reefs", ""}
     assert (arrays["new_in"][reefs] == "reefs").mean() >= 0.75

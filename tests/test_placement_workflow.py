@@ -28,12 +28,22 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     assert "everything was refitted" in (workdir / "results/report/index.html").read_text()
     before = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     fit = {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")}
+    # The fit keeps each paper's topic, label and group label, which a placed update keeps.
+    kept = storage.read_arrays(workdir / "results/fit/topics.npz")
+    fitted = json.loads((workdir / "results/topics/topic_details.json").read_text())
+    group_label = {topic: group["label"] for group in fitted["groups"] for topic in group["topics"]}
+    assert kept["ids"].tolist() == before.index.tolist()
+    assert kept["label"].tolist() == before["topic_label"].tolist()
+    assert kept["group_label"].tolist() == [group_label.get(int(t), "") for t in before["topic"]]
 
     shutil.copy(later, workdir / "data/raw" / later.name)
     shutil.copy(PLANTED, workdir / "data/raw" / PLANTED.name)
     run_workflow(workdir)
     after = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     assert after.loc[before.index, ROW].equals(before[ROW])
+    # papers.csv says which papers were placed on the fit: the new dumps' only.
+    assert (before["placed"] == "False").all()
+    assert (after["placed"] == "True").tolist() == [i not in before.index for i in after.index]
     # Placing needs no neighbour graph of the whole corpus: none was searched.
     assert not storage.read_arrays(workdir / "results/reduced/neighbours.npz")["searched"]
     assert len(after) > len(before)

@@ -222,6 +222,30 @@ def test_topics_that_touch_on_the_map_get_colours_at_least_ten_ciede2000_apart()
     assert OUTLIER_COLOUR not in colours.values()
 
 
+def test_a_placed_update_keeps_the_colours_its_fit_gave_the_fitted_topics():
+    import numpy as np
+
+    def colours(papers):
+        inputs = _inputs([0])
+        inputs.papers = papers.assign(outlier=False)
+        sizes = papers["topic"].value_counts()
+        inputs.topic_details = [{"topic": int(t), "size": int(n)} for t, n in sizes.items()]
+        return inputs.topic_colours
+
+    rng = np.random.default_rng(3)
+    centres = [c + rng.normal(0, 1.2, size=2) for c in rng.normal(0, 5, size=(3, 2)) for _ in range(6)]
+    fit = _blobs(centres, 30, 0.5).assign(placed=False)
+    # The update: the three last topics grow past the others, and a topic new in the dump beside topic 0.
+    grown = _blobs(centres[15:], 60, 0.5, seed=4).assign(topic=lambda t: t["topic"] + 15)
+    new = _blobs([centres[0] + 0.8], 20, 0.3, seed=5).assign(topic=18)
+    update = pd.concat([fit, grown.assign(placed=True), new.assign(placed=True)], ignore_index=True)
+    before, after = colours(fit), colours(update)
+    assert {t: after[t] for t in before} == before
+    assert set(after) == set(before) | {18}
+    # Chosen afresh from all papers, as after a refit, the grown topics would take colours first.
+    assert colours(update.assign(placed=False)) != after
+
+
 def test_every_topic_but_the_outliers_group_has_a_colour():
     inputs = _inputs([0, 0, 1, 1, 2, 2, -1])
     assert set(inputs.topic_colours) == {0, 1, 2}

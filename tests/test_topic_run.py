@@ -169,6 +169,59 @@ def test_a_placed_update_keeps_the_fitted_topics_labels_and_labels_its_new_topic
     assert all(group["label"] for group in found.groups)
 
 
+def _placed_on_a_fit(corpus, tmp_path, fitted_group_label, before_placing=lambda: None):
+    """A fit on the corpus, then (``before_placing`` called) a placed update bringing a new dump on
+    the same topics: the fitted papers' labels given as the fit's, their group labels by
+    ``fitted_group_label`` (the fit's group record → the label to give its papers). Returns the
+    fit and the update.
+    """
+    fit = _run(corpus, TopicHistory(tmp_path / "fit"))
+    before_placing()
+    texts, ids, vectors, clusters, _ = _with_a_new_dump(corpus)
+    fitted = np.arange(len(ids)) < len(corpus[1])
+    clusters[fitted] = fit.topics  # as placed: the fitted papers in the topics the fit settled
+    group_of = {topic: fitted_group_label(group) for group in fit.groups for topic in group["topics"]}
+    labels = np.full(len(ids), "", dtype=object)
+    group_labels = np.full(len(ids), "", dtype=object)
+    labels[fitted] = fit.paper_labels
+    group_labels[fitted] = [group_of.get(t, "") for t in fit.topics.tolist()]
+    given = Given(fitted_labels=labels.astype(str), fitted_group_labels=group_labels.astype(str))
+    placed = run_topics(
+        texts, ids, vectors, clusters, TopicHistory(tmp_path / "placed"), SETTINGS, given=given
+    )
+    return fit, placed
+
+
+def test_a_placed_update_that_brings_no_topic_keeps_the_fitted_groups_unread(corpus, tmp_path, monkeypatch):
+    from papertopics.topics import labels
+
+    def no_table(*args, **kwargs):
+        raise AssertionError("nothing to label: no phrase table is made")
+
+    # Group labels no labeller would choose, as a reader saw them: they must come back as they were.
+    fit, placed = _placed_on_a_fit(
+        corpus,
+        tmp_path,
+        lambda group: f"fitted group {group['group']}",
+        before_placing=lambda: monkeypatch.setattr(labels, "PhraseTable", no_table),
+    )
+    assert len(fit.groups) == 2
+    assert [(g["topics"], g["label"]) for g in placed.groups] == [
+        (g["topics"], f"fitted group {g['group']}") for g in fit.groups
+    ]
+    assert {d["topic"]: d["label"] for d in placed.details} == {d["topic"]: d["label"] for d in fit.details}
+    # The sizes are the update's: the new papers count.
+    assert sum(g["size"] for g in placed.groups) > sum(g["size"] for g in fit.groups)
+
+
+def test_a_placed_update_whose_groups_moved_labels_them_afresh(corpus, tmp_path):
+    # Every fitted topic recorded in one group, unlike the two the topics make now: no label kept.
+    fit, placed = _placed_on_a_fit(corpus, tmp_path, lambda group: "one fitted group")
+    assert len(placed.groups) == 2
+    assert all(g["label"] and g["label"] != "one fitted group" for g in placed.groups)
+    assert {d["topic"]: d["label"] for d in placed.details} == {d["topic"]: d["label"] for d in fit.details}
+
+
 def test_the_numbering_table_orders_clusters_by_size_and_turns_any_numbering_into_another():
     clusters = np.array([5, 5, 2, 2, 2, OUTLIER, 9, 9, 7, 7])
     table, rows = TopicIds.by_size(clusters)

@@ -158,6 +158,7 @@ rule keep_fit:
         clusters="results/clusters/model.joblib",
         labels="results/clusters/labels.npz",
         topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
         fitted_topics=last_fit("topics.npz"),
     output:
         fit=directory("results/staged/fit"),

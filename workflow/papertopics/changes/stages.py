@@ -63,7 +63,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     from papertopics.embed.encoders import gather_embeddings
     from papertopics.groups.periods import load_groups
     from papertopics.settings import ChangeSettings
-    from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.fit import flag_column
     from papertopics.topics.history import earlier_shares, stage_shares
 
     assigned = pd.read_csv(
@@ -72,7 +72,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
         dtype={"id": str, "dumps": str, "year": str},
         usecols=lambda name: name in {"id", "topic", "outlier", "dumps", "display_name", "year"},
     )
-    assigned["outlier"] = outlier_flags(assigned["outlier"])
+    assigned["outlier"] = flag_column(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(inputs.papers)}
     events = storage.read_json(inputs.lineage)
     chosen = ChangeSettings(**knobs)
@@ -159,7 +159,7 @@ def venues(
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
     from papertopics.groups.periods import load_groups
-    from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.fit import flag_column
 
     assigned = pd.read_csv(
         topic_papers,
@@ -176,7 +176,7 @@ def venues(
         "false_discovery_rate": settings.false_discovery_rate,
         "suggestive_q": settings.suggestive_q,
     }
-    clustered = ~outlier_flags(assigned["outlier"])
+    clustered = ~flag_column(assigned["outlier"])
     trend_table, trend_record = describe_venue_trends(
         assigned["topic"].to_numpy(), clustered, periods, groups, labels, settings
     )

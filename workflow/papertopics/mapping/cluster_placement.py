@@ -239,8 +239,8 @@ def place_clusters(
     Returns:
         The arrays of ``labels.npz`` (``labels``: a topic id, a new topic's number above every
         id, or -1 for the topics stage to assign; ``outlier``; ``strength``; ``new_in``: the dump a
-        new topic's paper is new in; ``fitted_label``: a fitted paper's topic label) and the fit
-        figures.
+        new topic's paper is new in; ``fitted_label`` and ``fitted_group_label``: a fitted paper's
+        topic label and its topic's group label) and the fit figures.
     """
     from hdbscan.prediction import approximate_predict
 
@@ -248,9 +248,10 @@ def place_clusters(
     fitted_rows = np.array([row[identifier] for identifier in fitted["ids"]], dtype=np.int64)
     topic_of = dict(zip(fitted_topics["ids"].tolist(), fitted_topics["topic"].tolist(), strict=True))
     outlier_of = dict(zip(fitted_topics["ids"].tolist(), fitted_topics["outlier"].tolist(), strict=True))
-    label_of = dict(zip(fitted_topics["ids"].tolist(), fitted_topics["label"].tolist(), strict=True))
-    fitted_label = np.full(len(ids), "", dtype=object)
-    fitted_label[fitted_rows] = [label_of[identifier] for identifier in fitted["ids"]]
+    fitted_label, fitted_group_label = (
+        _fitted_per_paper(fitted_topics, name, fitted["ids"], fitted_rows, len(ids))
+        for name in ("label", "group_label")
+    )
     labels = np.full(len(ids), OUTLIER, dtype=np.int64)
     outlier = np.zeros(len(ids), dtype=bool)
     strength = np.zeros(len(ids), dtype=np.float64)
@@ -286,8 +287,22 @@ def place_clusters(
         "strength": strength,
         "new_in": new_in.astype(str),
         "fitted_label": fitted_label.astype(str),
+        "fitted_group_label": fitted_group_label.astype(str),
     }
     return arrays, figures
+
+
+def _fitted_per_paper(
+    fitted_topics: dict, name: str, fitted_ids: list[str], fitted_rows: np.ndarray, papers: int
+) -> np.ndarray:
+    """``keep_fit``'s per-paper field ``name`` of each fitted paper in the corpus's rows, "" for
+    the others (and for all where the fit kept no such field: one kept before it was added).
+    """
+    values = np.full(papers, "", dtype=object)
+    if name in fitted_topics:
+        of = dict(zip(fitted_topics["ids"].tolist(), fitted_topics[name].tolist(), strict=True))
+        values[fitted_rows] = [of[identifier] for identifier in fitted_ids]
+    return values
 
 
 def placed_clusters(

@@ -220,13 +220,15 @@ def keep_fit(
     clusters: str,
     labels: str,
     topic_papers: str,
+    details: str,
     fitted_topics: list[str],
     fit: str,
 ) -> None:
     """``fit`` (``results/staged/fit``, published as ``results/fit``): the run's fitted models
     (``projections``: the reduce stage's, then each consensus run's; the map's; the clusters')
-    and each fitted paper's final topic. After a placement every file is the last fit's own (hard
-    links: a placed run publishes the fit it placed on unchanged); after a refit, this run's.
+    and each fitted paper's final topic, its label and its group's label ("" in none; from the
+    topic records, ``details``). After a placement every file is the last fit's own (hard links:
+    a placed run publishes the fit it placed on unchanged); after a refit, this run's.
     """
     import pandas as pd
 
@@ -242,11 +244,14 @@ def keep_fit(
         link_or_copy(fitted_topics[0], str(folder / "topics.npz"))
         return
     table = pd.read_csv(topic_papers, dtype={"id": str}, usecols=["id", "topic", "topic_label", "outlier"])
+    found = storage.read_json(details)
+    group_label = {topic: group["label"] for group in found["groups"] for topic in group["topics"]}
     storage.write_arrays(
         folder / "topics.npz",
         ids=table["id"].to_numpy(dtype=str),
         topic=table["topic"].to_numpy(dtype=np.int64),
         label=table["topic_label"].fillna("").to_numpy(dtype=str),
+        group_label=np.array([group_label.get(topic, "") for topic in table["topic"].tolist()], dtype=str),
         outlier=table["outlier"].to_numpy(dtype=bool),
     )
     _LOG.info("kept the fit of %d papers in %s", len(table), fit)

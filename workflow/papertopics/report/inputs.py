@@ -12,7 +12,7 @@ import pandas as pd
 from papertopics import storage
 from papertopics.groups.periods import Periods, load_groups
 from papertopics.mapping.cluster import OUTLIER
-from papertopics.topics.fit import outlier_flags
+from papertopics.topics.fit import flag_column
 
 
 @dataclass
@@ -44,7 +44,7 @@ class ReportInputs:
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
-        self.papers = self.papers.assign(outlier=outlier_flags(self.papers["outlier"]))
+        self.papers = self.papers.assign(outlier=flag_column(self.papers["outlier"]))
 
     @property
     def real_topics(self) -> list[dict]:
@@ -53,12 +53,25 @@ class ReportInputs:
 
     @cached_property
     def topic_colours(self) -> dict[int, str]:
-        """Each topic's colour (outliers' group left out), topics that touch on the map differing."""
+        """Each topic's colour (outliers' group left out), topics that touch on the map differing.
+
+        After a placed update the fitted papers, whose places and topics are the fit's, choose the
+        colours of the topics they hold as they did in the fit, so a reader sees the colours seen
+        before; the topics only placed papers hold (new in a dump) take theirs after, beside them.
+        """
         from papertopics.report.colours import topic_colours, touching_topics
 
-        return topic_colours(
-            touching_topics(self.papers), {t["topic"]: t["size"] for t in self.topic_details}
-        )
+        placed = flag_column(self.papers["placed"]) if "placed" in self.papers else None
+        if placed is None or not placed.any():
+            return topic_colours(
+                touching_topics(self.papers), {t["topic"]: t["size"] for t in self.topic_details}
+            )
+        fitted = self.papers[~placed]
+        touching = touching_topics(fitted)
+        sizes = fitted["topic"].value_counts().to_dict()
+        for topic, near in touching_topics(self.papers).items():
+            touching.setdefault(topic, near)  # a topic new in a dump: chosen after every fitted one
+        return topic_colours(touching, {int(t): int(n) for t, n in sizes.items()})
 
     @property
     def dump_labels(self) -> dict[str, str]:

@@ -14,8 +14,10 @@ import numpy as np
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 
 
-def outlier_flags(column) -> np.ndarray:
-    """The ``outlier`` column of ``papers.csv`` as booleans, whether read as booleans or as text."""
+def flag_column(column) -> np.ndarray:
+    """A true/false column of ``papers.csv`` (``outlier``, ``placed``) as booleans, whether read
+    as booleans or as text.
+    """
     return np.char.lower(np.asarray(column, dtype=str)) == "true"
 
 

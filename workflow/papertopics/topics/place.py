@@ -10,18 +10,23 @@ from collections import Counter
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.labeller import TopicLabels
 
 _LOG = logging.getLogger(__name__)
 
 
-def placed_fitted_labels(labels: str) -> np.ndarray | None:
-    """Under ``update: place``, each paper's label in the fit ("" for a placed paper) from the
-    cluster stage's file ``labels``; None for a refit.
+def placed_fitted_labels(labels: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Under ``update: place``, each paper's label in the fit and its topic's group label there
+    ("" for a placed paper, and for every paper where the fit kept no group labels), from the
+    cluster stage's file ``labels``; None and None for a refit.
     """
     from papertopics import storage
 
     placed = storage.read_arrays(labels)
-    return placed["fitted_label"] if str(placed["mode"]) == "place" else None
+    if str(placed["mode"]) != "place":
+        return None, None
+    fitted = placed["fitted_label"]
+    return fitted, placed.get("fitted_group_label", np.full(len(fitted), ""))
 
 
 def kept_labels(topics: np.ndarray, fitted_labels: np.ndarray | None) -> dict[int, str]:
@@ -33,6 +38,43 @@ def kept_labels(topics: np.ndarray, fitted_labels: np.ndarray | None) -> dict[in
         return {}
     rows = np.flatnonzero((np.asarray(fitted_labels) != "") & (np.asarray(topics) != OUTLIER))
     return dict(zip(np.asarray(topics)[rows].tolist(), np.asarray(fitted_labels)[rows].tolist(), strict=True))
+
+
+def labels_as_fitted(
+    vectors: np.ndarray,
+    curated,
+    kept: dict[int, str],
+    fitted_group_labels: np.ndarray | None,
+    coarse_topics: int | str,
+) -> TopicLabels | None:
+    """A placed update's labels and groups when it has nothing to label: every topic (``curated``'s,
+    ``papertopics.topics.curation.Curated``) keeps its fitted label (``kept``), and the groups,
+    made again from the topics' centroids as after a refit (``topic_groups``), are the fit's
+    (the same topics each), so each keeps the label it had in the fit (``fitted_group_labels``:
+    ``placed_fitted_labels``' second). Then nothing is chosen, and the phrase table the labeller
+    reads is not made (a fifth of the topics stage at 10,000 papers). None where something must
+    be labelled: a refit, a new topic, a hidden one (labelled for the record), groups other than
+    the fit's.
+    """
+    from papertopics.mapping.sizing import resolve_coarse_topics
+    from papertopics.topics.fit import topic_groups
+
+    real = set(curated.merged.tolist()) - {OUTLIER}
+    if fitted_group_labels is None or not real <= kept.keys():
+        return None
+    shown, topics = curated.topics, np.asarray(curated.topics)
+    fitted_rows = np.flatnonzero((np.asarray(fitted_group_labels) != "") & (topics != OUTLIER))
+    fitted_groups: dict[frozenset, str] = {}
+    for label in set(np.asarray(fitted_group_labels)[fitted_rows].tolist()):
+        members = topics[fitted_rows][np.asarray(fitted_group_labels)[fitted_rows] == label]
+        fitted_groups[frozenset(members.tolist())] = label
+    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, len(real)))
+    if {frozenset(group["topics"]) for group in groups} != fitted_groups.keys():
+        return None
+    for group in groups:
+        group["label"] = fitted_groups[frozenset(group["topics"])]
+    labels = {topic: kept[topic] for topic in sorted(real)}
+    return TopicLabels(labels, dict(labels), [], groups, group_of)
 
 
 def settle_placed_topics(labels: str, topic_run) -> dict | None:

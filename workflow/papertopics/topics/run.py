@@ -22,8 +22,9 @@ from papertopics.topics.across_runs import Followed, follow_history, trace_linea
 from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import carry_labels, record_run
-from papertopics.topics.place import kept_labels
+from papertopics.topics.labeller import TopicLabels, label_topics
+from papertopics.topics.lineage import record_run
+from papertopics.topics.place import kept_labels, labels_as_fitted
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"
@@ -46,13 +47,14 @@ class TopicSettings:
 @dataclass(frozen=True)
 class Given:
     """What the topics are given beside the papers: ``topics.guide``'s names, ``topics.curation``'s
-    corrections and, under ``update: place``, each paper's label in the fit ("" if placed), which
-    its fitted topic keeps (``papertopics.topics.place``).
+    corrections and, under ``update: place``, each paper's label and group label in the fit (""
+    if placed), which its fitted topic and group keep (``papertopics.topics.place``).
     """
 
     guide_names: list[str] = ()
     curation: Curation = field(default_factory=Curation)
     fitted_labels: np.ndarray | None = None
+    fitted_group_labels: np.ndarray | None = None
 
 
 @dataclass
@@ -182,78 +184,6 @@ def fit(
     return Fitted(model, topic_ids, words)
 
 
-@dataclass(frozen=True)
-class TopicLabels:
-    """What ``label_topics`` gives: the labels, the labels changed since the previous run, the groups."""
-
-    label_of: dict[int, str]  # shown topic → label shown (named, curated, carried or fresh)
-    from_papers: dict[int, str]  # curated id (hidden ones too) → label made from its papers
-    relabelled: list[dict]
-    groups: list[dict]
-    group_of: dict[int, int]
-
-
-def label_topics(
-    texts: list[str],
-    vectors: np.ndarray,
-    curated: Curated,
-    earlier: dict[int, str],
-    given: dict[int, str],
-    kept: dict[int, str],
-    coarse_topics: int | str,
-    encoder=None,
-    keywords: dict[int, list] | None = None,
-    titles: list[str] | None = None,
-) -> TopicLabels:
-    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
-    ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
-    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
-    ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
-    shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
-    first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
-    """
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    from papertopics.mapping.cluster import topic_centroids
-    from papertopics.mapping.sizing import resolve_coarse_topics
-    from papertopics.topics.fit import topic_groups
-    from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
-    from papertopics.topics.label_groups import group_labels
-    from papertopics.topics.labels import PhraseTable, label_phrases
-
-    shown = curated.topics
-    real = sorted(set(curated.merged.tolist()) - {OUTLIER})
-    earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
-    table = PhraseTable(
-        texts,
-        curated.merged,
-        frozenset(ENGLISH_STOP_WORDS),
-        extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
-        titles=titles,
-    )
-    n_shown = len(set(shown.tolist()) - {OUTLIER})
-    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
-    neighbours = nearest_topics(vectors, curated.merged)
-    for topic in real:
-        siblings = [t for t in real if t != topic and group_of.get(t, -1) == group_of.get(topic)]
-        neighbours[topic] = sorted(set(neighbours[topic]) | (set(siblings) if topic in group_of else set()))
-    placement = None
-    if encoder is not None and real:
-        centroids = topic_centroids(vectors, curated.merged, real)
-        placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
-    words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
-    fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
-    from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
-    label_of = {**from_papers, **{t: label for t, label in given.items() if t in from_papers}, **kept}
-    label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
-    relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
-    for group, label in zip(
-        groups, group_labels(table, [g["topics"] for g in groups], label_of), strict=True
-    ):
-        group["label"] = label
-    return TopicLabels(label_of, from_papers, relabelled, groups, group_of)
-
-
 def _outlier_label(outliers: int, hidden: int) -> str:
     if hidden and outliers:
         return f"Outliers and topics marked {NOT_A_TOPIC.lower()}"
@@ -285,19 +215,23 @@ def label(
     titles: list[str] | None,
 ) -> Labelled:
     """The labels (``label_topics``, which read each paper's title too; a placed update's fitted
-    topics keep theirs, ``kept_labels``), given to the model too, and the outliers' label.
+    topics keep theirs, ``kept_labels``, and with nothing new to label its groups keep theirs too,
+    ``labels_as_fitted``), given to the model too, and the outliers' label.
     """
     topic_ids = fitted.topic_ids
     names = {topic_ids.stable_of_cluster(cluster): name for cluster, name in guided.names.items()}
     names = {t: name for t, name in names.items() if t in fitted.keywords}
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
-    labels = label_topics(
+    kept = kept_labels(curated.curated.topics, given.fitted_labels)
+    labels = labels_as_fitted(
+        vectors, curated.curated, kept, given.fitted_group_labels, coarse_topics
+    ) or label_topics(
         texts,
         vectors,
         curated.curated,
         earlier,
         {**names, **given.curation.rename},
-        kept_labels(curated.curated.topics, given.fitted_labels),
+        kept,
         coarse_topics,
         encoder,
         fitted.keywords,

@@ -98,6 +98,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
     settings = run_settings(chosen)
     texts = [p["text"] for p in records]
+    fitted_labels, fitted_group_labels = placed_fitted_labels(inputs.labels)
     found = run_topics(
         texts,
         ids,
@@ -110,11 +111,13 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length)
         if needs_embedding_model(chosen.representation)
         else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length),
-        given=Given(names, curation, placed_fitted_labels(inputs.labels)),
+        given=Given(names, curation, fitted_labels, fitted_group_labels),
         titles=[p.get("title") or "" for p in records],
     )
     placement = settle_placed_topics(inputs.labels, found)
-    paper_table = _paper_table(records, found, map_2d)
+    # A placed update's new papers ("" in the fit); none in a refit.
+    placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
+    paper_table = _paper_table(records, found, map_2d, placed)
     periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
     _add_wording(found, texts, periods, groups)
     storage.write_csv(outputs.topics, topic_table(found.details))
@@ -193,8 +196,10 @@ def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndar
     return coordinates["map_2d"], clusters["labels"]
 
 
-def _paper_table(records: list[dict], found, map_2d: np.ndarray):
-    """``papers.csv``: each paper with its topic and map position, and the input's own fields."""
+def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndarray):
+    """``papers.csv``: each paper with its topic and map position, whether it was ``placed`` on an
+    earlier fit (``update: place``) rather than fitted, and the input's own fields.
+    """
     import pandas as pd
 
     from papertopics.ingest.parse import input_columns
@@ -208,6 +213,7 @@ def _paper_table(records: list[dict], found, map_2d: np.ndarray):
         "topic": found.topics,
         "topic_label": found.paper_labels,
         "outlier": found.was_outlier,
+        "placed": placed,
         "x": np.round(map_2d[:, 0], 5),
         "y": np.round(map_2d[:, 1], 5),
     }
@@ -255,7 +261,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, knobs: 
     """
     import pandas as pd
 
-    from papertopics.topics.fit import outlier_flags
+    from papertopics.topics.fit import flag_column
     from papertopics.topics.quality import evaluate_topics
 
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
@@ -274,7 +280,7 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, knobs: 
     scores = evaluate_topics(
         [texts[i] for i in assigned["id"]],
         assigned["topic"].to_numpy(),
-        outlier_flags(assigned["outlier"]),
+        flag_column(assigned["outlier"]),
         {t["topic"]: [word for word, _ in t["keywords"]] for t in topic_details["topics"]},
         top_n_words=EvaluateSettings(**knobs).top_n_words,
         labels=labels,

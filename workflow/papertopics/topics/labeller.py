@@ -1,0 +1,85 @@
+"""The labeller's entry: the labels of a run's topics and of their coarse groups, kept, given or
+chosen from the topics' papers (``papertopics.topics.labels`` and the modules beside it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.curation import Curated
+from papertopics.topics.lineage import carry_labels
+
+
+@dataclass(frozen=True)
+class TopicLabels:
+    """What ``label_topics`` gives: the labels, the labels changed since the previous run, the groups."""
+
+    label_of: dict[int, str]  # shown topic → label shown (named, curated, carried or fresh)
+    from_papers: dict[int, str]  # curated id (hidden ones too) → label made from its papers
+    relabelled: list[dict]
+    groups: list[dict]
+    group_of: dict[int, int]
+
+
+def label_topics(
+    texts: list[str],
+    vectors: np.ndarray,
+    curated: Curated,
+    earlier: dict[int, str],
+    given: dict[int, str],
+    kept: dict[int, str],
+    coarse_topics: int | str,
+    encoder=None,
+    keywords: dict[int, list] | None = None,
+    titles: list[str] | None = None,
+) -> TopicLabels:
+    """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
+    ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
+    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
+    ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
+    shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
+    first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from papertopics.mapping.cluster import topic_centroids
+    from papertopics.mapping.sizing import resolve_coarse_topics
+    from papertopics.topics.fit import topic_groups
+    from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
+    from papertopics.topics.label_groups import group_labels
+    from papertopics.topics.labels import PhraseTable, label_phrases
+
+    shown = curated.topics
+    real = sorted(set(curated.merged.tolist()) - {OUTLIER})
+    earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
+    table = PhraseTable(
+        texts,
+        curated.merged,
+        frozenset(ENGLISH_STOP_WORDS),
+        extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
+        titles=titles,
+    )
+    n_shown = len(set(shown.tolist()) - {OUTLIER})
+    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
+    neighbours = nearest_topics(vectors, curated.merged)
+    for topic in real:
+        siblings = [t for t in real if t != topic and group_of.get(t, -1) == group_of.get(topic)]
+        neighbours[topic] = sorted(set(neighbours[topic]) | (set(siblings) if topic in group_of else set()))
+    placement = None
+    if encoder is not None and real:
+        centroids = topic_centroids(vectors, curated.merged, real)
+        placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
+    words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
+    fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
+    from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
+    label_of = {**from_papers, **{t: label for t, label in given.items() if t in from_papers}, **kept}
+    label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
+    relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
+    for group, label in zip(
+        groups, group_labels(table, [g["topics"] for g in groups], label_of), strict=True
+    ):
+        group["label"] = label
+    return TopicLabels(label_of, from_papers, relabelled, groups, group_of)
