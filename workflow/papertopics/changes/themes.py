@@ -37,7 +37,7 @@ THEME_TEST = (
 ERA_WORDS = 3
 # Topics drawn in the thematic-evolution view: the largest tested ones.
 VIEW_TOPICS = 8
-_CHUNK = 64  # shuffles per array product (memory: chunk × splits × papers)
+_CHUNK = 64  # shuffles per array product (memory: chunk × splits × dimensions)
 
 
 @dataclass(frozen=True)
@@ -114,16 +114,27 @@ def split_pvalue(
     split explains by chance (its mean over the shuffles): the papers' periods are shuffled among
     them (each period keeps its count) and the best split searched again.
     """
+    import scipy.sparse as sp
+
     sizes = _split_sizes(np.asarray(period_counts), min_papers)
-    papers = len(vectors)
+    papers, splits = len(vectors), len(sizes)
     total = vectors.sum(axis=0)
     ss_total = _sum_of_squares(vectors, total)
     # Each shuffle's place of every paper in the period order (a uniform random permutation).
     places = np.argsort(np.random.default_rng(seed).random((permutations, papers)), axis=1)
     as_large, by_chance = 0, 0.0
     for start in range(0, permutations, _CHUNK):
-        early = (places[start : start + _CHUNK, None, :] < sizes[None, :, None]).astype(np.float64)
-        null = _explained(early @ vectors, sizes, total, papers, ss_total).max(axis=-1)
+        chunk = places[start : start + _CHUNK]
+        # A paper is in split s's earlier era where its place is below sizes[s], so in every split
+        # from the number of sizes its place reaches: its vector summed once into that bin, the
+        # bins' running sums are the earlier eras' (papers × dimensions per shuffle, not × splits).
+        bins = np.searchsorted(sizes, chunk, side="right") + (splits + 1) * np.arange(len(chunk))[:, None]
+        binned = sp.csr_matrix(
+            (np.ones(chunk.size), (bins.ravel(), np.tile(np.arange(papers), len(chunk)))),
+            shape=((splits + 1) * len(chunk), papers),
+        )
+        early = np.cumsum((binned @ vectors).reshape(len(chunk), splits + 1, -1), axis=1)[:, :splits]
+        null = _explained(early, sizes, total, papers, ss_total).max(axis=-1)
         as_large += int(np.sum(null >= observed - 1e-12))
         by_chance += float(null.sum())
     return (1 + as_large) / (1 + permutations), by_chance / permutations
