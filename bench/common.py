@@ -122,6 +122,20 @@ def measured_snakemake(workdir: Path, *args: str) -> dict:
     return run
 
 
+def encoder_arguments(workdir: Path, embedding: dict) -> dict:
+    """The encoder's settings from a config's ``embedding`` section, as the functions a benchmark
+    runs in a fresh process take them (the model cache's folder in ``workdir``).
+    """
+    return {
+        "model": embedding["model"],
+        "backend": embedding["backend"],
+        "max_seq_length": embedding["max_seq_length"],
+        "model_cache_dir": str(workdir / embedding["model_cache_dir"]),
+        "batch_size": embedding["batch_size"],
+        "threads": embedding["threads"],
+    }
+
+
 def in_fresh_process(function, **arguments) -> dict:
     """``function(**arguments)`` run by ``python -m bench.child`` in a fresh interpreter, so that its
     peak RSS and imports are its own: the measurement, with the function's JSON result as ``result``.

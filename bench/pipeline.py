@@ -21,6 +21,7 @@ from bench.common import (
     ARXIV,
     IJCAI,
     NEW_DUMP_SIZE,
+    encoder_arguments,
     in_fresh_process,
     make_workdir,
     measured_snakemake,
@@ -100,12 +101,7 @@ def bench_pipeline(
     embed_only = in_fresh_process(
         embedding_step,
         papers=papers,
-        model=embedding["model"],
-        backend=embedding["backend"],
-        max_seq_length=embedding["max_seq_length"],
-        model_cache_dir=str(workdir / embedding["model_cache_dir"]),
-        batch_size=embedding["batch_size"],
-        threads=embedding["threads"],
+        **encoder_arguments(workdir, embedding),
     )
     docs = embed_only["result"]["docs"]
     result = {

@@ -26,6 +26,7 @@ from bench.common import (
     IJCAI,
     SCALE_DROPPED_WORDS,
     SCALE_DUMP_SIZE,
+    encoder_arguments,
     in_fresh_process,
     make_workdir,
     measured_snakemake,
@@ -120,12 +121,7 @@ def parsed_and_seeded(workdir: Path, embedding: dict, noise: float) -> tuple[dic
         seed_embedding_cache,
         parsed=str(workdir / "results" / "parsed"),
         cache_dir=embedding["cache_dir"],
-        model=embedding["model"],
-        backend=embedding["backend"],
-        max_seq_length=embedding["max_seq_length"],
-        model_cache_dir=str(workdir / embedding["model_cache_dir"]),
-        batch_size=embedding["batch_size"],
-        threads=embedding["threads"],
+        **encoder_arguments(workdir, embedding),
         noise=noise,
     )
     return parsed, seeded

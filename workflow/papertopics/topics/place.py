@@ -15,14 +15,11 @@ from papertopics.topics.labeller import TopicLabels
 _LOG = logging.getLogger(__name__)
 
 
-def placed_fitted_labels(labels: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+def placed_fitted_labels(placed: dict) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Under ``update: place``, each paper's label in the fit and its topic's group label there
     ("" for a placed paper, and for every paper where the fit kept no group labels), from the
-    cluster stage's file ``labels``; None and None for a refit.
+    cluster stage's arrays (``labels.npz``, ``placed``); None and None for a refit.
     """
-    from papertopics import storage
-
-    placed = storage.read_arrays(labels)
     if str(placed["mode"]) != "place":
         return None, None
     fitted = placed["fitted_label"]
@@ -62,13 +59,12 @@ def labels_as_fitted(
     real = set(curated.merged.tolist()) - {OUTLIER}
     if fitted_group_labels is None or not real <= kept.keys():
         return None
-    shown, topics = curated.topics, np.asarray(curated.topics)
-    fitted_rows = np.flatnonzero((np.asarray(fitted_group_labels) != "") & (topics != OUTLIER))
-    fitted_groups: dict[frozenset, str] = {}
-    for label in set(np.asarray(fitted_group_labels)[fitted_rows].tolist()):
-        members = topics[fitted_rows][np.asarray(fitted_group_labels)[fitted_rows] == label]
-        fitted_groups[frozenset(members.tolist())] = label
-    group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, len(real)))
+    members: dict[str, set[int]] = {}
+    for topic, label in zip(curated.topics.tolist(), np.asarray(fitted_group_labels).tolist(), strict=True):
+        if label and topic != OUTLIER:
+            members.setdefault(label, set()).add(topic)
+    fitted_groups = {frozenset(topics): label for label, topics in members.items()}
+    group_of, groups = topic_groups(vectors, curated.topics, resolve_coarse_topics(coarse_topics, len(real)))
     if {frozenset(group["topics"]) for group in groups} != fitted_groups.keys():
         return None
     for group in groups:
@@ -77,14 +73,11 @@ def labels_as_fitted(
     return TopicLabels(labels, dict(labels), [], groups, group_of)
 
 
-def settle_placed_topics(labels: str, topic_run) -> dict | None:
-    """After the topics stage's run on placed clusters (``labels``, the cluster stage's file):
+def settle_placed_topics(placed: dict, topic_run) -> dict | None:
+    """After the topics stage's run on placed clusters (``placed``, the cluster stage's arrays):
     each paper's outlier flag as placed (a fitted paper's as the fit left it), and the new topics,
     with their final ids and labels, per dump they are new in; None for a refit.
     """
-    from papertopics import storage
-
-    placed = storage.read_arrays(labels)
     if str(placed["mode"]) != "place":
         return None
     topic_run.was_outlier = placed["outlier"]

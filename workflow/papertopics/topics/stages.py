@@ -92,18 +92,19 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
 
     records, vectors = corpus_embeddings(inputs.papers, inputs.embeddings)
     ids = [p["id"] for p in records]
-    map_2d, cluster_labels = _clustered_layout(inputs.layout, inputs.labels, ids)
+    clusters = storage.read_arrays(inputs.labels)  # the cluster stage's labels.npz, read once
+    map_2d = _layout_in_corpus_order(inputs.layout, clusters, ids)
     chosen = TopicStageSettings(**knobs)
     names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
     curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
     settings = run_settings(chosen)
     texts = [p["text"] for p in records]
-    fitted_labels, fitted_group_labels = placed_fitted_labels(inputs.labels)
+    fitted_labels, fitted_group_labels = placed_fitted_labels(clusters)
     found = run_topics(
         texts,
         ids,
         vectors,
-        cluster_labels,
+        clusters["labels"],
         TopicHistory(inputs.history[0] if inputs.history else None, staged=outputs.next_history),
         settings,
         # The labels' second phrases are placed by meaning, with the model; BERTopic needs it
@@ -114,7 +115,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         given=Given(names, curation, fitted_labels, fitted_group_labels),
         titles=[p.get("title") or "" for p in records],
     )
-    placement = settle_placed_topics(inputs.labels, found)
+    placement = settle_placed_topics(clusters, found)
     # A placed update's new papers ("" in the fit); none in a refit.
     placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
     paper_table = _paper_table(records, found, map_2d, placed)
@@ -185,15 +186,16 @@ def _add_wording(found, texts: list[str], periods, groups) -> None:
             record["group_wording"] = group_wording.get(record["model_topic"], [])
 
 
-def _clustered_layout(layout: str, labels: str, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The 2-d map and the cluster labels, checked to be in the corpus's paper order."""
+def _layout_in_corpus_order(layout: str, clusters: dict, ids: list[str]) -> np.ndarray:
+    """The 2-d map, checked with the cluster stage's arrays (``clusters``) to be in the corpus's
+    paper order.
+    """
     coordinates = storage.read_arrays(layout)
-    clusters = storage.read_arrays(labels)
     if coordinates["ids"].tolist() != ids or clusters["ids"].tolist() != ids:
         raise RuntimeError(
             "the 2-d map or cluster labels are out of step with the corpus; rerun map and reduce."
         )
-    return coordinates["map_2d"], clusters["labels"]
+    return coordinates["map_2d"]
 
 
 def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndarray):
