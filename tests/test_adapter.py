@@ -1,12 +1,17 @@
 """A rule's named files and params reach its stage by name (papertopics.runtime.adapter): grouped
 into a stage's dataclass of files where it takes one, and a name that does not match fails at once.
+A job that succeeded ends without the interpreter's teardown, unless a worker of its still runs.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import pytest
+from conftest import REPO
 from papertopics.runtime.adapter import stage_arguments
 
 
@@ -41,3 +46,65 @@ def test_files_are_gathered_by_name_into_the_stages_dataclasses():
 def test_a_name_that_does_not_match_fails_at_once(named, problem):
     with pytest.raises(TypeError, match=problem):
         stage(**stage_arguments(stage, named))
+
+
+# A job's script, run as Snakemake runs one: its own process, in the working folder. The stage
+# writes its table; an object that tells when the interpreter tears the modules down; optionally a
+# thread (a library's worker) that is still writing when the stage returns.
+JOB_SCRIPT = """
+import sys, threading, time
+from pathlib import Path
+from types import SimpleNamespace
+from papertopics.runtime.adapter import run_rule
+
+class Named(list):
+    def __init__(self, **named):
+        super().__init__(named.values())
+        self.named = named
+    def keys(self):
+        return self.named.keys()
+    def __getitem__(self, key):
+        return self.named[key] if isinstance(key, str) else super().__getitem__(key)
+
+class TornDown:
+    def __del__(self):
+        Path("torn-down").write_text("yes")
+
+witness = TornDown()
+
+def worker():
+    time.sleep(0.5)
+    Path("worker.txt").write_text("done")
+
+def stage(table: str) -> None:
+    Path(table).write_text("written")
+    if sys.argv[1] == "worker":
+        threading.Thread(target=worker).start()
+
+job = SimpleNamespace(rule="demo", input=Named(), output=Named(table="table.txt"), params=Named(), log=["demo.log"])
+run_rule(job, stage)
+"""
+
+
+@pytest.mark.parametrize("running", ["nothing", "worker"])
+def test_a_job_that_succeeded_exits_at_once_unless_a_worker_still_runs(tmp_path, running):
+    (tmp_path / "job.py").write_text(JOB_SCRIPT, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "job.py", running],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "table.txt").read_text() == "written"
+    assert (tmp_path / "demo.log").exists()
+    assert not list((tmp_path / ".snakemake" / "papertopics" / "jobs").iterdir()), (
+        "the job's registration is removed by its exit handler"
+    )
+    if running == "nothing":
+        assert not (tmp_path / "torn-down").exists(), "no teardown after the stage succeeded"
+    else:
+        assert (tmp_path / "worker.txt").read_text() == "done", "the process waits for its worker"
+        assert (tmp_path / "torn-down").exists()
