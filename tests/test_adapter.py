@@ -48,23 +48,15 @@ def test_a_name_that_does_not_match_fails_at_once(named, problem):
         stage(**stage_arguments(stage, named))
 
 
-# A job's script, run as Snakemake runs one: its own process, in the working folder. The stage
-# writes its table; an object that tells when the interpreter tears the modules down; optionally a
-# thread (a library's worker) that is still writing when the stage returns.
+# A job's script, run as Snakemake runs one: its own process, in the working folder, its files in
+# Snakemake's named lists. The stage writes its table; an object tells when the interpreter tears
+# the modules down; optionally a thread (a library's worker) is still writing when the stage returns.
 JOB_SCRIPT = """
 import sys, threading, time
 from pathlib import Path
 from types import SimpleNamespace
+from snakemake.iocontainers import Namedlist
 from papertopics.runtime.adapter import run_rule
-
-class Named(list):
-    def __init__(self, **named):
-        super().__init__(named.values())
-        self.named = named
-    def keys(self):
-        return self.named.keys()
-    def __getitem__(self, key):
-        return self.named[key] if isinstance(key, str) else super().__getitem__(key)
 
 class TornDown:
     def __del__(self):
@@ -81,7 +73,13 @@ def stage(table: str) -> None:
     if sys.argv[1] == "worker":
         threading.Thread(target=worker).start()
 
-job = SimpleNamespace(rule="demo", input=Named(), output=Named(table="table.txt"), params=Named(), log=["demo.log"])
+job = SimpleNamespace(
+    rule="demo",
+    input=Namedlist(),
+    output=Namedlist(fromdict={"table": "table.txt"}),
+    params=Namedlist(),
+    log=["demo.log"],
+)
 run_rule(job, stage)
 """
 
