@@ -12,7 +12,13 @@ import pytest
 import yaml
 from conftest import REPO, default_config
 from papertopics.mapping.cluster import cluster_points
-from papertopics.mapping.reduce import Projection, exact_neighbours, neighbour_graph, reduce_embeddings
+from papertopics.mapping.reduce import (
+    Projection,
+    exact_neighbours,
+    most_similar,
+    neighbour_graph,
+    reduce_embeddings,
+)
 from sklearn.metrics import normalized_mutual_info_score
 
 # The default a run reads (config.yaml's, the schema's): the one place it is written.
@@ -85,6 +91,14 @@ def test_exact_neighbours_are_each_papers_closest_by_cosine_itself_first():
     np.testing.assert_array_equal(indices[:, 0], np.arange(len(points)))
     np.testing.assert_array_equal(np.sort(indices, axis=1), np.sort(expected, axis=1))
     np.testing.assert_allclose(distances, 1 - np.take_along_axis(similarity, indices, axis=1), atol=1e-5)
+
+
+@pytest.mark.parametrize("columns, count", [(103, 7), (64, 8), (9, 9), (500, 1)])
+def test_most_similar_is_each_rows_largest_in_order_ties_by_lower_column(columns, count):
+    # Few distinct values, so that most rows have ties across the cut and within the kept ones.
+    similarity = np.random.default_rng(columns).integers(0, 6, size=(40, columns)).astype(np.float32)
+    expected = np.argsort(-similarity, axis=1, kind="stable")[:, :count]
+    np.testing.assert_array_equal(most_similar(similarity, count), expected)
 
 
 def test_a_whole_corpus_fit_on_exact_neighbours_keeps_its_structure_and_repeats():

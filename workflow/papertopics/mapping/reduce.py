@@ -64,11 +64,24 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
         similarity = units[block] @ units.T
         rows = np.arange(similarity.shape[0])
         similarity[rows, rows + start] = np.inf  # a paper is its own nearest neighbour, even among duplicates
-        nearest = np.argpartition(-similarity, n_neighbors - 1, axis=1)[:, :n_neighbors]
-        order = np.lexsort((nearest, -np.take_along_axis(similarity, nearest, axis=1)), axis=1)
-        indices[block] = np.take_along_axis(nearest, order, axis=1)
+        indices[block] = most_similar(similarity, n_neighbors)
         distances[block] = np.clip(1.0 - np.take_along_axis(similarity, indices[block], axis=1), 0.0, 2.0)
     return indices, distances
+
+
+def most_similar(similarity: np.ndarray, count: int) -> np.ndarray:
+    """Each row's ``count`` largest columns, largest first, ties by column. Each of ``count`` runs
+    of a row holds a value at least the least run maximum, so only values not below it (dozens) are
+    sorted: argpartition over whole rows was most of the exact search (1 s per 1,000 of 20,000 rows).
+    """
+    rows, columns = similarity.shape
+    run = columns // count
+    run_maxima = similarity[:, : count * run].reshape(rows, count, run).max(axis=2)
+    row, column = np.nonzero(similarity >= run_maxima.min(axis=1)[:, None])
+    order = np.lexsort((column, -similarity[row, column], row))
+    row, column = row[order], column[order]
+    first = np.searchsorted(row, np.arange(rows))
+    return column[first[:, None] + np.arange(count)]
 
 
 def approximate_neighbours(
