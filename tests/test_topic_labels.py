@@ -85,6 +85,36 @@ def test_shared_keywords_reads_the_share_of_each_topics_papers_using_a_word():
     assert [w for w, _ in kept[1]] == ["image", "pixel"]
 
 
+def test_shared_keywords_ranks_only_stored_weights_as_the_whole_vocabulary_would_rank():
+    import pandas as pd
+    from scipy.sparse import csr_matrix
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{i}" for i in range(60)]
+    texts = [" ".join(rng.choice(vocabulary, size=8)) for _ in range(30)]
+    documents = pd.DataFrame({"Document": texts, "Topic": rng.integers(0, 3, size=30)})
+
+    class FittedModel:
+        vectorizer_model = CountVectorizer().fit(texts)
+
+    words = FittedModel.vectorizer_model.get_feature_names_out()
+    # Few distinct weights (ties broken by the word's place in the vocabulary) and many zeros,
+    # stored with their columns out of order, as a product of sparse matrices may leave them.
+    dense = rng.integers(0, 4, size=(3, len(words))) * (rng.random((3, len(words))) < 0.5) / 4
+    stored = csr_matrix(dense)
+    for row in range(3):
+        cells = slice(stored.indptr[row], stored.indptr[row + 1])
+        stored.indices[cells], stored.data[cells] = stored.indices[cells][::-1], stored.data[cells][::-1]
+    candidates = {t: [("", 0.0)] * 12 for t in range(3)}
+    kept = SharedKeywords(min_share=0.2).extract_topics(FittedModel(), documents, stored, candidates)
+    used = FittedModel.vectorizer_model.transform(texts).toarray() > 0
+    for topic in range(3):
+        shares = used[documents.Topic.to_numpy() == topic].mean(axis=0)
+        expected = shared_keywords_first(dense[topic], shares, 0.2, 12)
+        assert [w for w, _ in kept[topic]] == [words[i] for i in expected]
+
+
 def test_shared_keywords_reads_each_text_once_and_answers_as_a_fresh_reading_would():
     """topics_over_time asks again about each period's papers: the answer must be what reading
     them afresh gives, without the vectorizer reading them again, until it is refitted.

@@ -79,16 +79,35 @@ class SharedKeywords:
             (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows))
         )
         sizes = np.asarray(membership.sum(axis=1)).ravel()
-        shares = sp.diags(1 / sizes) @ (membership @ used)
+        shares = sp.csr_matrix(sp.diags(1 / sizes) @ (membership @ used))
+        scores = sp.csr_matrix(c_tf_idf)
         kept = {}
         for label, candidates in topics.items():
             row = row_of[int(label)]
-            scores = c_tf_idf[row].toarray().ravel()
+            # Only the words a topic's c-TF-IDF row stores can score above 0: ranking them, not
+            # the whole vocabulary (a million words at 100,000 papers), once per topic and period.
+            columns, weights = _stored(scores, row)
             chosen = shared_keywords_first(
-                scores, shares[row].toarray().ravel(), self.min_share, len(candidates)
+                weights, _values_at(shares, row, columns), self.min_share, len(candidates)
             )
-            kept[label] = [(words[i], float(scores[i])) for i in chosen] or candidates
+            kept[label] = [(words[columns[i]], float(weights[i])) for i in chosen] or candidates
         return kept
+
+
+def _stored(matrix, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """A CSR ``matrix`` row's stored columns, in column order, and their values."""
+    cells = slice(matrix.indptr[row], matrix.indptr[row + 1])
+    order = np.argsort(matrix.indices[cells], kind="stable")
+    return matrix.indices[cells][order], matrix.data[cells][order]
+
+
+def _values_at(matrix, row: int, columns: np.ndarray) -> np.ndarray:
+    """A CSR ``matrix`` row's values at ``columns`` (0 where it stores none)."""
+    stored, values = _stored(matrix, row)
+    if not len(stored):
+        return np.zeros(len(columns))
+    at = np.minimum(np.searchsorted(stored, columns), len(stored) - 1)
+    return np.where(stored[at] == columns, values[at], 0.0)
 
 
 def representation_model(
