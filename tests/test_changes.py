@@ -237,6 +237,25 @@ def test_a_term_that_appears_in_the_newest_year_bursts_there_and_names_its_topic
     assert "learning" not in terms  # in every paper of every year: no burst
 
 
+def test_a_bursts_topics_are_those_of_its_papers_within_its_span():
+    # "certified robustness" bursts in 2022 in topic 0; two topic-5 papers say it in 2024, after.
+    rng = np.random.default_rng(8)
+    rows, years, texts = [], [], []
+    for year in (2021, 2022, 2023, 2024):
+        for number, topic in enumerate(rng.choice(10, size=400)):
+            rows.append(("x", int(topic)))
+            years.append(year)
+            words = f"learning topic{topic}words"
+            if (topic == 0 and year == 2022) or (topic == 5 and year == 2024 and number < 60):
+                before, after = rng.choice(_FILLER, size=2)
+                words += f" {before} certified robustness {after}"
+            texts.append(words)
+    _, record = describe(_papers(rows, years=years), list(range(10)), ["x"], texts=texts)
+    burst = next(b for b in record["bursts"]["bursts"] if b["term"] == "certified robustness")
+    assert burst["periods"] == ["2022"] and burst["papers"][3] > 0
+    assert [t["topic"] for t in burst["topics"]] == [0]
+
+
 def test_two_periods_or_small_ones_give_a_sentence_for_trends_and_bursts_not_an_error():
     papers = _papers([("a", t % 3) for t in range(60)] + [("b", t % 3) for t in range(60)] + [("c", 0)] * 5)
     _, record = describe(papers, [0, 1, 2], ["a", "b", "c"])

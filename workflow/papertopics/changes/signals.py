@@ -6,6 +6,7 @@ with the topics that hold most of its papers.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -182,7 +183,7 @@ def term_bursts(
         ),
         found.terms[candidates],
     )
-    spans = _BurstSpans(found, periods, tested, in_tests, papers["topic"].to_numpy(), labels)
+    spans = _BurstSpans(found, periods, tested, papers["topic"].to_numpy(), labels)
     records = [spans.record(replace(burst, term=int(candidates[burst.term])), q) for burst, q in kept]
     _mark_shown(records, settings.bursts_shown)
     by_share = found.counts[stop_phrases].sum(axis=1)
@@ -240,17 +241,28 @@ class _BurstSpans:
     found: TermCounts
     periods: Periods
     tested: list[str]
-    in_tests: np.ndarray
     topic_of: np.ndarray
     labels: dict[int, str]
 
+    @cached_property
+    def _tested_place(self) -> np.ndarray:
+        """Each (paper, period) pair's period as an index into ``tested`` (-1: not tested)."""
+        place = {name: index for index, name in enumerate(self.tested)}
+        return np.array([place.get(name, -1) for name in self.periods.period.tolist()], dtype=np.int64)
+
+    @cached_property
+    def _holders(self):
+        """``found.holds`` by term: each term's column lists the papers holding it."""
+        return self.found.holds.tocsc()
+
     def record(self, burst: Burst, q: float) -> dict:
         """One burst: its span, strength, papers in and out of it, and the topics holding most of them."""
-        found, periods = self.found, self.periods
+        found = self.found
         span = self.tested[burst.start : burst.end + 1]
-        inside = np.isin(periods.period, span) & self.in_tests
-        rows = np.unique(periods.rows[inside])
-        holders = rows[found.holds[rows, burst.term].toarray().ravel() > 0]
+        inside = (self._tested_place >= burst.start) & (self._tested_place <= burst.end)
+        rows = np.unique(self.periods.rows[inside])
+        term = self._holders
+        holders = np.intersect1d(rows, term.indices[term.indptr[burst.term] : term.indptr[burst.term + 1]])
         span_papers = int(found.totals[burst.start : burst.end + 1].sum())
         papers_in_span = int(found.counts[burst.term, burst.start : burst.end + 1].sum())
         elsewhere = int(found.counts[burst.term].sum()) - papers_in_span
