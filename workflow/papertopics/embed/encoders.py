@@ -232,13 +232,18 @@ def embed_texts(encoder, texts: list[str], batch_size: int, progress_every: int 
     return np.vstack(parts)
 
 
+def window_size(model: str, max_seq_length: int) -> int:
+    """How many of the model's tokens it reads of a text (``max_seq_length`` capped at its own)."""
+    return effective_max_seq_length(resolve_model_location(model), max_seq_length)
+
+
 def over_window(texts: list[str], model: str, max_seq_length: int) -> tuple[np.ndarray | None, int]:
     """Which texts are longer, in the model's own tokens, than the window it reads (the model
     embeds those from their first tokens), and the window's size; None where the model folder has
     no ``tokenizer.json`` to count with (a name left to the Hugging Face cache).
     """
     location = resolve_model_location(model)
-    window = effective_max_seq_length(location, max_seq_length)
+    window = window_size(model, max_seq_length)
     tokenizer_file = Path(location) / "tokenizer.json"
     if not tokenizer_file.is_file():
         return None, window

@@ -102,9 +102,13 @@ class _Embedder:
     def _write(
         self, records: list[dict], texts: list[str], vectors: np.ndarray, embeddings: str, what: str
     ) -> None:
-        from papertopics.embed.encoders import over_window
+        from papertopics.embed.encoders import over_window, window_size
 
-        truncated, window = over_window(texts, self.model, self.max_seq_length)
+        truncated, window = self.cache.window_verdicts(texts), window_size(self.model, self.max_seq_length)
+        if truncated is None:
+            truncated, window = over_window(texts, self.model, self.max_seq_length)
+            if truncated is not None:
+                self.cache.keep_window_verdicts(texts, truncated)
         counted = {} if truncated is None else {"truncated": truncated}
         if not len(records):
             vectors = np.zeros((0, self.cache.dimension or 0), dtype=np.float32)
