@@ -31,6 +31,17 @@ def test_jsonl_round_trip_keeps_unicode(tmp_path):
     assert storage.read_jsonl(tmp_path / "r.jsonl") == records
 
 
+def test_jsonl_failing_at_a_later_record_leaves_the_previous_file_and_no_temporary(tmp_path):
+    target = tmp_path / "r.jsonl"
+    storage.write_jsonl(target, [{"version": 1}])
+    # Written line by line: the first records are on disk when the third fails to serialise.
+    with pytest.raises(TypeError):
+        storage.write_jsonl(target, [{"version": 2}, {"version": 2}, {"version": {2}}])
+    assert storage.read_jsonl(target) == [{"version": 1}]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+    assert target.read_bytes() == b'{"version": 1}\n'
+
+
 def test_new_files_get_the_usual_permissions(tmp_path):
     umask = os.umask(0o022)
     os.umask(umask)
