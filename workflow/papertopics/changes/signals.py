@@ -261,8 +261,10 @@ class _BurstSpans:
         span = self.tested[burst.start : burst.end + 1]
         inside = (self._tested_place >= burst.start) & (self._tested_place <= burst.end)
         rows = np.unique(self.periods.rows[inside])
-        term = self._holders
-        holders = np.intersect1d(rows, term.indices[term.indptr[burst.term] : term.indptr[burst.term + 1]])
+        by_term = self._holders
+        holders = np.intersect1d(
+            rows, by_term.indices[by_term.indptr[burst.term] : by_term.indptr[burst.term + 1]]
+        )
         span_papers = int(found.totals[burst.start : burst.end + 1].sum())
         papers_in_span = int(found.counts[burst.term, burst.start : burst.end + 1].sum())
         elsewhere = int(found.counts[burst.term].sum()) - papers_in_span

@@ -79,8 +79,9 @@ class SharedKeywords:
             (np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(labels), len(rows))
         )
         sizes = np.asarray(membership.sum(axis=1)).ravel()
-        shares = sp.csr_matrix(sp.diags(1 / sizes) @ (membership @ used))
-        scores = sp.csr_matrix(c_tf_idf)
+        # Each row's columns in order, once: a row's words are then ranked as the vocabulary orders them.
+        shares = sp.csr_matrix(sp.diags(1 / sizes) @ (membership @ used)).sorted_indices()
+        scores = sp.csr_matrix(c_tf_idf).sorted_indices()
         kept = {}
         for label, candidates in topics.items():
             row = row_of[int(label)]
@@ -95,14 +96,13 @@ class SharedKeywords:
 
 
 def _stored(matrix, row: int) -> tuple[np.ndarray, np.ndarray]:
-    """A CSR ``matrix`` row's stored columns, in column order, and their values."""
+    """A CSR ``matrix`` row's stored columns (in column order, the indices being sorted) and values."""
     cells = slice(matrix.indptr[row], matrix.indptr[row + 1])
-    order = np.argsort(matrix.indices[cells], kind="stable")
-    return matrix.indices[cells][order], matrix.data[cells][order]
+    return matrix.indices[cells], matrix.data[cells]
 
 
 def _values_at(matrix, row: int, columns: np.ndarray) -> np.ndarray:
-    """A CSR ``matrix`` row's values at ``columns`` (0 where it stores none)."""
+    """A CSR ``matrix`` row's values at ``columns`` (0 where it stores none); its indices sorted."""
     stored, values = _stored(matrix, row)
     if not len(stored):
         return np.zeros(len(columns))
