@@ -11,6 +11,8 @@ import shutil
 import pandas as pd
 import pytest
 from papertopics import storage
+from papertopics.embed.encoders import corpus_embeddings
+from papertopics.mapping.similar import similar_papers
 
 from tests.workflow_support import REPO, SEEDS, make_workdir, planned_jobs, run_workflow
 
@@ -28,6 +30,7 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     assert "everything was refitted" in (workdir / "results/report/index.html").read_text()
     before = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str).set_index("id")
     fit = {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")}
+    fit_similar = (workdir / "results/fit/similar.npz").read_bytes()
     # The fit keeps each paper's topic, label and group label, which a placed update keeps.
     kept = storage.read_arrays(workdir / "results/fit/topics.npz")
     fitted = json.loads((workdir / "results/topics/topic_details.json").read_text())
@@ -49,6 +52,19 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     assert len(after) > len(before)
     # The fit placed on is published again as it was: the next dump is placed on the same map.
     assert {path.name: path.read_bytes() for path in (workdir / "results/fit").rglob("*.joblib")} == fit
+    assert (workdir / "results/fit/similar.npz").read_bytes() == fit_similar
+    # The new papers' similar papers are searched against all, and added to the fit's kept lists:
+    # as an exact search of the whole corpus would list them.
+    added = len(after) - len(before)
+    assert (
+        f"{added} added to the fit's kept lists" in (workdir / "results/logs/similar_papers.log").read_text()
+    )
+    _, vectors = corpus_embeddings(
+        str(workdir / "results/corpus/papers.jsonl"),
+        sorted(map(str, (workdir / "results/embeddings").glob("*.npz"))),
+    )
+    listed = storage.read_arrays(workdir / "results/similar/papers.npz")["indices"]
+    assert (listed == similar_papers(vectors, listed.shape[1], exact_up_to=len(vectors))[0]).mean() > 0.99
     placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
     assert placement["new_papers"] == len(after) - len(before)
     assert placement["new_topics"] >= 1 and placement["refit_recommended"]  # the map lacks the field

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics import storage
-from papertopics.mapping.similar import similar_papers
+from papertopics.mapping.similar import (
+    KeptSimilar,
+    similar_papers,
+    similar_papers_added,
+    vectors_fingerprint,
+    why_not_added,
+)
 from test_light_imports import imported_after
 
 
@@ -66,9 +72,97 @@ def test_the_stage_writes_the_corpus_ids_and_imports_no_heavy_library(tmp_path):
     out = tmp_path / "similar.npz"
     code = (
         "from papertopics.mapping import stages as mapping_stages\n"
-        f"mapping_stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], {str(out)!r}, {{'similar_papers': 5, 'similar_exact_up_to': 1000}})\n"
+        f"mapping_stages.similar_papers({str(tmp_path / 'papers.jsonl')!r}, [{str(tmp_path / 'd.npz')!r}], [], {str(out)!r}, {{'similar_papers': 5, 'similar_exact_up_to': 1000}})\n"
     )
     assert imported_after(code) == []
     stored = storage.read_arrays(out)
     assert stored["ids"].tolist() == [r["id"] for r in records]
     assert (stored["indices"] == _brute_force(vectors, 5)).mean() > 0.99
+
+
+def _kept(vectors: np.ndarray, ids: list[str], count: int) -> KeptSimilar:
+    """The lists the stage would keep with a fit of these papers, searched exactly."""
+    indices, similarity = similar_papers(vectors, count, exact_up_to=10_000)
+    return KeptSimilar(np.array(ids), indices, similarity, "exact", vectors_fingerprint(vectors))
+
+
+def test_papers_added_to_kept_lists_get_the_lists_an_exact_search_of_all_gives():
+    vectors = _vectors(700, seed=3)
+    ids = [f"p{i}" for i in range(700)]
+    # The fit had 600 of these papers, in another order; 100 were added since, among them.
+    fitted = np.random.default_rng(1).permutation(700)[:600]
+    kept = _kept(vectors[fitted], [ids[i] for i in fitted], 10)
+    assert why_not_added(kept, ids, vectors, 10, exact_up_to=10_000) == ""
+    indices, similarity = similar_papers_added(vectors, 10, kept, ids)
+    expected_indices, expected_similarity = similar_papers(vectors, 10, exact_up_to=10_000)
+    assert indices.dtype == np.int32 and similarity.dtype == np.float32
+    assert (indices == expected_indices).mean() > 0.999  # ties may swap
+    np.testing.assert_allclose(similarity, expected_similarity, atol=1e-6)
+    added = np.setdiff1d(np.arange(700), fitted)
+    kept_listing_an_added = np.isin(indices[fitted], added).any(axis=1)
+    assert kept_listing_an_added.sum() > 50, "kept papers' lists take in the added papers"
+
+
+@pytest.mark.parametrize("fitted", [37, 5])
+def test_kept_lists_are_extended_with_fewer_added_papers_or_kept_papers_than_a_list(fitted):
+    vectors = _vectors(40, seed=5)
+    ids = [f"p{i}" for i in range(40)]
+    kept = _kept(vectors[:fitted], ids[:fitted], 10)
+    indices, similarity = similar_papers_added(vectors, 10, kept, ids)
+    assert (indices == similar_papers(vectors, 10, exact_up_to=10_000)[0]).all()
+    assert not (indices == np.arange(40)[:, None]).any()
+
+
+def test_kept_lists_that_no_longer_hold_are_not_extended():
+    vectors = _vectors(60, seed=7)
+    ids = [f"p{i}" for i in range(60)]
+    kept = _kept(vectors[:50], ids[:50], 5)
+    assert why_not_added(kept, ids[1:], vectors[1:], 5, exact_up_to=1000) == (
+        "their paper p0 is no longer in the corpus"
+    )
+    changed = vectors.copy()
+    changed[3] *= 1.001
+    assert why_not_added(kept, ids, changed, 5, 1000) == "their papers' embeddings changed"
+    assert why_not_added(kept, ids, vectors, 8, 1000) == "they list 5 similar papers a paper, not 8"
+    approximate = KeptSimilar(kept.ids, kept.indices, kept.similarity, "nn-descent", kept.fingerprint)
+    assert why_not_added(approximate, ids, vectors, 5, 1000) == (
+        "they were searched approximately, and this corpus is searched exactly"
+    )
+    assert why_not_added(approximate, ids, vectors, 5, 55) == ""
+
+
+def test_the_stage_extends_the_fits_kept_lists_or_searches_again(tmp_path, caplog):
+    from papertopics.mapping import stages as mapping_stages
+
+    vectors = _vectors(80, seed=11)
+    records = [{"id": f"p{i}", "dump": "d", "text": f"paper {i}"} for i in range(80)]
+    storage.write_jsonl(tmp_path / "papers.jsonl", records)
+    storage.write_arrays(tmp_path / "d.npz", ids=np.array([r["id"] for r in records]), vectors=vectors)
+    storage.write_jsonl(tmp_path / "fitted.jsonl", records[:70])
+    knobs = {"similar_papers": 5, "similar_exact_up_to": 1000}
+    fitted_similar = str(tmp_path / "fit.npz")
+    mapping_stages.similar_papers(
+        str(tmp_path / "fitted.jsonl"), [str(tmp_path / "d.npz")], [], fitted_similar, knobs
+    )
+    stored = storage.read_arrays(fitted_similar)
+    assert str(stored["search"]) == "exact" and str(stored["fingerprint"]) == vectors_fingerprint(
+        vectors[:70]
+    )
+    out = tmp_path / "similar.npz"
+    with caplog.at_level("INFO"):
+        mapping_stages.similar_papers(
+            str(tmp_path / "papers.jsonl"), [str(tmp_path / "d.npz")], [fitted_similar], str(out), knobs
+        )
+    assert "10 added to the fit's kept lists" in caplog.text
+    assert (storage.read_arrays(out)["indices"] == _brute_force(vectors, 5)).mean() > 0.99
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        mapping_stages.similar_papers(
+            str(tmp_path / "papers.jsonl"),
+            [str(tmp_path / "d.npz")],
+            [fitted_similar],
+            str(out),
+            {**knobs, "similar_papers": 6},
+        )
+    assert "exact: they list 5 similar papers a paper, not 6" in caplog.text
+    assert (storage.read_arrays(out)["indices"] == _brute_force(vectors, 6)).mean() > 0.99

@@ -39,6 +39,7 @@ rule similar_papers:
     input:
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        fitted_similar=last_fit("similar.npz"),
     output:
         similar="results/similar/papers.npz",
     log:

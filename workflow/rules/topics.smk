@@ -160,6 +160,8 @@ rule keep_fit:
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
         fitted_topics=last_fit("topics.npz"),
+        similar="results/similar/papers.npz",
+        fitted_similar=last_fit("similar.npz"),
     output:
         fit=directory("results/staged/fit"),
     log:

@@ -78,9 +78,13 @@ def cluster_points(
 
 def topic_centroids(embeddings: np.ndarray, topics: np.ndarray, topic_ids) -> np.ndarray:
     """Unit-length mean embedding of each topic in ``topic_ids``, one row each, in that order."""
-    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids])
-    norms = np.linalg.norm(centroids, axis=1, keepdims=True)
-    return centroids / np.where(norms > 0, norms, 1.0)
+    return unit_rows(np.vstack([embeddings[topics == topic].mean(axis=0) for topic in topic_ids]))
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (a row of zeros left as it is): cosines are then products."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
 
 
 def assign_outliers(embeddings: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -222,13 +222,17 @@ def keep_fit(
     topic_papers: str,
     details: str,
     fitted_topics: list[str],
+    similar: str,
+    fitted_similar: list[str],
     fit: str,
 ) -> None:
     """``fit`` (``results/staged/fit``, published as ``results/fit``): the run's fitted models
-    (``projections``: the reduce stage's, then each consensus run's; the map's; the clusters')
-    and each fitted paper's final topic, its label and its group's label ("" in none; from the
-    topic records, ``details``). After a placement every file is the last fit's own (hard links:
-    a placed run publishes the fit it placed on unchanged); after a refit, this run's.
+    (``projections``: the reduce stage's, then each consensus run's; the map's; the clusters'),
+    each fitted paper's final topic, its label and its group's label ("" in none; from the
+    topic records, ``details``), and the papers' similar papers (``similar``), which a placed
+    run extends. After a placement every file is the last fit's own (hard links: a placed run
+    publishes the fit it placed on unchanged; ``fitted_topics``, ``fitted_similar``); after a
+    refit, this run's.
     """
     import pandas as pd
 
@@ -242,7 +246,10 @@ def keep_fit(
     link_or_copy(clusters, str(folder / "clusters.joblib"))
     if str(storage.read_arrays(labels)["mode"]) == "place" and fitted_topics:
         link_or_copy(fitted_topics[0], str(folder / "topics.npz"))
+        for path in fitted_similar:
+            link_or_copy(path, str(folder / "similar.npz"))
         return
+    link_or_copy(similar, str(folder / "similar.npz"))
     table = pd.read_csv(topic_papers, dtype={"id": str}, usecols=["id", "topic", "topic_label", "outlier"])
     found = storage.read_json(details)
     group_label = {topic: group["label"] for group in found["groups"] for topic in group["topics"]}

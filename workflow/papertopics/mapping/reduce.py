@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from papertopics.mapping.cluster import unit_rows
 from papertopics.mapping.sizing import resolve_n_neighbors
 
 # Spectral initialisation needs more points than dimensions + 1; below this, use random init.
@@ -54,8 +55,7 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
         search = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm="brute").fit(vectors)
         distances, indices = search.kneighbors(vectors)
         return indices, distances.astype(np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    units = (vectors / np.where(norms > 0, norms, 1)).astype(np.float32)
+    units = unit_rows(vectors).astype(np.float32)
     indices = np.empty((len(units), n_neighbors), dtype=np.int64)
     distances = np.empty((len(units), n_neighbors), dtype=np.float32)
     block_rows = max(1, min(_NEIGHBOUR_BLOCK, _NEIGHBOUR_BLOCK_VALUES // max(len(units), 1)))

@@ -245,27 +245,36 @@ def cluster(
     _LOG.info("clustered: %s", used)
 
 
-def similar_papers(papers: str, embeddings: list[str], similar: str, knobs: dict) -> None:
+def similar_papers(
+    papers: str, embeddings: list[str], fitted_similar: list[str], similar: str, knobs: dict
+) -> None:
     """Each paper's most similar papers by embedding, for the report (``papertopics.mapping.similar``);
-    ``knobs``: ``papertopics.settings.SimilarSettings``'s fields.
+    under ``update: place``, the lists kept with the fit (``fitted_similar``; none otherwise)
+    extended with the papers added since. ``knobs``: ``SimilarSettings``' fields.
     """
     import time
 
-    from papertopics.mapping.reduce import neighbour_search
-    from papertopics.mapping.similar import similar_papers as nearest
+    from papertopics.mapping.similar import KeptSimilar, similar_papers_since, vectors_fingerprint
     from papertopics.settings import SimilarSettings
 
     settings = SimilarSettings(**knobs)
     records, vectors = corpus_embeddings(papers, embeddings)
+    ids = [p["id"] for p in records]
     start = time.perf_counter()
-    indices, similarity = nearest(vectors, settings.similar_papers, settings.similar_exact_up_to)
+    kept = KeptSimilar.read(fitted_similar[0]) if fitted_similar else None
+    found = similar_papers_since(vectors, ids, settings.similar_papers, settings.similar_exact_up_to, kept)
     storage.write_arrays(
-        similar, ids=np.array([p["id"] for p in records]), indices=indices, similarity=similarity
+        similar,
+        ids=np.array(ids),
+        indices=found.indices,
+        similarity=found.similarity,
+        search=np.array(found.search),
+        fingerprint=np.array(vectors_fingerprint(vectors)),
     )
     _LOG.info(
         "%d similar papers of each of %d papers (%s) in %.1f s",
-        indices.shape[1],
-        len(records),
-        neighbour_search(len(records), settings.similar_exact_up_to),
+        found.indices.shape[1],
+        len(ids),
+        found.how,
         time.perf_counter() - start,
     )
