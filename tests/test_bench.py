@@ -129,3 +129,15 @@ def test_placement_bench_agrees_with_the_refit(tmp_path):
     assert results["seconds"]["place_noop_jobs"] == {}
     assert agreement["same_topic_id"] >= agreement["earlier_same_topic_in_refit"] - 0.15
     assert agreement["ari_new_papers"] > 0.1
+    # The placed run words afresh only the placed papers' period (2024); the fitted periods'
+    # wording is the fit's (the cold run's), kept with it.
+    fitted, placed = (
+        {t["topic"]: t["wording"] for t in json.loads(path.read_text(encoding="utf-8"))["topics"]}
+        for path in (
+            tmp_path / f"scratch/{run}/results/topics/topic_details.json" for run in ("cold", "place")
+        )
+    )
+    assert all(placed[topic][: len(wording)] == wording for topic, wording in fitted.items())
+    assert {entry["period"] for wording in placed.values() for entry in wording} - {
+        entry["period"] for wording in fitted.values() for entry in wording
+    } == {"2024"}

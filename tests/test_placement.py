@@ -261,3 +261,39 @@ def test_the_neighbour_graph_is_skipped_only_where_the_fit_can_place_the_corpus(
     assert not placing([], "place", ["a", "b", "c"], 0.0)  # nothing fitted yet
     assert not placing([str(fit)], "place", ["a", "c"], 0.0)  # a fitted paper gone: a refit
     assert not placing([str(fit)], "place", ["a", "b", "c"], 0.3)  # word vectors refitted
+
+
+def test_a_placed_update_words_afresh_only_the_periods_of_its_placed_papers_and_those_unworded():
+    from papertopics.groups.periods import Periods
+    from papertopics.topics.wording import periods_to_word, with_kept_wording
+
+    # Six papers: two in 2022, two in 2023 (one of them placed), two in 2024 (a year the fit lacked).
+    periods = Periods(
+        "year",
+        ["2022", "2023", "2024"],
+        np.arange(6),
+        np.array(["2022", "2022", "2023", "2023", "2024", "2024"]),
+        0,
+    )
+    placed = np.array([False, False, False, True, False, False])
+    fresh = periods_to_word(periods, placed, worded=["2022", "2023"])
+    assert fresh.names == periods.names
+    assert fresh.rows.tolist() == [2, 3, 4, 5] and sorted(set(fresh.period)) == ["2023", "2024"]
+    # A fit of one period worded none: every period is worded afresh.
+    assert periods_to_word(periods, placed, worded=[]).rows.tolist() == list(range(6))
+
+    kept = [
+        {"period": "2022", "papers": 2, "keywords": ["kept 2022"]},
+        {"period": "2023", "papers": 1, "keywords": ["stale 2023"]},
+    ]
+    new = [
+        {"period": "2024", "papers": 2, "keywords": ["new 2024"]},
+        {"period": "2023", "papers": 2, "keywords": ["new 2023"]},
+    ]
+    assert [
+        entry["keywords"][0] for entry in with_kept_wording(kept, new, {"2023", "2024"}, periods.names)
+    ] == [
+        "kept 2022",
+        "new 2023",
+        "new 2024",
+    ]

@@ -66,9 +66,13 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     listed = storage.read_arrays(workdir / "results/similar/papers.npz")["indices"]
     assert (listed == similar_papers(vectors, listed.shape[1], exact_up_to=len(vectors))[0]).mean() > 0.99
     placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
+    details = json.loads((workdir / "results/topics/topic_details.json").read_text())
+    # The fit, of one dump, worded no period: the placed run words each of its dumps.
+    assert json.loads((workdir / "results/fit/wording.json").read_text())["periods"] == []
+    worded = {entry["period"] for topic in details["topics"] for entry in topic["wording"]}
+    assert worded == set(after["dump"])
     assert placement["new_papers"] == len(after) - len(before)
     assert placement["new_topics"] >= 1 and placement["refit_recommended"]  # the map lacks the field
-    details = json.loads((workdir / "results/topics/topic_details.json").read_text())
     new = [topic for topic in details["settings"]["placement"]["new_topics"] if topic["dump"] == "reefs"]
     assert len(new) == 1
     planted = after[after["dump"] == "reefs"]

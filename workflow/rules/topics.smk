@@ -129,6 +129,8 @@ rule topics:
         groups_settings="results/groups/groups.json",
         # The last good run's topics, which this run's are matched against (stable ids).
         history=published_history(TOPICS),
+        # update: place words afresh only the periods of the placed papers; the others as fitted.
+        fitted_wording=last_fit("wording.json"),
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
         topic_papers="results/staged/topics/papers.csv",
@@ -160,6 +162,7 @@ rule keep_fit:
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
         fitted_topics=last_fit("topics.npz"),
+        fitted_wording=last_fit("wording.json"),
         similar="results/similar/papers.npz",
         fitted_similar=last_fit("similar.npz"),
     output:

@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -214,6 +215,18 @@ def project(
     return ids, coordinates, np.zeros(len(ids), dtype=bool), settings
 
 
+@dataclass(frozen=True)
+class LastFit:
+    """The last fit's files that a placed run passes on unchanged (``results/fit/``; zero or one
+    path each, none under a refit): each fitted paper's topic and labels (``topics.npz``), each
+    topic's wording per period (``wording.json``), the papers' similar papers (``similar.npz``).
+    """
+
+    fitted_topics: list[str]
+    fitted_wording: list[str]
+    fitted_similar: list[str]
+
+
 def keep_fit(
     projections: list[str],
     map_model: str,
@@ -221,18 +234,17 @@ def keep_fit(
     labels: str,
     topic_papers: str,
     details: str,
-    fitted_topics: list[str],
     similar: str,
-    fitted_similar: list[str],
+    last: LastFit,
     fit: str,
 ) -> None:
     """``fit`` (``results/staged/fit``, published as ``results/fit``): the run's fitted models
     (``projections``: the reduce stage's, then each consensus run's; the map's; the clusters'),
     each fitted paper's final topic, its label and its group's label ("" in none; from the
-    topic records, ``details``), and the papers' similar papers (``similar``), which a placed
-    run extends. After a placement every file is the last fit's own (hard links: a placed run
-    publishes the fit it placed on unchanged; ``fitted_topics``, ``fitted_similar``); after a
-    refit, this run's.
+    topic records, ``details``), each topic's wording per period (from them too), and the
+    papers' similar papers (``similar``), which a placed run extends. After a placement every
+    file is the ``last`` fit's own (hard links: a placed run publishes the fit it placed on
+    unchanged); after a refit, this run's.
     """
     import pandas as pd
 
@@ -244,15 +256,24 @@ def keep_fit(
         link_or_copy(path, str(folder / "projections" / f"{run}.joblib"))
     link_or_copy(map_model, str(folder / "map.joblib"))
     link_or_copy(clusters, str(folder / "clusters.joblib"))
-    if str(storage.read_arrays(labels)["mode"]) == "place" and fitted_topics:
-        link_or_copy(fitted_topics[0], str(folder / "topics.npz"))
-        for path in fitted_similar:
-            link_or_copy(path, str(folder / "similar.npz"))
+    if str(storage.read_arrays(labels)["mode"]) == "place" and last.fitted_topics:
+        for name, kept in (
+            ("topics.npz", last.fitted_topics),
+            ("wording.json", last.fitted_wording),
+            ("similar.npz", last.fitted_similar),
+        ):
+            for path in kept:
+                link_or_copy(path, str(folder / name))
         return
     link_or_copy(similar, str(folder / "similar.npz"))
     table = pd.read_csv(topic_papers, dtype={"id": str}, usecols=["id", "topic", "topic_label", "outlier"])
     found = storage.read_json(details)
     group_label = {topic: group["label"] for group in found["groups"] for topic in group["topics"]}
+    wording = {str(record["topic"]): record.get("wording", []) for record in found["topics"]}
+    worded = sorted({entry["period"] for entries in wording.values() for entry in entries})
+    storage.write_json(
+        folder / "wording.json", {"by": found["settings"]["wording_by"], "periods": worded, "topics": wording}
+    )
     storage.write_arrays(
         folder / "topics.npz",
         ids=table["id"].to_numpy(dtype=str),

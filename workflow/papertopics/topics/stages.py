@@ -38,6 +38,8 @@ class TopicInputs:
         groups_settings: the groups stage's settings (``groups.json``).
         history: the published history's topic record (``papertopics.topics.history``; zero or
             one path), which this run's topics are matched against.
+        fitted_wording: under ``update: place``, each fitted topic's wording per period as the
+            last fit kept it (``results/fit/wording.json``; zero or one path).
     """
 
     papers: str
@@ -50,6 +52,7 @@ class TopicInputs:
     groups_table: str
     groups_settings: str
     history: list[str]
+    fitted_wording: list[str]
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,8 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
     paper_table = _paper_table(records, found, map_2d, placed)
     periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
-    _add_wording(found, texts, periods, groups)
+    kept_wording = storage.read_json(inputs.fitted_wording[0]) if inputs.fitted_wording else None
+    _add_wording(found, texts, (periods, groups), placed if fitted_labels is not None else None, kept_wording)
     storage.write_csv(outputs.topics, topic_table(found.details))
     storage.write_csv(outputs.topic_papers, paper_table)
     recorded = {
@@ -167,14 +171,20 @@ def run_settings(stage: TopicStageSettings, **changed):
     return replace(run, **changed)
 
 
-def _add_wording(found, texts: list[str], periods, groups) -> None:
-    """Each topic's wording per period (and per group, with venues and years both compared),
-    from the fitted model (in its own topic numbers), added to its record.
+def _add_wording(found, texts: list[str], compared, placed: np.ndarray | None, kept: dict | None) -> None:
+    """Each topic's wording per period (and per group, with venues and years both compared:
+    ``compared``, the periods and the groups), from the fitted model (in its own topic numbers),
+    added to its record. A placed update (``placed``: the placed papers) words afresh only the
+    periods its placed papers are in, the others as the fit ``kept`` them (the fit's
+    ``wording.json``), where it compared the same kind of periods.
     """
-    from papertopics.topics.wording import wording_per_period
+    from papertopics.topics.wording import periods_to_word, with_kept_wording, wording_per_period
 
+    periods, groups = compared
     model_topics = found.model_topics
-    wording = wording_per_period(found.model, texts, model_topics, periods)
+    kept_topics = kept["topics"] if kept and placed is not None and kept["by"] == periods.by else None
+    fresh = periods if kept_topics is None else periods_to_word(periods, placed, kept["periods"])
+    wording = wording_per_period(found.model, texts, model_topics, fresh)
     group_wording = (
         wording_per_period(found.model, texts, model_topics, groups)
         if groups is not None and groups.by != periods.by
@@ -182,6 +192,10 @@ def _add_wording(found, texts: list[str], periods, groups) -> None:
     )
     for record in found.details:
         record["wording"] = wording.get(record["model_topic"], [])
+        if kept_topics is not None:
+            record["wording"] = with_kept_wording(
+                kept_topics.get(str(record["topic"]), []), record["wording"], set(fresh.period), periods.names
+            )
         if group_wording is not None:
             record["group_wording"] = group_wording.get(record["model_topic"], [])
 

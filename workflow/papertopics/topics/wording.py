@@ -5,9 +5,14 @@ the fitted model's vocabulary and weighting. Its two smoothings are off: averagi
 topic's overall keywords (``global_tuning``) and with the previous period's (``evolution_tuning``)
 both pull a period's words towards the others', which hides the shift a reader looks for
 ("adversarial examples" becoming "certified robustness").
+
+A placed update (``update: place``) words afresh only the periods its placed papers are in: the
+fitted papers keep their topics, so the other periods' wording is the fit's, kept with it.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,3 +44,23 @@ def wording_per_period(
             {"period": periods.names[int(row.Timestamp)], "papers": int(row.Frequency), "keywords": words}
         )
     return wording
+
+
+def periods_to_word(periods: Periods, placed: np.ndarray, worded: list[str]) -> Periods:
+    """``periods`` with only those a placed update words afresh: those holding a ``placed`` paper
+    (a flag per paper row), and those the fit did not word (not in ``worded``; a fit of one
+    period words none). Each keeps all its papers, and the names are the same, so that
+    ``wording_per_period`` orders them alike.
+    """
+    fresh = set(periods.period[placed[periods.rows]].tolist()) | (set(periods.names) - set(worded))
+    chosen = np.isin(periods.period, list(fresh))
+    return replace(periods, rows=periods.rows[chosen], period=periods.period[chosen])
+
+
+def with_kept_wording(kept: list[dict], fresh: list[dict], fresh_periods, names: list[str]) -> list[dict]:
+    """A topic's wording per period: ``fresh`` (this run's) for ``fresh_periods``, ``kept`` (the
+    fit's) for the others, oldest first by ``names``.
+    """
+    place = {name: index for index, name in enumerate(names)}
+    entries = [entry for entry in kept if entry["period"] not in set(fresh_periods)] + fresh
+    return sorted(entries, key=lambda entry: place.get(entry["period"], len(names)))
