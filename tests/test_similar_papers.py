@@ -103,7 +103,7 @@ def test_papers_added_to_kept_lists_get_the_lists_an_exact_search_of_all_gives()
     assert kept_listing_an_added.sum() > 50, "kept papers' lists take in the added papers"
 
 
-@pytest.mark.parametrize("fitted", [37, 5])
+@pytest.mark.parametrize("fitted", [37, 5, 1])
 def test_kept_lists_are_extended_with_fewer_added_papers_or_kept_papers_than_a_list(fitted):
     vectors = _vectors(40, seed=5)
     ids = [f"p{i}" for i in range(40)]

@@ -135,7 +135,9 @@ def similar_papers_added(
     exactly; a kept paper's is its kept list merged with its most similar added papers. Equal to
     the exact search (up to float rounding) where the kept lists are exact.
     """
-    wanted = max(min(count, len(vectors) - 1), 0)
+    wanted = min(count, len(vectors) - 1)
+    if wanted <= 0:
+        return np.zeros((len(vectors), 0), np.int32), np.zeros((len(vectors), 0), np.float32)
     row_of = {paper: row for row, paper in enumerate(ids)}
     kept_rows = np.array([row_of[paper] for paper in kept.ids.tolist()], dtype=np.int64)
     added = np.setdiff1d(np.arange(len(vectors)), kept_rows)
