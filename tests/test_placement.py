@@ -263,11 +263,12 @@ def test_the_neighbour_graph_is_skipped_only_where_the_fit_can_place_the_corpus(
     assert not placing([str(fit)], "place", ["a", "b", "c"], 0.3)  # word vectors refitted
 
 
-def test_a_placed_update_words_afresh_only_the_periods_of_its_placed_papers_and_those_unworded():
+def test_a_placed_update_words_afresh_only_the_periods_whose_topics_papers_changed():
     from papertopics.groups.periods import Periods
     from papertopics.topics.wording import periods_to_word, with_kept_wording
 
-    # Six papers: two in 2022, two in 2023 (one of them placed), two in 2024 (a year the fit lacked).
+    # Six papers: two in 2022, two in 2023 (one of them placed in topic 1), two in 2024 (a year
+    # the fit lacked).
     periods = Periods(
         "year",
         ["2022", "2023", "2024"],
@@ -275,12 +276,28 @@ def test_a_placed_update_words_afresh_only_the_periods_of_its_placed_papers_and_
         np.array(["2022", "2022", "2023", "2023", "2024", "2024"]),
         0,
     )
-    placed = np.array([False, False, False, True, False, False])
-    fresh = periods_to_word(periods, placed, worded=["2022", "2023"])
+    topics = np.array([0, 1, 0, 1, 1, 1])
+    fitted = {
+        "0": [
+            {"period": "2022", "papers": 1, "keywords": []},
+            {"period": "2023", "papers": 1, "keywords": []},
+        ],
+        "1": [{"period": "2022", "papers": 1, "keywords": []}],
+    }
+    fresh = periods_to_word(periods, topics, fitted)
     assert fresh.names == periods.names
     assert fresh.rows.tolist() == [2, 3, 4, 5] and sorted(set(fresh.period)) == ["2023", "2024"]
     # A fit of one period worded none: every period is worded afresh.
-    assert periods_to_word(periods, placed, worded=[]).rows.tolist() == list(range(6))
+    assert periods_to_word(periods, topics, {}).rows.tolist() == list(range(6))
+    # Nothing placed, nothing changed: nothing is worded afresh.
+    assert (
+        periods_to_word(
+            periods,
+            topics,
+            {**fitted, "1": [*fitted["1"], {"period": "2023", "papers": 1}, {"period": "2024", "papers": 2}]},
+        ).rows.tolist()
+        == []
+    )
 
     kept = [
         {"period": "2022", "papers": 2, "keywords": ["kept 2022"]},

@@ -270,10 +270,7 @@ def keep_fit(
     found = storage.read_json(details)
     group_label = {topic: group["label"] for group in found["groups"] for topic in group["topics"]}
     wording = {str(record["topic"]): record.get("wording", []) for record in found["topics"]}
-    worded = sorted({entry["period"] for entries in wording.values() for entry in entries})
-    storage.write_json(
-        folder / "wording.json", {"by": found["settings"]["wording_by"], "periods": worded, "topics": wording}
-    )
+    storage.write_json(folder / "wording.json", {"by": found["settings"]["wording_by"], "topics": wording})
     storage.write_arrays(
         folder / "topics.npz",
         ids=table["id"].to_numpy(dtype=str),

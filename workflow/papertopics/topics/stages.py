@@ -123,8 +123,8 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
     paper_table = _paper_table(records, found, map_2d, placed)
     periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
-    kept_wording = storage.read_json(inputs.fitted_wording[0]) if inputs.fitted_wording else None
-    _add_wording(found, texts, (periods, groups), placed if fitted_labels is not None else None, kept_wording)
+    # The fit's wording, where this run places papers on that fit (a refit words every period).
+    _add_wording(found, texts, (periods, groups), inputs.fitted_wording if fitted_labels is not None else [])
     storage.write_csv(outputs.topics, topic_table(found.details))
     storage.write_csv(outputs.topic_papers, paper_table)
     recorded = {
@@ -171,19 +171,20 @@ def run_settings(stage: TopicStageSettings, **changed):
     return replace(run, **changed)
 
 
-def _add_wording(found, texts: list[str], compared, placed: np.ndarray | None, kept: dict | None) -> None:
+def _add_wording(found, texts: list[str], compared, fitted_wording: list[str]) -> None:
     """Each topic's wording per period (and per group, with venues and years both compared:
     ``compared``, the periods and the groups), from the fitted model (in its own topic numbers),
-    added to its record. A placed update (``placed``: the placed papers) words afresh only the
-    periods its placed papers are in, the others as the fit ``kept`` them (the fit's
-    ``wording.json``), where it compared the same kind of periods.
+    added to its record. Given the wording a fit kept (``fitted_wording``: its ``wording.json``,
+    zero or one path; used where it worded the same kind of periods), only the periods whose
+    topics' papers changed since are worded afresh.
     """
     from papertopics.topics.wording import periods_to_word, with_kept_wording, wording_per_period
 
     periods, groups = compared
     model_topics = found.model_topics
-    kept_topics = kept["topics"] if kept and placed is not None and kept["by"] == periods.by else None
-    fresh = periods if kept_topics is None else periods_to_word(periods, placed, kept["periods"])
+    kept = storage.read_json(fitted_wording[0]) if fitted_wording else None
+    kept_topics = kept["topics"] if kept and kept["by"] == periods.by else None
+    fresh = periods if kept_topics is None else periods_to_word(periods, found.topics, kept_topics)
     wording = wording_per_period(found.model, texts, model_topics, fresh)
     group_wording = (
         wording_per_period(found.model, texts, model_topics, groups)

@@ -6,12 +6,14 @@ topic's overall keywords (``global_tuning``) and with the previous period's (``e
 both pull a period's words towards the others', which hides the shift a reader looks for
 ("adversarial examples" becoming "certified robustness").
 
-A placed update (``update: place``) words afresh only the periods its placed papers are in: the
-fitted papers keep their topics, so the other periods' wording is the fit's, kept with it.
+A placed update (``update: place``) words afresh only the periods whose topics' papers are not
+those the fit worded (its placed papers' periods): the fitted papers keep their topics, so the
+other periods' wording is the fit's, kept with it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -46,13 +48,22 @@ def wording_per_period(
     return wording
 
 
-def periods_to_word(periods: Periods, placed: np.ndarray, worded: list[str]) -> Periods:
-    """``periods`` with only those a placed update words afresh: those holding a ``placed`` paper
-    (a flag per paper row), and those the fit did not word (not in ``worded``; a fit of one
-    period words none). Each keeps all its papers, and the names are the same, so that
-    ``wording_per_period`` orders them alike.
+def periods_to_word(periods: Periods, topics: np.ndarray, kept: dict[str, list[dict]]) -> Periods:
+    """``periods`` with only those a placed update words afresh: those where a topic (``topics``:
+    each paper's) holds another number of papers than the fit's wording of it says (``kept``:
+    each topic's, as the fit kept it), such as a placed paper's period or one the fit did not
+    word (a fit of one period words none). Each keeps all its papers, and the names are the
+    same, so that ``wording_per_period`` orders them alike.
     """
-    fresh = set(periods.period[placed[periods.rows]].tolist()) | (set(periods.names) - set(worded))
+    now = Counter(zip(periods.period.tolist(), np.asarray(topics)[periods.rows].tolist(), strict=True))
+    then = {
+        (entry["period"], int(topic)): entry["papers"] for topic, entries in kept.items() for entry in entries
+    }
+    fresh = {
+        period
+        for period, topic in now.keys() | then.keys()
+        if now[period, topic] != then.get((period, topic), 0)
+    }
     chosen = np.isin(periods.period, list(fresh))
     return replace(periods, rows=periods.rows[chosen], period=periods.period[chosen])
 
