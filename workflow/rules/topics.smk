@@ -129,7 +129,7 @@ rule topics:
         groups_settings="results/groups/groups.json",
         # The last good run's topics, which this run's are matched against (stable ids).
         history=published_history(TOPICS),
-        # update: place words afresh only the periods of the placed papers; the others as fitted.
+        # update: place words afresh only the periods whose topics' papers changed; the others as fitted.
         fitted_wording=last_fit("wording.json"),
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),

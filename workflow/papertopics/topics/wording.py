@@ -72,6 +72,6 @@ def with_kept_wording(kept: list[dict], fresh: list[dict], fresh_periods, names:
     """A topic's wording per period: ``fresh`` (this run's) for ``fresh_periods``, ``kept`` (the
     fit's) for the others, oldest first by ``names``.
     """
-    place = {name: index for index, name in enumerate(names)}
-    entries = [entry for entry in kept if entry["period"] not in set(fresh_periods)] + fresh
+    place, fresh_periods = {name: index for index, name in enumerate(names)}, set(fresh_periods)
+    entries = [entry for entry in kept if entry["period"] not in fresh_periods] + fresh
     return sorted(entries, key=lambda entry: place.get(entry["period"], len(names)))
