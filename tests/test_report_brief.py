@@ -40,6 +40,7 @@ def _summary(*titles: str) -> dict:
         (("arxiv-a", "arxiv-b"), [], "Topics of arxiv-a + arxiv-b"),  # no year anywhere
         (("a", "b", "c", "d", "e"), [], "Topics of a + b + c and 2 more dumps"),
         (("000_5d7e815e", "icml2018"), [], "Topics of 000_5d7e815e + icml2018"),
+        (("y2020", "y2021"), [2020, 2021], "Topics of y2020 + y2021"),  # a letter is no venue
     ],
 )
 def test_the_title_names_the_venue_and_years_of_the_dumps(titles, years, expected):

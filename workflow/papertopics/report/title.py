@@ -15,7 +15,8 @@ def _venue_and_year(title: str) -> tuple[str, int] | None:
     if not match:
         return None
     venue = match["venue"].strip(" _-–:,")
-    return (venue, int(match["year"])) if venue else None
+    # One letter names no venue: dumps named y2020, y2021 would read as venue "Y".
+    return (venue, int(match["year"])) if sum(c.isalpha() for c in venue) >= 2 else None
 
 
 def _venue_name(venues: Sequence[str]) -> str:
