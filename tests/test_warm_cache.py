@@ -50,8 +50,7 @@ def _python(code: list[str], numba_cache) -> str:
 
 @pytest.mark.slow
 def test_after_the_warm_step_a_projection_loads_every_umap_kernel_from_the_cache(tmp_path):
-    cold = [int(count) for count in _python(["-c", PROJECTION], tmp_path / "cold").split()[-2:]]
-    assert cold[1] > 0, "with an empty cache the projection compiles its kernels"
     assert "compiled into numba's cache" in _python(["-m", "papertopics.runtime.warm"], tmp_path / "warmed")
+    # Loaded from the cache (hits), none compiled: a kernel the warm step missed is a miss here.
     hits, misses = (int(count) for count in _python(["-c", PROJECTION], tmp_path / "warmed").split()[-2:])
     assert misses == 0 and hits > 0, (hits, misses)
