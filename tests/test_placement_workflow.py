@@ -68,8 +68,9 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     placement = json.loads((workdir / "results/clusters/hdbscan.json").read_text())["placement"]
     details = json.loads((workdir / "results/topics/topic_details.json").read_text())
     # The fit, of one dump, worded no period: the placed run words each of its dumps.
-    assert json.loads((workdir / "results/fit/wording.json").read_text())["topics"]
-    assert not any(json.loads((workdir / "results/fit/wording.json").read_text())["topics"].values())
+    fitted_wording = json.loads((workdir / "results/fit/wording.json").read_text())["topics"]
+    assert fitted_wording
+    assert not any(fitted_wording.values())
     worded = {entry["period"] for topic in details["topics"] for entry in topic["wording"]}
     assert worded == set(after["dump"])
     assert placement["new_papers"] == len(after) - len(before)

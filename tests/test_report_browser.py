@@ -656,7 +656,7 @@ def test_a_shown_paper_lists_its_ten_most_similar_papers_each_of_which_can_be_sh
     assert listed == papers["id"].to_numpy()[similar["indices"][row]].tolist() and len(listed) == 10
     # The paper shown scrolls within its share of the column beside the map, not over what follows.
     panel, side = (page.locator(s).bounding_box() for s in ("#paper-panel", ".map-side"))
-    column = page.eval_on_selector(".map-side", "side => parseFloat(side.style.maxHeight)")
+    column = page.eval_on_selector(".map-side", "side => parseFloat(getComputedStyle(side).maxHeight)")
     assert panel["height"] <= 0.55 * column + 1
     assert panel["y"] + panel["height"] <= side["y"] + side["height"] + 1
     page.locator("#paper-panel ol.similar li").nth(2).click()

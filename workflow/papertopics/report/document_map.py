@@ -238,7 +238,7 @@ it and see the papers most like it; the lasso or box in the map's tool bar selec
 <div class="map-layout"><div class="map-column">
 <div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>
 {legend}</div>
-<div class="map-side" style="max-height:{_MAP_HEIGHT}px; --side-height:{_MAP_HEIGHT}px"><div id="search-topics"></div>
+<div class="map-side" style="--side-height:{_MAP_HEIGHT}px"><div id="search-topics"></div>
 <ol id="search-results"></ol>
 <div id="selection" hidden></div>
 <aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div></div>
