@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-report js-test js-lint
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-report js-test js-lint
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,8 +56,16 @@ slurm:
 # a test module at a time each (its fixtures built once; the runs every module shares are built
 # once for all, tests/conftest.py's built_once). The 25 slowest test
 # phases (set-up included: the shared runs are fixtures) close CI's log.
+PYTEST_ALL := $(BIN)/python -m pytest --numprocesses 3 --dist loadfile --no-loadscope-reorder --durations=25
 test: $(INSTALLED) browser slurm js-lint js-test
-	$(BIN)/python -m pytest --numprocesses 3 --dist loadfile --no-loadscope-reorder --durations=25
+	$(PYTEST_ALL)
+
+# The whole suite twice, the embedding backend forced to torch (fp32) and then to torch-bf16 in every
+# workflow run the tests make (tests/workflow_support.py): a small corpus's topics move with the
+# vectors, and the suite must pass whichever backend `auto` picks on a user's CPU.
+test-backends: $(INSTALLED) browser slurm js-lint js-test
+	PAPERTOPICS_TEST_BACKEND=torch $(PYTEST_ALL)
+	PAPERTOPICS_TEST_BACKEND=torch-bf16 $(PYTEST_ALL)
 
 # The catalog's test configuration (.test/config.yaml): shards, a guide file; results in .test/results.
 test-config: $(INSTALLED)

@@ -1,5 +1,5 @@
 """The brief as a reader meets it: the first screen of a real multi-year report at 1280×720 and
-the page printed to A4; and the shipped dumps' report, a map of several topics.
+the page printed to A4; and the maps of the shipped dumps and of five real years, named topics.
 """
 
 from __future__ import annotations
@@ -98,10 +98,21 @@ def test_the_first_screen_tells_the_strongest_rise_and_printing_gives_two_pages(
 
 
 @pytest.mark.slow
-def test_the_shipped_dumps_make_a_map_of_several_named_topics(seed_run):
+def test_the_shipped_dumps_make_a_map_of_named_topics(seed_run):
     topics = pd.read_csv(seed_run / "results" / "topics" / "topics.csv", keep_default_na=False)
     real = topics[topics["id"] >= 0]
-    assert len(real) >= 4
+    # How many topics 38 abstracts hold depends on the vectors: 2 in fp32, 3 with bf16 through
+    # AVX-512, 4 with AMX (issue #47). Any backend must give more than one, each named.
+    assert len(real) >= 2
     assert real["label"].is_unique and not real["label"].str.startswith("(").any()  # "(no keywords)"
     page = (seed_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
     assert "<title>ICML 2026</title>" in page
+
+
+@pytest.mark.slow
+def test_five_real_years_make_a_map_of_many_named_topics(ijcai_years_run):
+    # 3,281 abstracts hold their topics whichever backend computes the vectors.
+    topics = pd.read_csv(ijcai_years_run / "results" / "topics" / "topics.csv", keep_default_na=False)
+    real = topics[topics["id"] >= 0]
+    assert len(real) >= 10
+    assert real["label"].is_unique and not real["label"].str.startswith("(").any()

@@ -42,11 +42,19 @@ def default_config() -> dict:
     return yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
 
 
+# `make test-backends` runs the suite with each CPU embedding backend in turn: the vectors, and so a
+# small corpus's clustering, differ by backend and by the CPU's bf16 path, and no test may pass on
+# one and fail on another. Empty: the config's own backend (auto).
+FORCED_BACKEND = os.environ.get("PAPERTOPICS_TEST_BACKEND", "")
+
+
 def write_config(root: Path, **overrides) -> dict:
     """config.yaml in ``root``: the defaults with ``overrides`` (one level deep: a section's dict
     updates that section, any other value replaces it).
     """
     config = copy.deepcopy(default_config())
+    if FORCED_BACKEND:
+        config["embedding"]["backend"] = FORCED_BACKEND
     for section, value in overrides.items():
         if isinstance(value, dict):
             config[section] = {**config.get(section, {}), **value}
