@@ -178,6 +178,17 @@ def test_fewer_consensus_runs_recluster_without_projecting_again(finished_run):
     assert planned_jobs(finished_run) == CLUSTER_ONWARD
 
 
+def test_config_written_back_in_another_key_order_reruns_nothing(finished_run):
+    # What a YAML formatter or yaml.safe_dump does: the same values, every section's keys sorted
+    # (placement's and compare's among them, which rules pass on as dicts).
+    path = finished_run / "config.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    reordered = yaml.safe_dump(config, sort_keys=True)
+    assert reordered != yaml.safe_dump(config, sort_keys=False)
+    path.write_text(reordered, encoding="utf-8")
+    assert planned_jobs(finished_run) == {}
+
+
 def test_changed_report_setting_reruns_only_the_report(finished_run):
     write_config(finished_run, report={"title": "My map"})
     assert planned_jobs(finished_run) == {"report": 1, "publish": 1, "all": 1}

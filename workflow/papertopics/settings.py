@@ -19,8 +19,24 @@ from typing import ClassVar
 
 
 def knobs(settings) -> dict:
-    """A stage's settings as the rule's ``knobs`` param (a dict, keys in field order)."""
-    return asdict(settings)
+    """A stage's settings as the rule's ``knobs`` param: a dict, keys in field order (fixed by the
+    dataclass), each value ``canonical``.
+    """
+    return {name: canonical(value) for name, value in asdict(settings).items()}
+
+
+def canonical(value):
+    """``value`` with every dict in it, at any depth, keyed in sorted order.
+
+    Snakemake records a dict-valued param by its ``repr``, which follows the keys' order: a
+    config.yaml rewritten with the same values in another key order (a YAML formatter,
+    ``yaml.safe_dump``) would otherwise rerun every stage whose param holds a config section.
+    """
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return type(value)(canonical(item) for item in value)
+    return value
 
 
 class _Section:

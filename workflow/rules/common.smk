@@ -24,6 +24,7 @@ from papertopics.settings import (
     SimilarSettings,
     TopicStageSettings,
     ChangeSettings,
+    canonical,
     knobs,
 )
 from papertopics.mapping.reduce import neighbour_settings, projection_settings

@@ -39,7 +39,8 @@ rule venues:
     conda:
         ENVIRONMENT
     params:
-        # One dict, as the changes rule's: Snakemake records params as a set of values.
-        compare=config["compare"],
+        # One dict, as the changes rule's: Snakemake records params as a set of values; its keys
+        # sorted, so that a config.yaml written in another key order reruns nothing.
+        compare=canonical(config["compare"]),
     script:
         "../scripts/venues.py"
