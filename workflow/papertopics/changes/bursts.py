@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from papertopics.topics.fit import PHRASE_BREAK, singular
+
 _MAX_RATE = 1 - 1e-9
 
 
@@ -179,8 +181,6 @@ def term_counts(
     import scipy.sparse as sp
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from papertopics.topics.fit import PHRASE_BREAK
-
     totals = np.array([(period == name).sum() for name in names], dtype=np.int64)
     # A keyphrase never runs across punctuation: "large language models (LLMs)" holds "large
     # language models", not "language models llms", as the topics' keywords are read.
@@ -249,7 +249,6 @@ def without_nested(bursts: list[tuple[Burst, float]], terms: np.ndarray) -> list
     family ("language models" against "large language models" when it is much stronger) is
     listed. Strongest first.
     """
-    from papertopics.topics.fit import singular
 
     def initials(term: str) -> str:
         words = term.split()

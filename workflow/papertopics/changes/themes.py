@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from papertopics.changes.stats import benjamini_hochberg
 from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
 
@@ -232,8 +233,6 @@ def topic_themes(
     ``settings``: the ``compare`` knobs (``theme_min_papers``, ``theme_min_explained``,
     ``theme_permutations``, ``false_discovery_rate``).
     """
-    from papertopics.changes.stats import benjamini_hochberg
-
     if not periods.ordered:
         return {"available": False, "reason": f"compare.by is {periods.by!r}, whose groups have no order"}
     if len(tested) < 2:

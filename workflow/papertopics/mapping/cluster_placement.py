@@ -20,6 +20,8 @@ from collections import Counter
 
 import numpy as np
 
+from papertopics import storage
+from papertopics.embed.encoders import corpus_embeddings
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 
 _LOG = logging.getLogger(__name__)
@@ -35,8 +37,6 @@ def save_clusters(path: str, ids: np.ndarray, labels: np.ndarray, clusterer, set
     strengths and the fit's settings, for later placements.
     """
     import joblib
-
-    from papertopics import storage
 
     strengths = (
         np.ones(len(labels)) if clusterer is None else np.asarray(clusterer.probabilities_, dtype=np.float64)
@@ -317,9 +317,6 @@ def placed_clusters(
     projections were fitted afresh (or no fit is kept): the stage then clusters afresh too.
     """
     import joblib
-
-    from papertopics import storage
-    from papertopics.embed.encoders import corpus_embeddings
 
     if not fitted or not fitted_topics or any(str(run.get("mode", "refit")) != "place" for run in runs):
         return None

@@ -10,9 +10,11 @@ measured too and chained topics together or moved more with the seed; see docs/q
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
-from papertopics.mapping.cluster import OUTLIER, assign_outliers
+from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points
 
 
 def consensus_seeds(random_state: int, runs: int) -> list[int]:
@@ -25,8 +27,6 @@ def consensus_seeds(random_state: int, runs: int) -> list[int]:
 
 def mean_pairwise_ari(partitions: list[np.ndarray]) -> float:
     """Mean adjusted Rand index over all pairs of the partitions."""
-    from itertools import combinations
-
     from sklearn.metrics import adjusted_rand_score
 
     return float(np.mean([adjusted_rand_score(a, b) for a, b in combinations(partitions, 2)]))
@@ -42,8 +42,6 @@ def cluster_runs(
     the HDBSCAN of the (joined) space is appended to it (``papertopics.mapping.cluster.cluster_points``).
     """
     from sklearn.metrics import adjusted_rand_score
-
-    from papertopics.mapping.cluster import cluster_points
 
     if len(cluster_spaces) == 1:
         return cluster_points(cluster_spaces[0], models=models, **hdbscan)

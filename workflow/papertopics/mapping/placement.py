@@ -18,6 +18,7 @@ job fits afresh and says why; the cluster stage then refits too
 
 from __future__ import annotations
 
+import copy
 import errno
 import logging
 import os
@@ -27,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from papertopics import storage
+from papertopics.mapping.reduce import cache_umap_kernels, fitted_rows
 
 # Where the publish rule puts the last good fit (results/staged/fit of the run that fitted it).
 FIT = "results/fit"
@@ -65,8 +69,6 @@ def save_projection(
     """
     import joblib
 
-    from papertopics import storage
-
     if model is not None:
         model = _without_training_data(model)
     with storage.atomic_path(path) as temporary:
@@ -84,7 +86,6 @@ def save_projection(
 
 
 def _without_training_data(model):
-    import copy
 
     kept = copy.copy(model)
     for name in _DROPPED + _COMPILED:
@@ -117,8 +118,6 @@ def placing(fitted_topics: list[str], update: str, ids: list[str], word_weight: 
     job can tell: every fitted paper still in the corpus, no word vectors. A projection that refits
     after all (its layout settings changed) searches the same graph itself.
     """
-    from papertopics import storage
-
     if update != "place" or not fitted_topics or word_weight > 0:
         return False
     return set(storage.read_arrays(fitted_topics[0])["ids"].tolist()) <= set(ids)
@@ -143,8 +142,6 @@ def place_projection(fit: dict, ids: list[str], dumps: list[str], vectors: np.nd
     """The corpus's coordinates on the fitted projection ``fit``: a fitted paper's as fitted, the
     others ``transform``ed, one dump (``dumps``: each paper's) at a time, in order of first appearance.
     """
-    from papertopics.mapping.reduce import cache_umap_kernels, fitted_rows
-
     row = {identifier: i for i, identifier in enumerate(ids)}
     fitted_rows_now = np.array([row[identifier] for identifier in fit["ids"]], dtype=np.int64)
     model = fit["model"]
@@ -247,8 +244,6 @@ def keep_fit(
     unchanged); after a refit, this run's.
     """
     import pandas as pd
-
-    from papertopics import storage
 
     folder = Path(fit)
     folder.mkdir(parents=True, exist_ok=True)

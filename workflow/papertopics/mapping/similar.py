@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from papertopics import storage
 from papertopics.mapping.cluster import unit_rows
 from papertopics.mapping.reduce import (
     approximate_neighbours,
@@ -61,8 +62,6 @@ class KeptSimilar:
     @classmethod
     def read(cls, path: str) -> KeptSimilar | None:
         """The lists the similar-papers stage wrote to ``path``; None where they lack a field."""
-        from papertopics import storage
-
         stored = storage.read_arrays(path)
         fields = ("ids", "indices", "similarity", "search", "fingerprint")
         if not set(fields) <= stored.keys():

@@ -18,10 +18,10 @@ from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
 from papertopics.report.render import render
-from papertopics.report.sparkline import counts_text, share_sparkline
+from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.title import year_span
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
-from papertopics.report.trends import counts_phrase, slope_text
+from papertopics.report.trends import slope_text
 from papertopics.report.venue_trends import brief_line as venue_trend_line
 from papertopics.report.venues import venue_lines, venues_none_found
 

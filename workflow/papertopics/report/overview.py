@@ -8,6 +8,7 @@ import hashlib
 import html
 from importlib import metadata
 
+from papertopics import __version__
 from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic, quality_figures
@@ -32,8 +33,6 @@ def package_versions() -> dict[str, str]:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             if package == "papertopics":
-                from papertopics import __version__
-
                 versions[package] = __version__
     return versions
 

@@ -1,4 +1,6 @@
-"""A small share-per-period line, drawn as inline SVG (no script, no chart library)."""
+"""A small share-per-period line, drawn as inline SVG (no script, no chart library), and the
+periods' counts in words beside it.
+"""
 
 from __future__ import annotations
 
@@ -38,3 +40,13 @@ def share_sparkline(
 def counts_text(papers: list[int], totals: list[int]) -> list[str]:
     """Each period's count as "n of N"."""
     return [f"{n} of {total}" for n, total in zip(papers, totals, strict=True)]
+
+
+def counts_phrase(clustered: list[int], papers: list[int]) -> str:
+    """The clustered counts over the periods, with all the topic's papers beside them where
+    outliers were assigned to it: "2 → 31; 3 → 38 with the outliers assigned to it".
+    """
+    text = " → ".join(str(n) for n in clustered)
+    if list(papers) != list(clustered):
+        text += f"; {' → '.join(str(n) for n in papers)} with the outliers assigned to it"
+    return text

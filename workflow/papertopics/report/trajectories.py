@@ -6,6 +6,8 @@ findings, largest first (significance is the gate, size the order).
 
 from __future__ import annotations
 
+from papertopics.report.sparkline import counts_phrase
+
 PEAKED, RETURNED, RISING, FALLING, STEADY = "peaked", "returned", "rising", "falling", "steady"
 
 
@@ -46,8 +48,6 @@ def _fitted(row: dict) -> list[float]:
 
 
 def _counts(row: dict, places: list[int]) -> str:
-    from papertopics.report.trends import counts_phrase
-
     return counts_phrase([row["clustered_papers"][i] for i in places], [row["papers"][i] for i in places])
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from papertopics.report.colours import colour_of
-from papertopics.report.sparkline import counts_text, share_sparkline
+from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trajectories import STEADY, ranked_findings, recent_phrase, shape_phrase
 
@@ -33,16 +33,6 @@ def slope_text(row: dict, unit: str) -> str:
 def share_change_text(first: float, last: float) -> str:
     """A move in share as a chair reads it: "0.7% → 5.0% of papers"."""
     return f"{100 * first:.1f}% → {100 * last:.1f}% of papers"
-
-
-def counts_phrase(clustered: list[int], papers: list[int]) -> str:
-    """The clustered counts over the periods, with all the topic's papers beside them where
-    outliers were assigned to it: "2 → 31; 3 → 38 with the outliers assigned to it".
-    """
-    text = " → ".join(str(n) for n in clustered)
-    if list(papers) != list(clustered):
-        text += f"; {' → '.join(str(n) for n in papers)} with the outliers assigned to it"
-    return text
 
 
 def _topic_link(row: dict) -> str:

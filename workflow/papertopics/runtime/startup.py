@@ -10,6 +10,7 @@ a publication it was interrupted in, and its locks.
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import functools
 import json
@@ -316,7 +317,6 @@ def _only_inspects(argv: Sequence[str]) -> bool:
 
 @functools.cache
 def _inspecting(argv: tuple[str, ...]) -> bool:
-    import argparse
 
     from snakemake.cli import get_argument_parser
 

@@ -21,6 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from papertopics.mapping.reduce import (
+    MAP_MIN_DIST,
+    NEIGHBOUR_SETTINGS,
+    Projection,
+    neighbour_graph,
+    projection_settings,
+    reduce_embeddings,
+)
+
 # Enough papers for UMAP's spectral initialisation and a sample below them; few enough to take
 # no time but the compilation.
 _PAPERS = 80
@@ -43,15 +52,6 @@ def warm_numba_cache(config_path: str | Path = "config.yaml") -> float:
     """Run every UMAP path the reduce, consensus_run and map_layout jobs take on a tiny corpus,
     so that numba's cache holds their kernels; returns the seconds it took.
     """
-    from papertopics.mapping.reduce import (
-        MAP_MIN_DIST,
-        NEIGHBOUR_SETTINGS,
-        Projection,
-        neighbour_graph,
-        projection_settings,
-        reduce_embeddings,
-    )
-
     start = time.perf_counter()
     umap = _umap_settings(config_path)
     vectors = np.random.default_rng(0).normal(size=(_PAPERS, _DIMENSIONS)).astype(np.float32)

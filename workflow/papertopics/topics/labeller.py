@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
+from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.curation import Curated
+from papertopics.topics.fit import topic_groups
 from papertopics.topics.lineage import carry_labels
 
 
@@ -45,9 +47,6 @@ def label_topics(
     """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    from papertopics.mapping.cluster import topic_centroids
-    from papertopics.mapping.sizing import resolve_coarse_topics
-    from papertopics.topics.fit import topic_groups
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases

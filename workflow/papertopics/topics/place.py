@@ -10,6 +10,8 @@ from collections import Counter
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.sizing import resolve_coarse_topics
+from papertopics.topics.fit import topic_groups
 from papertopics.topics.labeller import TopicLabels
 
 _LOG = logging.getLogger(__name__)
@@ -53,9 +55,6 @@ def labels_as_fitted(
     be labelled: a refit, a new topic, a hidden one (labelled for the record), groups other than
     the fit's.
     """
-    from papertopics.mapping.sizing import resolve_coarse_topics
-    from papertopics.topics.fit import topic_groups
-
     real = set(curated.merged.tolist()) - {OUTLIER}
     if fitted_group_labels is None or not real <= kept.keys():
         return None
