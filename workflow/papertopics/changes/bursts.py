@@ -107,6 +107,7 @@ def span_p_value(inside: int, inside_total: int, outside: int, outside_total: in
     test (hypergeometric), valid where a rare term has a handful of papers per period, as its
     mid-p (half the probability of the count seen), which is less conservative than the plain p.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import hypergeom
 
     if outside_total == 0 or inside_total == 0:
@@ -127,6 +128,7 @@ def detect_bursts(
     """The bursts of every term (rows of ``counts``), each with its q-value, kept when q is
     below ``false_discovery_rate``; strongest first.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import false_discovery_control
 
     counts = np.asarray(counts, dtype=np.float64)
@@ -178,6 +180,7 @@ def term_counts(
     paper (its index in ``texts``) with a period (a paper in two dumps has two pairs). Terms in
     fewer than ``min_papers`` papers are left out: they cannot make a burst worth reporting.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     import scipy.sparse as sp
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -215,6 +218,7 @@ def topic_concentration(holds, topics: np.ndarray) -> np.ndarray:
         holds: scipy.sparse papers × terms, nonzero where the paper holds the term.
         topics: each paper's topic (the outliers are one more group).
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     import scipy.sparse as sp
     from scipy.stats import binom
 

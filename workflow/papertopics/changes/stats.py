@@ -12,6 +12,7 @@ def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray,
     """Wilson score interval of the proportion ``count / total`` (arrays allowed); (0, 1) where
     ``total`` is 0.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import norm
 
     count = np.asarray(count, dtype=np.float64)
@@ -44,6 +45,7 @@ def share_difference_interval(
 
 def share_change_pvalues(count_before, total_before, count_after, total_after) -> np.ndarray:
     """Two-sided Fisher exact test of each topic's share in two dumps, one p-value per topic."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import fisher_exact
 
     return np.array(
@@ -59,6 +61,7 @@ def benjamini_hochberg(pvalues, axis: int = -1) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (q-values), in the input's order, each slice along
     ``axis`` corrected on its own (one row per simulated run, say).
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import false_discovery_control
 
     pvalues = np.asarray(pvalues, dtype=np.float64)

@@ -115,6 +115,7 @@ def split_pvalue(
     split explains by chance (its mean over the shuffles): the papers' periods are shuffled among
     them (each period keeps its count) and the best split searched again.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     import scipy.sparse as sp
 
     sizes = _split_sizes(np.asarray(period_counts), min_papers)

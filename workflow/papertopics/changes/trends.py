@@ -55,6 +55,7 @@ def cochran_armitage(counts, totals, scores, confidence: float = 0.95) -> TrendT
         The slope of the share per unit of score with its interval, the z statistic and the
         two-sided p-value; a topic with no paper at all (or in every paper) gets slope 0, p 1.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import norm
 
     counts = np.asarray(counts, dtype=np.float64)

@@ -52,6 +52,7 @@ def cell_tests(counts, totals) -> CellTests:
     """Test each cell of ``counts`` (topics × groups: each topic's papers in each group) against
     ``totals`` (each group's papers, every topic and the untested rest, such as outliers, included).
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import fisher_exact, norm
 
     counts = np.asarray(counts, dtype=np.float64)

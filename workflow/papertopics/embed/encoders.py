@@ -62,6 +62,7 @@ def cpu_has_bf16(cpu_info: str = _CPU_INFO) -> bool:
     flags = cpu_flags(cpu_info)
     if flags is not None:
         return bool(flags & _BF16_FLAGS)
+    # The model's libraries load only in the jobs that embed.
     import torch
 
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
@@ -126,6 +127,7 @@ class TorchEncoder:
     def __init__(
         self, model: str, max_seq_length: int, threads: int, bf16: bool = False, device: str = "cpu"
     ):
+        # The model's libraries load only in the jobs that embed.
         import torch
 
         torch.set_num_threads(max(1, threads))
@@ -135,6 +137,7 @@ class TorchEncoder:
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         """The texts' unit-length embeddings, with bfloat16 matrix products when ``bf16``."""
+        # The model's libraries load only in the jobs that embed.
         import torch
 
         with torch.autocast(self.device, dtype=torch.bfloat16, enabled=self.bf16):
@@ -169,6 +172,7 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
     """Load a sentence-transformers model with every hub download switched off."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    # The model's libraries load only in the jobs that embed.
     from sentence_transformers import SentenceTransformer
 
     location = resolve_model_location(model)
@@ -183,6 +187,7 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
         # embeds every token of a text: there is nothing to cut.
         _LOG.info("%s has no token limit to set: every token of an abstract is embedded", model)
     if device == "cpu":
+        # The model's libraries load only in the jobs that embed.
         import torch
 
         if any(parameter.dtype in (torch.float16, torch.bfloat16) for parameter in encoder.parameters()):
@@ -247,6 +252,7 @@ def over_window(texts: list[str], model: str, max_seq_length: int) -> tuple[np.n
     tokenizer_file = Path(location) / "tokenizer.json"
     if not tokenizer_file.is_file():
         return None, window
+    # The model's libraries load only in the jobs that embed.
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(tokenizer_file))

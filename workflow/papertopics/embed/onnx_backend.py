@@ -62,6 +62,7 @@ def _exclusive(lock_path: Path):
 
 def export_onnx(location: str, destination: Path, quantise: bool) -> None:
     """Export the transformer of the model at ``location`` to ONNX (int8 weights if ``quantise``)."""
+    # The model's libraries load only in the jobs that embed.
     import torch
     from transformers import AutoModel
 
@@ -99,6 +100,7 @@ def export_onnx(location: str, destination: Path, quantise: bool) -> None:
             )
         with storage.atomic_path(destination) as temporary:
             if quantise:
+                # The model's libraries load only in the jobs that embed.
                 from onnxruntime.quantization import QuantType, quantize_dynamic
 
                 # Per-channel scales keep the vectors close to fp32's; per-tensor scales drift much further.
@@ -136,6 +138,7 @@ class OnnxEncoder:
 
     def __init__(self, location: str, backend: str, max_seq_length: int, model_cache_dir: str, threads: int):
         """``max_seq_length``: the effective limit (see ``papertopics.embed.models.effective_max_seq_length``)."""
+        # The model's libraries load only in the jobs that embed.
         import onnxruntime
         from tokenizers import Tokenizer
 

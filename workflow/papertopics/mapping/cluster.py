@@ -61,6 +61,7 @@ def cluster_points(
         if models is not None:
             models.append(None)
         return np.zeros(n_papers, dtype=np.int64), settings
+    # HDBSCAN loads only in the jobs that cluster.
     from hdbscan import HDBSCAN
 
     clusterer = HDBSCAN(

@@ -27,6 +27,7 @@ def consensus_seeds(random_state: int, runs: int) -> list[int]:
 
 def mean_pairwise_ari(partitions: list[np.ndarray]) -> float:
     """Mean adjusted Rand index over all pairs of the partitions."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.metrics import adjusted_rand_score
 
     return float(np.mean([adjusted_rand_score(a, b) for a, b in combinations(partitions, 2)]))
@@ -41,6 +42,7 @@ def cluster_runs(
     stage does) and how close the joined clustering is to each of them. ``models``: where given,
     the HDBSCAN of the (joined) space is appended to it (``papertopics.mapping.cluster.cluster_points``).
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.metrics import adjusted_rand_score
 
     if len(cluster_spaces) == 1:

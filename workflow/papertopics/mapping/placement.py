@@ -67,6 +67,7 @@ def save_projection(
     papers' embeddings, given back at placement), so that the file grows with the coordinates only;
     ``settings``: the fit's own record (``umap.json``), which a placement reports as its own.
     """
+    # Joblib loads only where a fitted model is saved or read.
     import joblib
 
     if model is not None:
@@ -127,6 +128,7 @@ def vectorised_metric(metric) -> bool:
     """Whether scikit-learn's pairwise distances have UMAP's input ``metric`` under its name (the
     same distance), computed in matrix products rather than one call per pair.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.metrics.pairwise import distance_metrics
     from umap.distances import named_distances
 
@@ -187,6 +189,7 @@ def project(
         The papers' ids, coordinates, which of them were placed (not fitted), and the settings,
         whose ``update`` says how the projection was made, and why not placed where asked.
     """
+    # Joblib loads only where a fitted model is saved or read.
     import joblib
 
     reason = None
@@ -243,6 +246,7 @@ def keep_fit(
     file is the ``last`` fit's own (hard links: a placed run publishes the fit it placed on
     unchanged); after a refit, this run's.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     folder = Path(fit)

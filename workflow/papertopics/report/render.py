@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 @cache
 def _environment():
+    # The page's libraries load only in the report job.
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     return Environment(

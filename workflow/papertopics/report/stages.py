@@ -19,6 +19,7 @@ def report(page: str, knobs: dict, **inputs) -> None:
     the groups stage's periods are those the map colours and filters papers by); ``knobs``:
     ``papertopics.settings.ReportSettings``'s fields.
     """
+    # Report loads heavy libraries: only the jobs that use it import it.
     from papertopics.report import ReportFiles, build_report, load_report_inputs
     from papertopics.settings import ReportSettings
 

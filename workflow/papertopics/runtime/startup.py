@@ -123,6 +123,7 @@ def config_problems(config: dict, schema_path: str | os.PathLike) -> list[str]:
 
 def _config_problems(config: dict, schema_path: str | os.PathLike) -> list[tuple[list[str], str]]:
     """(key as a path of names, message) for each config value the schema rejects."""
+    # The config's libraries load only where a file is checked.
     import jsonschema
 
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
@@ -318,6 +319,7 @@ def _only_inspects(argv: Sequence[str]) -> bool:
 @functools.cache
 def _inspecting(argv: tuple[str, ...]) -> bool:
 
+    # Snakemake's own modules load only where its command line is read.
     from snakemake.cli import get_argument_parser
 
     parser = get_argument_parser()

@@ -64,6 +64,7 @@ def _line_of(node, path: list) -> int:
 
 def load_curation(path: str | Path | None) -> Curation:
     """The curation file at ``path`` (None: no curation), checked against the schema."""
+    # The config's libraries load only where a file is checked.
     import jsonschema
     import yaml
 

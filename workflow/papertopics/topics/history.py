@@ -107,6 +107,7 @@ def earlier_shares(published: list[str], run: int | None):
     """The share table run ``run`` published (a DataFrame, as ``dump_shares.csv`` reads), from
     the published ``shares.json`` (zero or one path); None where history holds none.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     kept = _kept_shares(published, run)

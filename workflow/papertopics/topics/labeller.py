@@ -45,8 +45,10 @@ def label_topics(
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+    # Topics.label_choice loads heavy libraries: only the jobs that use it import it.
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases

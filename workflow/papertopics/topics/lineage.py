@@ -124,6 +124,7 @@ def _similarities(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -
 
 def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one pairs maximising the total score (Hungarian), among the allowed pairs."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.optimize import linear_sum_assignment
 
     if not allowed.any():

@@ -24,6 +24,7 @@ def corpus_tokenizer():
     """The unigram analyser the keywords come from: lower-case words of 2+ characters, English
     stop words removed always, so that scores stay comparable whatever ``topics.stop_words`` is.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import CountVectorizer
 
     return CountVectorizer(ngram_range=(1, 1), stop_words="english").build_analyzer()
@@ -92,6 +93,7 @@ def window_co_occurrences(tokenized_docs: list[list[str]], column: dict[str, int
     each enter until its next event. The held spans become a sparse window x word matrix H, and
     H'H counts the windows holding each pair.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy import sparse
 
     lengths = np.fromiter(map(len, tokenized_docs), dtype=np.int64, count=len(tokenized_docs))
@@ -132,6 +134,7 @@ def window_co_occurrences(tokenized_docs: list[list[str]], column: dict[str, int
 
 def label_agreement(labels: list[str], topics: np.ndarray) -> dict:
     """NMI, ARI and homogeneity of topics against human labels (each topic id, -1 too, is a cluster)."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.metrics import adjusted_rand_score, homogeneity_score, normalized_mutual_info_score
 
     return {
