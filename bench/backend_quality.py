@@ -48,7 +48,8 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
     from papertopics.embed.encoders import embedding_text
     from papertopics.ingest.parse import parse_dump
     from papertopics.mapping.cluster import cluster_points
-    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, reduce_embeddings
+    from papertopics.settings import ClusterSpaceSettings, umap_knobs
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
     records = read_corpus(IJCAI)[:docs]
@@ -77,7 +78,7 @@ def bench_quality(backends: list[str], scratch: Path, docs: int | None = None) -
             batch_size=embedding["batch_size"],
         )
         vectors[backend] = np.load(out)
-        umap = projection_settings(config["umap"], cluster_space=True)
+        umap = umap_knobs(ClusterSpaceSettings, config["umap"])
         cluster_space, _ = reduce_embeddings(vectors[backend], texts, Projection(**umap))
         assigned, _ = cluster_points(cluster_space, **config["hdbscan"])
         rows[backend] = {

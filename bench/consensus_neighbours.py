@@ -35,11 +35,10 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
         Projection,
         approximate_neighbours,
         neighbour_graph,
-        neighbour_settings,
-        projection_settings,
         reduce_embeddings,
     )
     from papertopics.mapping.sizing import resolve_n_neighbors
+    from papertopics.settings import ClusterSpaceSettings, NeighbourSettings, umap_knobs
 
     config = quality_runs.default_config()
     papers = quality_runs.load_corpus(Path(corpus))[:docs]
@@ -57,7 +56,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
         return value
 
     def the_graph():  # what the neighbours job searches: exact, or NN-descent with its fixed seed
-        return neighbour_graph(embeddings, texts, **neighbour_settings(umap))
+        return neighbour_graph(embeddings, texts, **umap_knobs(NeighbourSettings, umap))
 
     every_seed = timed("neighbours", the_graph) if mode == SHARED else None
     partitions = []
@@ -76,7 +75,7 @@ def seed_stability(corpus: str, cache_dir: str, mode: str, docs: int | None) -> 
                 graph = timed(
                     "neighbours", lambda s=run_seed: approximate_neighbours(embeddings, k, umap["metric"], s)
                 )
-            settings = {**projection_settings(umap, cluster_space=True), "random_state": run_seed}
+            settings = {**umap_knobs(ClusterSpaceSettings, umap), "random_state": run_seed}
             space = timed(
                 "projections",
                 lambda g=graph, s=settings: reduce_embeddings(

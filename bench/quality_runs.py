@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -79,10 +80,11 @@ def cached_cluster_space(papers: list[dict], embeddings: np.ndarray, umap: dict,
     that differ only after clustering share one UMAP run, and reruns skip it.
     """
     from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, reduce_embeddings
+    from papertopics.settings import ClusterSpaceSettings, umap_knobs
 
     ids = [p["id"] for p in papers]
-    umap = projection_settings(umap, cluster_space=True)
+    umap = umap_knobs(ClusterSpaceSettings, umap)
     key = hashlib.sha256(json.dumps([ids, umap], sort_keys=True).encode()).hexdigest()[:16]
     cache = cache_dir / f"reduced-{key}.npz"
     if cache.exists():
@@ -118,9 +120,8 @@ def topic_settings(config: dict):
     paper a topic: the benchmarks score none, and finding them takes time).
     """
     from papertopics.settings import TopicStageSettings
-    from papertopics.topics.stages import run_settings
 
-    return run_settings(TopicStageSettings.from_config(config), n_representative_docs=1)
+    return replace(TopicStageSettings.from_config(config), n_representative_docs=1)
 
 
 def run_ours(
@@ -311,10 +312,11 @@ def clustering_cost(papers: list[dict], embeddings: np.ndarray, config: dict) ->
 
     from papertopics.embed.encoders import embedding_text
     from papertopics.mapping.consensus import cluster_runs, consensus_seeds
-    from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
+    from papertopics.mapping.reduce import Projection, reduce_embeddings
+    from papertopics.settings import ClusterSpaceSettings, umap_knobs
 
     texts = [embedding_text(p) for p in papers]
-    umap = projection_settings(config["umap"], cluster_space=True)
+    umap = umap_knobs(ClusterSpaceSettings, config["umap"])
     runs = config["umap"]["consensus_runs"]
     seconds = {}
     for count in (1, runs):

@@ -8,12 +8,13 @@ measures how fast such reports open.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from tests.workflow_support import SEEDS
+from tests.workflow_support import SEEDS, default_config
 
 SYNTHETIC_YEARS = (2019, 2024)
 _SYLLABLES = [
@@ -244,7 +245,8 @@ def _fitted_model(outputs: dict):
     """BERTopic fitted on the synthetic papers with their topics given (the topics stage's own
     function), on embeddings that are each topic's random direction plus noise.
     """
-    from papertopics.topics.fit import KeywordSettings, fit_topic_model
+    from papertopics.settings import TopicStageSettings
+    from papertopics.topics.fit import fit_topic_model
 
     papers = outputs["papers"]
     topic = outputs["topic_of_paper"]
@@ -254,15 +256,8 @@ def _fitted_model(outputs: dict):
         embeddings,
         topic,
         None,
-        KeywordSettings(
-            ngram_range=(1, 1),
-            stop_words="english",
-            top_n_words=10,
-            reduce_frequent_words=True,
-            representation="ctfidf",
-            mmr_diversity=0.3,
-            min_keyword_share=0.1,
-        ),
+        # The stage's keyword knobs as config.yaml sets them, but single words.
+        replace(TopicStageSettings.from_config(default_config()), ngram_range=[1, 1]),
     )
     model.set_topic_labels({d["topic"]: d["label"] for d in outputs["details"]})
     return model

@@ -1,7 +1,5 @@
 """Stage logic on the shipped abstracts: embedding, UMAP, HDBSCAN and BERTopic pass-through."""
 
-from dataclasses import fields
-
 import numpy as np
 import pytest
 from conftest import default_config
@@ -9,8 +7,8 @@ from papertopics.embed.encoders import embed_texts, embedding_text, gather_embed
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points, topic_centroids
 from papertopics.mapping.reduce import Projection, reduce_embeddings
+from papertopics.settings import TopicStageSettings
 from papertopics.topics.fit import (
-    KeywordSettings,
     describe_topics,
     fit_topic_model,
     representative_ids,
@@ -40,12 +38,8 @@ def _reduce(points, n_components: int, min_dist: float, n_neighbors: int | str =
     )
 
 
-# The topics stage's keyword knobs as config.yaml sets them (unigrams and bigrams, c-TF-IDF).
-_TOPICS = default_config()["topics"]
-DEFAULT_KEYWORDS = KeywordSettings(
-    **{f.name: _TOPICS[f.name] for f in fields(KeywordSettings)}
-    | {"ngram_range": tuple(_TOPICS["ngram_range"])}
-)
+# The topics stage's knobs as config.yaml sets them (unigrams and bigrams, c-TF-IDF).
+DEFAULT_KEYWORDS = TopicStageSettings.from_config(default_config())
 
 
 def _fit_ctfidf(texts, embeddings, labels, embedding_model, reduce_outliers: bool):

@@ -25,12 +25,14 @@ from papertopics.mapping.placement import (
     vectorised_metric,
     why_not_placed,
 )
-from papertopics.mapping.reduce import Projection, projection_settings, reduce_embeddings
+from papertopics.mapping.reduce import Projection, reduce_embeddings
+from papertopics.settings import ClusterSettings, ClusterSpaceSettings, umap_knobs
 
 from tests.workflow_support import REPO, default_config
 
 PLANTED = REPO / "tests" / "data" / "placement" / "reefs.txt"
-PLACEMENT = {"refit_margin": 0.1, "new_topic_min_size": 5, "new_topic_max_similarity": 0.7}
+# The cluster stage's knobs as config.yaml sets them (the placement section's are read here).
+PLACEMENT = ClusterSettings.from_config(default_config())
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def corpus(seed_papers, seed_embeddings, seed_encoder):
 
 
 def fitted_projection(tmp_path, ids, dumps, vectors, n_components):
-    umap = projection_settings(default_config()["umap"], cluster_space=True) | {"n_components": n_components}
+    umap = umap_knobs(ClusterSpaceSettings, default_config()["umap"]) | {"n_components": n_components}
     fitted = np.asarray(dumps) == dumps[0]
     models = []
     coordinates, settings = reduce_embeddings(
@@ -216,10 +218,10 @@ import numpy as np
 from papertopics.mapping.placement import save_projection
 from papertopics.mapping.reduce import Projection, reduce_embeddings
 from tests.workflow_support import default_config
-from papertopics.mapping.reduce import projection_settings
+from papertopics.settings import ClusterSpaceSettings, umap_knobs
 
 vectors = np.load(sys.argv[1])
-umap = projection_settings(default_config()["umap"], cluster_space=True)
+umap = umap_knobs(ClusterSpaceSettings, default_config()["umap"])
 models = []
 coordinates, settings = reduce_embeddings(vectors, ["" for _ in vectors], Projection(**umap), models=models)
 save_projection(sys.argv[2], [str(i) for i in range(len(vectors))], coordinates, models[0], umap, settings)

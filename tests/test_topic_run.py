@@ -3,30 +3,22 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import default_config
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import OUTLIER, assign_outliers
+from papertopics.settings import TopicStageSettings
 from papertopics.topics.curation import Curation, load_curation
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.run import NOT_A_TOPIC, Given, TopicSettings, run_topics
+from papertopics.topics.run import NOT_A_TOPIC, Given, run_topics
 from test_labels import _corpus
 
-SETTINGS = TopicSettings(
-    n_representative_docs=2,
-    coarse_topics=2,
-    keywords={
-        "ngram_range": (1, 2),
-        "stop_words": "english",
-        "top_n_words": 10,
-        "reduce_frequent_words": True,
-        "representation": "ctfidf",
-        "mmr_diversity": 0.3,
-        "min_keyword_share": 0.1,
-    },
-)
+# The stage's knobs as config.yaml sets them, with two representative papers and two topic groups.
+SETTINGS = replace(TopicStageSettings.from_config(default_config()), n_representative_docs=2, coarse_topics=2)
 
 
 def _synthetic(seed: int, prefix: str):

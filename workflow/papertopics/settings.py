@@ -1,20 +1,28 @@
 """Each stage's knobs, read from the validated config in this one place.
 
-One small frozen dataclass per stage that has knobs, each built by ``from_config`` from the config
-that ``workflow/rules/common.smk`` has checked against the schema (a misspelt key stops the run
-there, naming it). The rules pass a stage its knobs as one dict (``params: knobs=...``, see
-``knobs``): Snakemake records a rule's params as values without names, so two knobs of one stage
-swapping values would go unnoticed as separate params; a dict is recorded with its keys. The stage
-rebuilds the dataclass from that dict, and the benchmarks build it from their config as the rules do.
+One small frozen dataclass per stage that has knobs, built by ``from_config`` from the config that
+``workflow/rules/common.smk`` has checked against the schema and filled in with the schema's
+defaults (``snakemake.utils.validate``): the schema is the one place a default is written, so no
+field here has one. Each field names the config key it reads (``_Settings``): its own section's
+key of the same name unless ``knob`` says another; a field that is not a knob (the dumps' order)
+is ``given`` by the rule. The rules pass a stage its knobs as one dict, always in the same shape
+(``params: knobs=knobs(<Stage>Settings.from_config(config))``): Snakemake records a rule's params
+as values without names, so two knobs of one stage swapping values would go unnoticed as separate
+params; a dict is recorded with its keys. The stage rebuilds the dataclass from that dict
+(``<Stage>Settings(**knobs)``) and passes it on as is; the benchmarks build it from their config
+as the rules do.
 
-A stage reads its own section, and another's only where it says so here: the topics stage reads
+A stage reads its own section, and another's only where its fields say so: the topics stage reads
 the embedding model (for the guide and the labels' second phrases), ``lineage`` (how its topics
 continue the previous run's) and ``report.coarse_topics`` (the topic groups, made with the topics).
+
+Adding a knob to a stage: its schema entry (description, default), its field here, and the code
+that reads it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar
 
 
@@ -39,19 +47,50 @@ def canonical(value):
     return value
 
 
-class _Section:
-    """Settings that are one config section's keys (``section``), field for field."""
+def knob(*key: str, read=None):
+    """A field read from another config key than its section's key of its own name: ``key`` is
+    the path (``"update"``, or a section and a key); ``read`` turns the config's value into the
+    field's.
+    """
+    return field(metadata={"key": key, "read": read})
+
+
+def given(why: str):
+    """A field that is no config knob but given by the rule (``from_config``'s keyword arguments)."""
+    return field(metadata={"given": why})
+
+
+def config_key(settings_class, setting) -> tuple[str, ...] | None:
+    """The config path a field of ``settings_class`` reads (None: given by the rule)."""
+    if "given" in setting.metadata:
+        return None
+    return setting.metadata.get("key") or (settings_class.section, setting.name)
+
+
+class _Settings:
+    """Settings read from the validated config, field by field (see ``config_key``)."""
 
     section: ClassVar[str]
 
     @classmethod
-    def from_config(cls, config: dict):
-        """The knobs from the validated ``config``."""
-        return cls(**{f.name: config[cls.section][f.name] for f in fields(cls)})
+    def from_config(cls, config: dict, **given_values):
+        """The knobs from the validated ``config``, and the fields given by the rule."""
+        values = {}
+        for setting in fields(cls):
+            key = config_key(cls, setting)
+            if key is None:
+                values[setting.name] = given_values[setting.name]
+                continue
+            value = config
+            for part in key:
+                value = value[part]
+            read = setting.metadata.get("read")
+            values[setting.name] = read(value) if read else value
+        return cls(**values)
 
 
 @dataclass(frozen=True)
-class ParseSettings(_Section):
+class ParseSettings(_Settings):
     """``parse``: which records are papers, and where a table keeps its abstracts."""
 
     section: ClassVar[str] = "parse"
@@ -61,9 +100,10 @@ class ParseSettings(_Section):
 
 
 @dataclass(frozen=True)
-class EmbeddingSettings(_Section):
+class EmbeddingSettings(_Settings):
     """``embedding``: the model and how it runs (``threads`` and ``shard_size`` are the rules' own:
-    a job's threads and how a dump is split into jobs).
+    a job's threads and how a dump is split into jobs). The gathering of a sharded dump reads the
+    model's name and window; it is remade with its shards anyway when any of these changes.
     """
 
     section: ClassVar[str] = "embedding"
@@ -78,37 +118,95 @@ class EmbeddingSettings(_Section):
 
 
 @dataclass(frozen=True)
-class ClusterSettings:
+class GroupSettings(_Settings):
+    """``compare.by``: which period (dump or year) and which group each paper belongs to."""
+
+    section: ClassVar[str] = "compare"
+
+    compare_by: str | list = knob("compare", "by")
+    dump_order: list[str] = given("the dumps in the order of inputs: their order when comparing dumps")
+
+
+@dataclass(frozen=True)
+class NeighbourSettings(_Settings):
+    """The ``umap`` knobs the neighbour graph reads (not the layout's), and ``update``: under
+    ``update: place`` the new papers are placed on the last fit instead.
+    """
+
+    section: ClassVar[str] = "umap"
+
+    update_mode: str = knob("update")
+    n_neighbors: int | str
+    metric: str
+    random_state: int
+    word_weight: float
+    word_dimensions: int
+    fit_sample_size: int | None
+    exact_neighbours_up_to: int
+
+    def umap(self) -> dict:
+        """The fields read from the ``umap`` section, by name, in field order (the knobs of
+        ``papertopics.mapping.reduce.neighbour_graph`` or of a ``Projection``).
+        """
+        return {
+            setting.name: getattr(self, setting.name)
+            for setting in fields(self)
+            if config_key(type(self), setting)[0] == "umap"
+        }
+
+
+@dataclass(frozen=True)
+class MapSettings(NeighbourSettings):
+    """The ``umap`` knobs the 2-d map reads: the neighbour graph's and the layout's."""
+
+    min_dist: float
+    n_epochs: int | str
+
+
+@dataclass(frozen=True)
+class ClusterSpaceSettings(MapSettings):
+    """The ``umap`` knobs the cluster space reads (the reduce stage's, and a consensus run's with
+    its own seed): the map's and the dimensions.
+    """
+
+    n_components: int
+
+
+@dataclass(frozen=True)
+class ClusterSettings(_Settings):
     """``hdbscan``, and how the clusters are made with ``update: place`` (``placement``)."""
+
+    section: ClassVar[str] = "hdbscan"
 
     min_cluster_size: int | str
     min_samples: int | None
     cluster_selection_method: str
     max_cluster_share: float
-    update_mode: str
-    placement: dict
+    update_mode: str = knob("update")
+    refit_margin: float = knob("placement", "refit_margin")
+    new_topic_min_size: int = knob("placement", "new_topic_min_size")
+    new_topic_max_similarity: float = knob("placement", "new_topic_max_similarity")
 
-    @classmethod
-    def from_config(cls, config: dict) -> ClusterSettings:
-        """The knobs from the validated ``config``."""
-        return cls(**config["hdbscan"], update_mode=config["update"], placement=config["placement"])
 
-    def hdbscan(self) -> dict:
-        """The HDBSCAN knobs (``papertopics.mapping.cluster.cluster_points``)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)[:4]}
+def _guide_names(guide) -> list[str]:
+    # A guide file is an input of the rule instead (editing it reruns the stage).
+    return guide if isinstance(guide, list) else []
 
 
 @dataclass(frozen=True)
-class TopicStageSettings:
+class TopicStageSettings(_Settings):
     """``topics`` and ``lineage``, with the embedding model that the guide and the labels' second
     phrases are placed by, and ``report.coarse_topics``: the topic groups the report shows are made
     here, so that knob reruns this stage (and what follows). The field order is that of
-    ``topic_details.json``'s settings.
+    ``topic_details.json``'s settings. The keyword knobs (``ngram_range`` to ``min_keyword_share``)
+    are BERTopic's (``papertopics.topics.fit.fit_topic_model``).
     """
 
-    embedding_model: str
-    max_seq_length: int
-    guide_names: list[str]
+    section: ClassVar[str] = "topics"
+
+    embedding_model: str = knob("embedding", "model")
+    max_seq_length: int = knob("embedding", "max_seq_length")
+    guide_names: list[str] = knob("topics", "guide", read=_guide_names)
     save_ctfidf: bool
     ngram_range: list[int]
     stop_words: str | None
@@ -120,24 +218,9 @@ class TopicStageSettings:
     mmr_diversity: float
     min_keyword_share: float
     guide_min_similarity: float
-    coarse_topics: int | str
-    min_overlap: float
-    min_similarity: float
-
-    @classmethod
-    def from_config(cls, config: dict) -> TopicStageSettings:
-        """The knobs from the validated ``config``."""
-        topics, guide = config["topics"], config["topics"]["guide"]
-        return cls(
-            embedding_model=config["embedding"]["model"],
-            max_seq_length=config["embedding"]["max_seq_length"],
-            # A guide file is an input of the rule instead (editing it reruns the stage).
-            guide_names=guide if isinstance(guide, list) else [],
-            **{name: topics[name] for name in _TOPICS_KNOBS},
-            coarse_topics=config["report"]["coarse_topics"],
-            min_overlap=config["lineage"]["min_overlap"],
-            min_similarity=config["lineage"]["min_similarity"],
-        )
+    coarse_topics: int | str = knob("report", "coarse_topics")
+    min_overlap: float = knob("lineage", "min_overlap")
+    min_similarity: float = knob("lineage", "min_similarity")
 
     def recorded(self) -> dict:
         """The knobs ``topic_details.json`` records (the model's name is recorded on its own)."""
@@ -145,38 +228,53 @@ class TopicStageSettings:
 
 
 _NOT_RECORDED = {"embedding_model", "max_seq_length", "guide_names", "save_ctfidf"}
-_TOPICS_KNOBS = (
-    "save_ctfidf",
-    "ngram_range",
-    "stop_words",
-    "top_n_words",
-    "n_representative_docs",
-    "reduce_outliers",
-    "reduce_frequent_words",
-    "representation",
-    "mmr_diversity",
-    "min_keyword_share",
-    "guide_min_similarity",
-)
 
 
 @dataclass(frozen=True)
-class ChangeSettings:
-    """``compare`` (``papertopics.changes.compare.CompareSettings``), and ``topics.stop_words``:
-    the bursting terms are counted as the topics' keywords are.
+class CompareSettings(_Settings):
+    """``compare``: how periods, venues and topics are compared (see the config schema for each
+    one's meaning and default); the venues stage's knobs.
     """
 
-    compare: dict
-    stop_words: str | None
+    section: ClassVar[str] = "compare"
 
-    @classmethod
-    def from_config(cls, config: dict) -> ChangeSettings:
-        """The knobs from the validated ``config``."""
-        return cls(compare=config["compare"], stop_words=config["topics"]["stop_words"])
+    by: str | list
+    baseline: str | int
+    target: str | int
+    confidence: float
+    false_discovery_rate: float
+    suggestive_q: float
+    new_topic_share: float
+    faded_topic_share: float
+    min_papers: int
+    min_period_papers: int
+    min_wording_papers: int
+    burst_scaling: float
+    burst_transition_cost: float
+    burst_min_papers: int
+    burst_min_concentration: float
+    min_effect_points: float
+    recent_periods: int
+    shape_min_periods: int
+    shape_permutations: int
+    burst_stop_share: float
+    bursts_shown: int
+    theme_min_papers: int
+    theme_min_explained: float
+    theme_permutations: int
 
 
 @dataclass(frozen=True)
-class EvaluateSettings(_Section):
+class ChangeSettings(CompareSettings):
+    """The changes stage's knobs: ``compare``, and ``topics.stop_words``: the bursting terms are
+    counted as the topics' keywords are.
+    """
+
+    stop_words: str | None = knob("topics", "stop_words")
+
+
+@dataclass(frozen=True)
+class EvaluateSettings(_Settings):
     """``evaluate``: how many keywords of each topic its coherence reads."""
 
     section: ClassVar[str] = "evaluate"
@@ -185,7 +283,7 @@ class EvaluateSettings(_Section):
 
 
 @dataclass(frozen=True)
-class ReportSettings(_Section):
+class ReportSettings(_Settings):
     """``report``: the page's heading and how much of an abstract a map point shows."""
 
     section: ClassVar[str] = "report"
@@ -195,7 +293,7 @@ class ReportSettings(_Section):
 
 
 @dataclass(frozen=True)
-class SimilarSettings(_Section):
+class SimilarSettings(_Settings):
     """``report.similar_papers`` and ``report.similar_exact_up_to``: each paper's similar papers,
     found by their own job.
     """
@@ -204,3 +302,10 @@ class SimilarSettings(_Section):
 
     similar_papers: int
     similar_exact_up_to: int
+
+
+def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:
+    """The ``umap`` knobs of ``settings_class`` (``NeighbourSettings`` or a projection's) from a
+    ``umap`` section alone: the warm-up and the benchmarks project without placing on a fit.
+    """
+    return settings_class.from_config({"umap": umap, "update": "refit"}).umap()

@@ -1,4 +1,5 @@
 import glob
+from dataclasses import replace
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -16,18 +17,21 @@ from papertopics.mapping.placement import FIT
 from papertopics.topics.history import HISTORY, SHARES, TOPICS, start_history
 from papertopics.runtime.publish import PUBLISHED, STAGED, published_entries
 from papertopics.settings import (
+    ChangeSettings,
     ClusterSettings,
+    ClusterSpaceSettings,
+    CompareSettings,
     EmbeddingSettings,
     EvaluateSettings,
+    GroupSettings,
+    MapSettings,
+    NeighbourSettings,
     ParseSettings,
     ReportSettings,
     SimilarSettings,
     TopicStageSettings,
-    ChangeSettings,
-    canonical,
     knobs,
 )
-from papertopics.mapping.reduce import neighbour_settings, projection_settings
 from papertopics.embed.sharding import RecordCounts, planned_shards
 from papertopics.runtime.startup import (
     check_config,
@@ -144,21 +148,11 @@ def embedding_resources():
     return {"gpu": 1} if config["embedding"]["device"] != "cpu" else {}
 
 
-# Each stage's knobs (papertopics.settings), passed to it as one param, a dict: Snakemake records
-# a rule's params as values without names, a dict with its keys.
-def umap_params(*, cluster_space):
-    """The umap knobs a projection reads (papertopics.mapping.reduce.projection_settings)."""
-    return projection_settings(config["umap"], cluster_space=cluster_space)
-
-
-def consensus_umap_params(wildcards):
-    """The umap knobs of consensus run ``wildcards.run``: the reduce stage's, with the run's own seed."""
-    return {**umap_params(cluster_space=True), "random_state": consensus_seed(wildcards)}
-
-
-def neighbour_params():
-    """The umap knobs the neighbour graph reads (not the layout's: min_dist, n_epochs, n_components)."""
-    return neighbour_settings(config["umap"])
+# Each stage's knobs (papertopics.settings) reach it as one param of one shape,
+# knobs=knobs(<Stage>Settings.from_config(config)): a dict, which Snakemake records with its keys.
+def consensus_run_knobs(wildcards):
+    """The knobs of consensus run ``wildcards.run``: the reduce stage's, with the run's own seed."""
+    return knobs(replace(ClusterSpaceSettings.from_config(config), random_state=consensus_seed(wildcards)))
 
 
 def consensus_seed(wildcards):

@@ -60,7 +60,6 @@ rule embed_gather:
     conda:
         ENVIRONMENT
     params:
-        model=config["embedding"]["model"],
-        max_seq_length=config["embedding"]["max_seq_length"],
+        knobs=knobs(EmbeddingSettings.from_config(config)),
     script:
         "../scripts/embed_gather.py"

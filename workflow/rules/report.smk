@@ -32,23 +32,3 @@ rule report:
         knobs=knobs(ReportSettings.from_config(config)),
     script:
         "../scripts/report.py"
-
-
-# Each paper's most similar papers by embedding, listed when the report shows a paper.
-rule similar_papers:
-    input:
-        papers="results/corpus/papers.jsonl",
-        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
-        fitted_similar=last_fit("similar.npz"),
-    output:
-        similar="results/similar/papers.npz",
-    log:
-        "results/logs/similar_papers.log",
-    benchmark:
-        "results/benchmarks/similar_papers.tsv"
-    conda:
-        ENVIRONMENT
-    params:
-        knobs=knobs(SimilarSettings.from_config(config)),
-    script:
-        "../scripts/similar_papers.py"

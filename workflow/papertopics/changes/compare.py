@@ -33,36 +33,7 @@ from papertopics.changes.signals import term_bursts, topic_trends, unordered_rea
 from papertopics.changes.tables import json_records
 from papertopics.changes.trends import NOT_TESTED, grade
 from papertopics.groups.periods import Periods
-
-
-@dataclass(frozen=True)
-class CompareSettings:
-    """The ``compare`` knobs (see the config schema for each one's meaning and default)."""
-
-    by: str
-    baseline: str | int
-    target: str | int
-    confidence: float
-    false_discovery_rate: float
-    suggestive_q: float
-    new_topic_share: float
-    faded_topic_share: float
-    min_papers: int
-    min_period_papers: int
-    min_wording_papers: int
-    burst_scaling: float
-    burst_transition_cost: float
-    burst_min_papers: int
-    burst_min_concentration: float
-    min_effect_points: float = 1.0
-    recent_periods: int = 5
-    shape_min_periods: int = 6
-    shape_permutations: int = 999
-    burst_stop_share: float = 0.05
-    bursts_shown: int = 15
-    theme_min_papers: int = 20
-    theme_min_explained: float = 0.02
-    theme_permutations: int = 999
+from papertopics.settings import CompareSettings
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
 
 if TYPE_CHECKING:
-    from papertopics.changes.compare import CompareSettings
+    from papertopics.settings import CompareSettings
 
 # Topics listed with a bursting term: those holding most of its papers in the burst.
 _BURST_TOPICS = 3

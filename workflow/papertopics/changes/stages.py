@@ -56,7 +56,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     """
     import pandas as pd
 
-    from papertopics.changes.compare import CompareSettings, describe_changes
+    from papertopics.changes.compare import describe_changes
     from papertopics.changes.shares import recomputed_shares
     from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
@@ -75,8 +75,9 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     assigned["outlier"] = flag_column(assigned["outlier"])
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(inputs.papers)}
     events = storage.read_json(inputs.lineage)
-    chosen = ChangeSettings(**knobs)
-    topic_details, settings = storage.read_json(inputs.details)["topics"], CompareSettings(**chosen.compare)
+    # The compare knobs, with the stop words the bursting terms are counted with.
+    settings = ChangeSettings(**knobs)
+    topic_details = storage.read_json(inputs.details)["topics"]
     periods = load_groups(inputs.groups_table, inputs.groups_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
         assigned,
@@ -85,7 +86,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
         events,
         periods,
         settings,
-        chosen.stop_words,
+        settings.stop_words,
     )
     vectors = gather_embeddings(
         assigned["id"].tolist(), [storage.read_arrays(path) for path in inputs.embeddings]
@@ -145,20 +146,20 @@ def venues(
     table: str,
     record: str,
     trends: str,
-    compare: dict,
+    knobs: dict,
 ) -> None:
     """Venues compared (``papertopics.changes.venues``): per topic and group (``compare.by`` a paper field)
     the share and a test of whether the group holds more or fewer of the topic's papers than the
     others, and with ordered periods too (``[venue, year]``) each venue's own trends
     (``papertopics.changes.venue_trends``, written to ``trends``); only the headers and the reason where
-    no field is compared. ``compare``: the ``compare`` knobs (``changes.CompareSettings``).
+    no field is compared. ``knobs``: ``papertopics.settings.CompareSettings``' fields.
     """
     import pandas as pd
 
-    from papertopics.changes.compare import CompareSettings
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
     from papertopics.groups.periods import load_groups
+    from papertopics.settings import CompareSettings
     from papertopics.topics.fit import flag_column
 
     assigned = pd.read_csv(
@@ -170,7 +171,7 @@ def venues(
     periods, groups = load_groups(groups_table, groups_settings, assigned["id"].tolist())
     topic_details = storage.read_json(details)["topics"]
     labels = {t["topic"]: t["label"] for t in topic_details}
-    settings = CompareSettings(**compare)
+    settings = CompareSettings(**knobs)
     graded = {
         "confidence": settings.confidence,
         "false_discovery_rate": settings.false_discovery_rate,

@@ -157,7 +157,7 @@ def trend_rows(
     series: list[VenueSeries], topics: list[int], labels: dict[int, str], settings
 ) -> pd.DataFrame:
     """``venue_trends.csv``: one row per tested venue and real topic, venues in name order, topics
-    in id order; ``settings``: the ``compare`` knobs (``changes.CompareSettings``).
+    in id order; ``settings``: the ``compare`` knobs (``papertopics.settings.CompareSettings``).
     """
     tests = [cochran_armitage(s.counts, s.totals, s.scores, settings.confidence) for s in series]
     p_values = np.concatenate([t.p_value for t in tests])
@@ -255,7 +255,7 @@ def describe_venue_trends(
         periods: the papers' periods (the groups stage's); trends need them ordered.
         groups: the papers' venues (the groups stage's), None where no field is compared.
         labels: each topic's label; the real topics (not ``OUTLIER``) are tested.
-        settings: the ``compare`` knobs (``changes.CompareSettings``).
+        settings: the ``compare`` knobs (``papertopics.settings.CompareSettings``).
     """
     empty = pd.DataFrame(columns=COLUMNS)
     if groups is None or not periods.ordered:

@@ -159,12 +159,14 @@ def embed(
     )
 
 
-def embed_gather(shards: list[str], embeddings: str, summary: str, model: str, max_seq_length: int) -> None:
+def embed_gather(shards: list[str], embeddings: str, summary: str, knobs: dict) -> None:
     """A dump embedded in shards (one above ``embedding.shard_size`` papers): its ``shards``
     gathered into its embedding file, and its ``summary`` (see ``embedding_summary``).
+    ``knobs``: ``papertopics.settings.EmbeddingSettings``' fields (the model's name and window are read).
     """
+    settings = EmbeddingSettings(**knobs)
     gather_embedding_shards(shards, embeddings)
-    embedding_summary(embeddings, summary, model, max_seq_length)
+    embedding_summary(embeddings, summary, settings.model, settings.max_seq_length)
 
 
 def embedding_summary(embeddings: str, summary: str, model: str, max_seq_length: int) -> None:

@@ -13,20 +13,22 @@ from papertopics import storage
 _LOG = logging.getLogger(__name__)
 
 
-def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[str]) -> None:
+def groups(papers: str, table: str, settings: str, knobs: dict) -> None:
     """Each paper's period and group (``papertopics.groups.periods``), decided once for every later stage.
 
     Args:
         papers: the corpus (JSON Lines).
         table: output, one row per paper: its ``id``, ``period`` and ``group``.
         settings: output, the periods' and groups' names, order and the papers left out.
-        compare_by: ``compare.by``: auto, dump, year, a paper field (venue), or a list of a field and one of those.
-        dump_order: the dumps in the order of ``inputs`` (their order when comparing dumps).
+        knobs: ``papertopics.settings.GroupSettings``' fields: ``compare_by`` (``compare.by``: auto,
+            dump, year, a paper field (venue), or a list of a field and one of those) and
+            ``dump_order`` (the dumps in the order of ``inputs``: their order when comparing dumps).
     """
     import pandas as pd
 
     from papertopics.groups.periods import PIPELINE_COLUMNS, groups_record, paper_groups
     from papertopics.ingest.parse import input_columns
+    from papertopics.settings import GroupSettings
 
     records = storage.read_jsonl(papers)
     paper_table = pd.DataFrame(
@@ -36,7 +38,8 @@ def groups(papers: str, table: str, settings: str, compare_by, dump_order: list[
             **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
         }
     )
-    periods, found = paper_groups(paper_table, compare_by, dump_order)
+    chosen = GroupSettings(**knobs)
+    periods, found = paper_groups(paper_table, chosen.compare_by, chosen.dump_order)
     rows, record = groups_record(paper_table["id"].tolist(), periods, found)
     storage.write_csv(table, rows)
     storage.write_json(settings, record)

@@ -23,6 +23,7 @@ import numpy as np
 from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
+from papertopics.settings import ClusterSettings
 
 _LOG = logging.getLogger(__name__)
 # A placed paper fits its topic only weakly when its embedding is less similar to every topic's
@@ -196,7 +197,7 @@ def _new_topics(
     existing: np.ndarray,
     labels: np.ndarray,
     first_label: int,
-    placement: dict,
+    placement: ClusterSettings,
 ) -> np.ndarray:
     """The new topics among the ``candidates`` (placed papers that fit no topic), one dump at a
     time: each group ``new_groups`` finds gets the next label from ``first_label`` in ``labels``
@@ -207,7 +208,7 @@ def _new_topics(
     for dump in dict.fromkeys(dump_of[candidates].tolist()):
         rows = candidates[dump_of[candidates] == dump]
         groups = new_groups(
-            vectors[rows], existing, placement["new_topic_min_size"], placement["new_topic_max_similarity"]
+            vectors[rows], existing, placement.new_topic_min_size, placement.new_topic_max_similarity
         )
         for group in _with_nearest(vectors[rows], existing, groups):
             labels[rows[group]] = next_label
@@ -223,7 +224,7 @@ def place_clusters(
     dumps: list[str],
     spaces: list[np.ndarray],
     vectors: np.ndarray,
-    placement: dict,
+    placement: ClusterSettings,
 ) -> tuple[dict, dict]:
     """Every paper's settled topic on the last fit.
 
@@ -234,7 +235,7 @@ def place_clusters(
         dumps: each paper's dump.
         spaces: the cluster spaces, the new papers placed on them.
         vectors: the papers' embeddings.
-        placement: config.yaml's placement section.
+        placement: the cluster stage's knobs, of which the placement section's are read.
 
     Returns:
         The arrays of ``labels.npz`` (``labels``: a topic id, a new topic's number above every
@@ -279,7 +280,7 @@ def place_clusters(
     outlier[new_in != ""] = False
     new_topics = len(set(labels[new_in != ""].tolist()))
     figures = fit_figures(
-        fitted, np.asarray(predicted), strength[placed], tuple(unfit), new_topics, placement["refit_margin"]
+        fitted, np.asarray(predicted), strength[placed], tuple(unfit), new_topics, placement.refit_margin
     )
     arrays = {
         "labels": labels,
@@ -311,7 +312,7 @@ def placed_clusters(
     runs: list[dict],
     papers: str,
     embeddings: list[str],
-    placement: dict,
+    placement: ClusterSettings,
 ) -> tuple[dict, dict] | None:
     """The cluster stage's labels and settings placed on the last fit, or None where the
     projections were fitted afresh (or no fit is kept): the stage then clusters afresh too.

@@ -285,31 +285,6 @@ def hybrid_vectors(
     return np.hstack([np.sqrt(1 - word_weight) * embeddings, np.sqrt(word_weight) * words]).astype(np.float32)
 
 
-# The umap settings (config.yaml's umap section) that the neighbour graph reads, and those that a
-# projection reads besides; the 2-d map reads all but n_components, which the cluster space reads too.
-NEIGHBOUR_SETTINGS = (
-    "n_neighbors",
-    "metric",
-    "random_state",
-    "word_weight",
-    "word_dimensions",
-    "fit_sample_size",
-    "exact_neighbours_up_to",
-)
-LAYOUT_SETTINGS = ("min_dist", "n_epochs")
-
-
-def neighbour_settings(umap: dict) -> dict:
-    """The settings of ``umap`` (config.yaml's umap section) that ``neighbour_graph`` reads."""
-    return {name: umap[name] for name in NEIGHBOUR_SETTINGS}
-
-
-def projection_settings(umap: dict, *, cluster_space: bool) -> dict:
-    """The settings of ``umap`` that ``reduce_embeddings`` reads: for the cluster space, or the 2-d map."""
-    names = NEIGHBOUR_SETTINGS + LAYOUT_SETTINGS + (("n_components",) if cluster_space else ())
-    return {name: umap[name] for name in names}
-
-
 # The fewest dimensions a projection has (the 2-d map): below this + 2 papers, no UMAP runs.
 _FEWEST_COMPONENTS = 2
 
@@ -347,7 +322,8 @@ def neighbour_graph(
 
 @dataclass(frozen=True)
 class Projection:
-    """The knobs of one UMAP projection (config.yaml's umap section, ``projection_settings``).
+    """The knobs of one UMAP projection (``papertopics.settings.ClusterSpaceSettings.umap``, or
+    ``MapSettings``' with two dimensions).
 
     Attributes:
         n_neighbors: UMAP's neighbourhood size, or ``auto`` (``resolve_n_neighbors``).

@@ -70,24 +70,25 @@ def _projection(
     )
 
 
-def neighbours(
-    papers: str, embeddings: list[str], graph: str, fitted_topics: list[str], update_mode: str, umap: dict
-) -> None:
+def neighbours(papers: str, embeddings: list[str], graph: str, fitted_topics: list[str], knobs: dict) -> None:
     """The papers' neighbour graph, searched once for every UMAP projection of them (cluster
     space, map, consensus runs); ``searched`` is false where the projections use none (a
     fit on a sample, a corpus too small for UMAP, or new papers placed on the last fit, whose
-    papers' topics are ``fitted_topics``, with ``update: place``). ``umap``: the knobs it reads
-    (``papertopics.mapping.reduce.neighbour_settings``).
+    papers' topics are ``fitted_topics``, with ``update: place``). ``knobs``:
+    ``papertopics.settings.NeighbourSettings``' fields.
     """
     import time
 
     from papertopics.embed.encoders import embedding_text
     from papertopics.mapping.placement import placing
     from papertopics.mapping.reduce import neighbour_graph
+    from papertopics.settings import NeighbourSettings
 
+    chosen = NeighbourSettings(**knobs)
+    umap = chosen.umap()
     records, vectors = corpus_embeddings(papers, embeddings)
     start = time.perf_counter()
-    if placing(fitted_topics, update_mode, [p["id"] for p in records], umap["word_weight"]):
+    if placing(fitted_topics, chosen.update_mode, [p["id"] for p in records], umap["word_weight"]):
         # A placement searches only the new papers' neighbours among the fitted ones; a projection
         # that refits after all searches the same graph itself (reduce_embeddings).
         found = None
@@ -124,17 +125,19 @@ def reduce(
     coordinates: str,
     settings: str,
     model: str,
-    update_mode: str,
-    umap: dict,
+    knobs: dict,
 ) -> None:
     """The cluster space: the papers' UMAP coordinates in ``umap.n_components`` dimensions, seeded
     with ``umap.random_state`` (a consensus run's is the same with a seed drawn from it). With
     ``update: place`` and a last fit (``fitted``), new papers are placed on it instead; ``model``
-    keeps the fit (``papertopics.mapping.placement``). ``umap``: the knobs a projection reads
-    (``papertopics.mapping.reduce.projection_settings``).
+    keeps the fit (``papertopics.mapping.placement``). ``knobs``:
+    ``papertopics.settings.ClusterSpaceSettings``' fields.
     """
+    from papertopics.settings import ClusterSpaceSettings
+
+    chosen = ClusterSpaceSettings(**knobs)
     ids, cluster_space, placed, used = _projection(
-        papers, embeddings, neighbours, model, fitted, update_mode, umap
+        papers, embeddings, neighbours, model, fitted, chosen.update_mode, chosen.umap()
     )
     mode = np.array(used["update"]["mode"])
     storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode)
@@ -150,13 +153,12 @@ def consensus_run(
     coordinates: str,
     settings: str,
     model: str,
-    update_mode: str,
-    umap: dict,
+    knobs: dict,
 ) -> None:
     """A further cluster space of ``umap.consensus_runs``: the reduce stage's projection with
-    another seed (``umap.random_state`` here is the run's own, drawn from the configured one).
+    another seed (``random_state`` here is the run's own, drawn from the configured one).
     """
-    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, update_mode, umap)
+    reduce(papers, embeddings, neighbours, fitted, coordinates, settings, model, knobs)
 
 
 def map_layout(
@@ -166,13 +168,17 @@ def map_layout(
     fitted: list[str],
     layout: str,
     model: str,
-    update_mode: str,
-    umap: dict,
+    knobs: dict,
 ) -> None:
     """The 2-d paper map: UMAP with the cluster space's settings, spread by at least ``MAP_MIN_DIST``
-    (new papers placed on the last fit with ``update: place``, as in ``reduce``).
+    (new papers placed on the last fit with ``update: place``, as in ``reduce``). ``knobs``:
+    ``papertopics.settings.MapSettings``' fields.
     """
     from papertopics.mapping.reduce import MAP_MIN_DIST
+    from papertopics.settings import MapSettings
+
+    chosen = MapSettings(**knobs)
+    umap = chosen.umap()
 
     ids, map_2d, placed, settings = _projection(
         papers,
@@ -180,7 +186,7 @@ def map_layout(
         neighbours,
         model,
         fitted,
-        update_mode,
+        chosen.update_mode,
         {
             "n_components": 2,
             "min_dist": max(umap["min_dist"], MAP_MIN_DIST),
@@ -220,7 +226,7 @@ def cluster(
     ids = runs[0]["ids"]
     if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
         raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
-    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, chosen.placement)
+    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, chosen)
     if placed is not None:
         storage.write_arrays(labels, **placed[0])
         storage.write_json(settings, placed[1])
@@ -233,7 +239,13 @@ def cluster(
             raise RuntimeError("the cluster space is out of step with the corpus; rerun reduce.")
     models: list = []
     assigned, used = cluster_runs(
-        [run["cluster_space"] for run in runs], vectors, models=models, **chosen.hdbscan()
+        [run["cluster_space"] for run in runs],
+        vectors,
+        models=models,
+        min_cluster_size=chosen.min_cluster_size,
+        min_samples=chosen.min_samples,
+        cluster_selection_method=chosen.cluster_selection_method,
+        max_cluster_share=chosen.max_cluster_share,
     )
     used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
     used["outliers"] = int((assigned == OUTLIER).sum())

@@ -21,14 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from papertopics.mapping.reduce import (
-    MAP_MIN_DIST,
-    NEIGHBOUR_SETTINGS,
-    Projection,
-    neighbour_graph,
-    projection_settings,
-    reduce_embeddings,
-)
+from papertopics.mapping.reduce import MAP_MIN_DIST, Projection, neighbour_graph, reduce_embeddings
+from papertopics.settings import ClusterSpaceSettings, MapSettings, NeighbourSettings, umap_knobs
 
 # Enough papers for UMAP's spectral initialisation and a sample below them; few enough to take
 # no time but the compilation.
@@ -61,17 +55,16 @@ def warm_numba_cache(config_path: str | Path = "config.yaml") -> float:
     graph = neighbour_graph(
         vectors,
         texts,
-        **{key: umap[key] for key in NEIGHBOUR_SETTINGS if key != "exact_neighbours_up_to"},
-        exact_neighbours_up_to=_PAPERS,
+        **(umap_knobs(NeighbourSettings, umap) | {"exact_neighbours_up_to": _PAPERS}),
     )
-    for cluster_space in (True, False):
-        settings = projection_settings(umap, cluster_space=cluster_space)
+    for projection in (ClusterSpaceSettings, MapSettings):
+        settings = umap_knobs(projection, umap)
         settings["exact_neighbours_up_to"] = _PAPERS
-        if not cluster_space:
+        if projection is MapSettings:
             settings.update(n_components=2, min_dist=max(settings["min_dist"], MAP_MIN_DIST))
         reduce_embeddings(vectors, texts, Projection(**settings), neighbours=graph)
     # A fit on a sample, the rest placed by transform (corpora above umap.fit_sample_size).
-    settings = projection_settings(umap, cluster_space=True)
+    settings = umap_knobs(ClusterSpaceSettings, umap)
     settings["fit_sample_size"] = _SAMPLE
     reduce_embeddings(vectors, texts, Projection(**settings))
     return time.perf_counter() - start

@@ -7,11 +7,11 @@ BaseCluster): the reduce and cluster stages already did that work, cached, upstr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
+from papertopics.settings import TopicStageSettings
 
 
 def flag_column(column) -> np.ndarray:
@@ -130,21 +130,12 @@ def representation_model(
     return chain or None
 
 
-@dataclass(frozen=True)
-class KeywordSettings:
-    """How BERTopic makes each topic's keywords (the topics stage's keyword knobs)."""
-
-    ngram_range: tuple[int, int]  # the shortest and longest keyphrases, in words
-    stop_words: str | None  # the vectorizer's stop-word list (``english``) or None
-    top_n_words: int  # keywords kept per topic
-    reduce_frequent_words: bool  # damp words frequent across topics (BERTopic's option)
-    representation: str  # ``ctfidf``, ``mmr`` or ``keybert`` (see ``representation_model``)
-    mmr_diversity: float  # the diversity of the ``mmr`` representation
-    min_keyword_share: float  # keywords used by at least this share of a topic's papers rank first
-
-
 def fit_topic_model(
-    texts: list[str], embeddings: np.ndarray, topics: np.ndarray, embedding_model, keywords: KeywordSettings
+    texts: list[str],
+    embeddings: np.ndarray,
+    topics: np.ndarray,
+    embedding_model,
+    keywords: TopicStageSettings,
 ):
     """Fit BERTopic on given topics, without refitting UMAP or HDBSCAN.
 

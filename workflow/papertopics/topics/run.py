@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, assign_outliers
+from papertopics.settings import TopicStageSettings
 from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
 from papertopics.topics.history import TopicHistory
@@ -28,20 +29,6 @@ from papertopics.topics.place import kept_labels, labels_as_fitted
 
 _LOG = logging.getLogger(__name__)
 NOT_A_TOPIC = "Not a topic"
-
-
-@dataclass(frozen=True)
-class TopicSettings:
-    """The knobs of the topics stage (the rule's params)."""
-
-    n_representative_docs: int = 5
-    coarse_topics: int | str = "auto"
-    min_overlap: float = 0.3
-    min_similarity: float = 0.85
-    guide_min_similarity: float = 0.4
-    reduce_outliers: bool = True
-    # The fields of ``papertopics.topics.fit.KeywordSettings``.
-    keywords: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -170,15 +157,13 @@ def fit(
     rows: np.ndarray,
     topic_ids: TopicIds,
     encoder,
-    keyword_settings: dict,
+    keywords: TopicStageSettings,
 ) -> Fitted:
-    """BERTopic's model of the shown topics (``keyword_settings``: ``KeywordSettings``'s fields)
-    and their keywords.
-    """
-    from papertopics.topics.fit import KeywordSettings, fit_topic_model, topic_keywords
+    """BERTopic's model of the shown topics (made as ``keywords``' keyword knobs say) and their keywords."""
+    from papertopics.topics.fit import fit_topic_model, topic_keywords
 
     shown = TopicIds.of_papers(topic_ids.shown, rows)
-    model, model_topics = fit_topic_model(texts, vectors, shown, encoder, KeywordSettings(**keyword_settings))
+    model, model_topics = fit_topic_model(texts, vectors, shown, encoder, keywords)
     topic_ids = topic_ids.with_model_topics(rows, model_topics)
     words = {topic_ids.shown_of_model(m): k for m, k in topic_keywords(model, model_topics).items()}
     return Fitted(model, topic_ids, words)
@@ -298,7 +283,7 @@ def run_topics(
     vectors: np.ndarray,
     cluster_labels: np.ndarray,
     history: TopicHistory,
-    settings: TopicSettings,
+    settings: TopicStageSettings,
     encoder=None,
     given: Given = Given(),
     titles: list[str] | None = None,
@@ -334,7 +319,7 @@ def run_topics(
         settings.min_similarity,
     )
     curated = curate(curation, followed, as_found.rows)
-    fitted = fit(texts, vectors, as_found.rows, curated.topic_ids, encoder, settings.keywords)
+    fitted = fit(texts, vectors, as_found.rows, curated.topic_ids, encoder, settings)
     labelled = label(
         texts,
         vectors,

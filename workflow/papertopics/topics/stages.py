@@ -9,7 +9,7 @@ imported inside the functions, only when the stage that needs them runs.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -100,7 +100,6 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     chosen = TopicStageSettings(**knobs)
     names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
     curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
-    settings = run_settings(chosen)
     texts = [p["text"] for p in records]
     fitted_labels, fitted_group_labels = placed_fitted_labels(clusters)
     found = run_topics(
@@ -109,7 +108,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         vectors,
         clusters["labels"],
         TopicHistory(inputs.history[0] if inputs.history else None, staged=outputs.next_history),
-        settings,
+        chosen,
         # The labels' second phrases are placed by meaning, with the model; BERTopic needs it
         # loaded for the representations that embed keywords, the rest only when they embed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length)
@@ -131,9 +130,9 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         "embedding_model": chosen.embedding_model,
         **chosen.recorded(),
         "topics": found.n_topics,
-        "coarse_topics_setting": settings.coarse_topics,
+        "coarse_topics_setting": chosen.coarse_topics,
         "guide": names,
-        "guide_min_similarity": settings.guide_min_similarity if names else None,
+        "guide_min_similarity": chosen.guide_min_similarity if names else None,
         **found.summary,
         "consensus": storage.read_json(inputs.cluster_settings).get("consensus"),
         "wording_by": periods.by,
@@ -154,21 +153,6 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         found.lineage["run"],
         [d["label"] for d in found.details],
     )
-
-
-def run_settings(stage: TopicStageSettings, **changed):
-    """The knobs of ``papertopics.topics.run.run_topics`` (a ``TopicSettings``) from the stage's,
-    the keyword knobs gathered in its ``keywords``; ``changed``: fields replaced.
-    """
-    from papertopics.topics.run import TopicSettings
-
-    own = {f.name for f in fields(TopicSettings)} - {"keywords"}
-    values = stage.recorded()
-    run = TopicSettings(
-        **{k: v for k, v in values.items() if k in own},
-        keywords={k: v for k, v in values.items() if k not in own},
-    )
-    return replace(run, **changed)
 
 
 def _add_wording(found, texts: list[str], compared, fitted_wording: list[str]) -> None:
