@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from conftest import REPO, SEEDS, default_config
+from papertopics.settings import ChangeSettings, knobs
 
 HEAVY = [
     "torch",
@@ -125,7 +126,7 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
 def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
     results = seed_run / "results"
     topics = results / "topics"
-    compare = default_config()["compare"]
+    changes_knobs = knobs(ChangeSettings.from_config(default_config()))
     code = (
         "from papertopics.changes import stages as changes_stages\n"
         "from papertopics.runtime.adapter import stage_arguments\n"
@@ -136,7 +137,7 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
         f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
         f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
-        f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={ {'compare': compare, 'stop_words': 'english'}!r})\n"
+        f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={changes_knobs!r})\n"
         "changes_stages.changes(**stage_arguments(changes_stages.changes, files))\n"
     )
     assert imported_after(code) == []

@@ -13,6 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from papertopics import storage
+from papertopics.embed.encoders import gather_embeddings
+from papertopics.settings import ChangeSettings, CompareSettings
+from papertopics.topics.fit import flag_column
+from papertopics.topics.history import earlier_shares, stage_shares
 
 _LOG = logging.getLogger(__name__)
 
@@ -54,17 +58,15 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
     over the groups stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Changes.compare loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.compare import describe_changes
     from papertopics.changes.shares import recomputed_shares
     from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
-    from papertopics.embed.encoders import gather_embeddings
     from papertopics.groups.periods import load_groups
-    from papertopics.settings import ChangeSettings
-    from papertopics.topics.fit import flag_column
-    from papertopics.topics.history import earlier_shares, stage_shares
 
     assigned = pd.read_csv(
         inputs.topic_papers,
@@ -154,13 +156,13 @@ def venues(
     (``papertopics.changes.venue_trends``, written to ``trends``); only the headers and the reason where
     no field is compared. ``knobs``: ``papertopics.settings.CompareSettings``' fields.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Changes.venue_trends loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
     from papertopics.groups.periods import load_groups
-    from papertopics.settings import CompareSettings
-    from papertopics.topics.fit import flag_column
 
     assigned = pd.read_csv(
         topic_papers,

@@ -131,6 +131,7 @@ def slopes_differ(series: list[VenueSeries]) -> np.ndarray:
     """Per topic, the p-value of Cochran's Q of the venues' slopes (NaN under 2 venues with a
     variance); each venue's series holds the same topics.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import chi2
 
     slope = np.stack(

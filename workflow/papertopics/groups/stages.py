@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 
 from papertopics import storage
+from papertopics.ingest.parse import input_columns
+from papertopics.settings import GroupSettings
 
 _LOG = logging.getLogger(__name__)
 
@@ -24,11 +26,11 @@ def groups(papers: str, table: str, settings: str, knobs: dict) -> None:
             dump, year, a paper field (venue), or a list of a field and one of those) and
             ``dump_order`` (the dumps in the order of ``inputs``: their order when comparing dumps).
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Groups.periods loads heavy libraries: only the jobs that use it import it.
     from papertopics.groups.periods import PIPELINE_COLUMNS, groups_record, paper_groups
-    from papertopics.ingest.parse import input_columns
-    from papertopics.settings import GroupSettings
 
     records = storage.read_jsonl(papers)
     paper_table = pd.DataFrame(

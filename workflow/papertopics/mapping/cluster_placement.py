@@ -37,6 +37,7 @@ def save_clusters(path: str, ids: np.ndarray, labels: np.ndarray, clusterer, set
     """Keep the fitted HDBSCAN (with its prediction data), the fitted papers' labels and
     strengths and the fit's settings, for later placements.
     """
+    # Joblib loads only where a fitted model is saved or read.
     import joblib
 
     strengths = (
@@ -73,6 +74,7 @@ def new_groups(
     """
     if len(vectors) < max(2 * min_size, 4):
         return []
+    # HDBSCAN loads only in the jobs that cluster.
     from hdbscan import HDBSCAN
 
     units = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -243,6 +245,7 @@ def place_clusters(
         new topic's paper is new in; ``fitted_label`` and ``fitted_group_label``: a fitted paper's
         topic label and its topic's group label) and the fit figures.
     """
+    # HDBSCAN loads only in the jobs that cluster.
     from hdbscan.prediction import approximate_predict
 
     row = {identifier: i for i, identifier in enumerate(ids)}
@@ -317,6 +320,7 @@ def placed_clusters(
     """The cluster stage's labels and settings placed on the last fit, or None where the
     projections were fitted afresh (or no fit is kept): the stage then clusters afresh too.
     """
+    # Joblib loads only where a fitted model is saved or read.
     import joblib
 
     if not fitted or not fitted_topics or any(str(run.get("mode", "refit")) != "place" for run in runs):

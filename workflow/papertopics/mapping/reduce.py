@@ -50,6 +50,7 @@ def exact_neighbours(vectors: np.ndarray, n_neighbors: int, metric: str) -> tupl
     than scikit-learn's general brute-force search); other metrics go to scikit-learn.
     """
     if metric != "cosine":
+        # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
         from sklearn.neighbors import NearestNeighbors
 
         search = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm="brute").fit(vectors)
@@ -91,6 +92,7 @@ def approximate_neighbours(
     thread, as a seeded UMAP fit runs it), as UMAP's ``precomputed_knn``: n log n, where the
     exact search grows as n^2.
     """
+    # UMAP and numba load only in the jobs that project.
     from umap.umap_ import nearest_neighbors
 
     cache_umap_kernels()
@@ -133,6 +135,7 @@ def cache_umap_kernels() -> None:
     5-10 s per reduce or map job. numba's own cache (beside the library, or in the user's cache
     folder where that is read-only) is keyed by the source files, so an upgrade recompiles.
     """
+    # UMAP and numba load only in the jobs that project.
     import umap.distances
     import umap.layouts
     import umap.sparse
@@ -210,6 +213,7 @@ def umap_project(
         if models is not None:
             models.append(None)
         return principal_components(embeddings, n_components)
+    # UMAP and numba load only in the jobs that project.
     from umap import UMAP
 
     cache_umap_kernels()
@@ -255,6 +259,7 @@ def word_vectors(texts: list[str], dimensions: int, random_state: int) -> np.nda
     closely; a short embedding model reads them only through its 256-token window and its
     general-purpose training. Words seen in one abstract only are left out as noise.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize

@@ -9,11 +9,26 @@ are imported inside the functions, only when the stage that needs them runs.
 from __future__ import annotations
 
 import logging
+import sys
+import time
 
 import numpy as np
 
 from papertopics import storage
-from papertopics.embed.encoders import corpus_embeddings
+from papertopics.embed.encoders import corpus_embeddings, embedding_text
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.cluster_placement import placed_clusters, refit_note, save_clusters
+from papertopics.mapping.consensus import cluster_runs
+from papertopics.mapping.placement import link_or_copy, placing, project
+from papertopics.mapping.reduce import MAP_MIN_DIST, Projection, neighbour_graph, reduce_embeddings
+from papertopics.mapping.similar import KeptSimilar, similar_papers_since, vectors_fingerprint
+from papertopics.settings import (
+    ClusterSettings,
+    ClusterSpaceSettings,
+    MapSettings,
+    NeighbourSettings,
+    SimilarSettings,
+)
 
 _LOG = logging.getLogger(__name__)
 
@@ -24,9 +39,6 @@ def _reduce_corpus(
     """The papers' ids and UMAP coordinates (from the neighbour graph where one was searched);
     the fitted UMAP is appended to ``models`` where given.
     """
-    from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.reduce import Projection, reduce_embeddings
-
     papers, embeddings = corpus_embeddings(papers_path, embedding_paths)
     graph = storage.read_arrays(neighbours_path)
     if graph["ids"].tolist() != [p["id"] for p in papers]:
@@ -52,10 +64,6 @@ def _projection(
     umap: dict,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """A projection placed on the last fit or fitted afresh (``papertopics.mapping.placement.project``)."""
-    import sys
-
-    from papertopics.mapping.placement import project
-
     # The knobs' names interned, as keyword names are: the saved fit keeps them, and pickle writes
     # a name once where UMAP's own attribute of that name is the same string, so the fit's bytes
     # do not depend on how the rule passed the knobs.
@@ -77,13 +85,6 @@ def neighbours(papers: str, embeddings: list[str], graph: str, fitted_topics: li
     papers' topics are ``fitted_topics``, with ``update: place``). ``knobs``:
     ``papertopics.settings.NeighbourSettings``' fields.
     """
-    import time
-
-    from papertopics.embed.encoders import embedding_text
-    from papertopics.mapping.placement import placing
-    from papertopics.mapping.reduce import neighbour_graph
-    from papertopics.settings import NeighbourSettings
-
     chosen = NeighbourSettings(**knobs)
     umap = chosen.umap()
     records, vectors = corpus_embeddings(papers, embeddings)
@@ -133,8 +134,6 @@ def reduce(
     keeps the fit (``papertopics.mapping.placement``). ``knobs``:
     ``papertopics.settings.ClusterSpaceSettings``' fields.
     """
-    from papertopics.settings import ClusterSpaceSettings
-
     chosen = ClusterSpaceSettings(**knobs)
     ids, cluster_space, placed, used = _projection(
         papers, embeddings, neighbours, model, fitted, chosen.update_mode, chosen.umap()
@@ -174,9 +173,6 @@ def map_layout(
     (new papers placed on the last fit with ``update: place``, as in ``reduce``). ``knobs``:
     ``papertopics.settings.MapSettings``' fields.
     """
-    from papertopics.mapping.reduce import MAP_MIN_DIST
-    from papertopics.settings import MapSettings
-
     chosen = MapSettings(**knobs)
     umap = chosen.umap()
 
@@ -215,12 +211,6 @@ def cluster(
     (``papertopics.mapping.cluster_placement``); ``model`` keeps the fit. ``knobs``:
     ``papertopics.settings.ClusterSettings``'s fields.
     """
-    from papertopics.mapping.cluster import OUTLIER
-    from papertopics.mapping.cluster_placement import placed_clusters, refit_note, save_clusters
-    from papertopics.mapping.consensus import cluster_runs
-    from papertopics.mapping.placement import link_or_copy
-    from papertopics.settings import ClusterSettings
-
     chosen = ClusterSettings(**knobs)
     runs = [storage.read_arrays(path) for path in coordinates]
     ids = runs[0]["ids"]
@@ -264,11 +254,6 @@ def similar_papers(
     under ``update: place``, the lists kept with the fit (``fitted_similar``; none otherwise)
     extended with the papers added since. ``knobs``: ``SimilarSettings``' fields.
     """
-    import time
-
-    from papertopics.mapping.similar import KeptSimilar, similar_papers_since, vectors_fingerprint
-    from papertopics.settings import SimilarSettings
-
     settings = SimilarSettings(**knobs)
     records, vectors = corpus_embeddings(papers, embeddings)
     ids = [p["id"] for p in records]

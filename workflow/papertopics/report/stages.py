@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from papertopics import storage
+from papertopics.settings import ReportSettings
 
 _LOG = logging.getLogger(__name__)
 
@@ -21,7 +22,6 @@ def report(page: str, knobs: dict, **inputs) -> None:
     """
     # Report loads heavy libraries: only the jobs that use it import it.
     from papertopics.report import ReportFiles, build_report, load_report_inputs
-    from papertopics.settings import ReportSettings
 
     settings = ReportSettings(**knobs)
     html = build_report(

@@ -34,6 +34,7 @@ _SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
 def _umap_settings(config_path: str | Path) -> dict:
     """The umap settings the jobs project with: config.yaml's, else the schema's defaults."""
+    # The config's libraries load only where a file is checked.
     import yaml
 
     schema = yaml.safe_load(_SCHEMA.read_text(encoding="utf-8"))["properties"]["umap"]["properties"]

@@ -55,6 +55,7 @@ class SharedKeywords:
 
     def _words_used(self, vectorizer, documents: list[str]):
         """The vocabulary, and which of its words each document uses (a sparse 0/1 matrix)."""
+        # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
         import scipy.sparse as sp
 
         if self._vocabulary is not vectorizer.vocabulary_:
@@ -68,6 +69,7 @@ class SharedKeywords:
 
     def extract_topics(self, topic_model, documents, c_tf_idf, topics: dict) -> dict:
         """Each topic's c-TF-IDF keywords, those that ``min_share`` of its papers use ranked first."""
+        # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
         import scipy.sparse as sp
 
         # c_tf_idf's rows are the topics in sorted order (as BERTopic builds and reads it).
@@ -116,6 +118,7 @@ def representation_model(
     """BERTopic's keyword re-ranking on top of c-TF-IDF: none, KeyBERTInspired or MMR, after
     keeping to keywords at least ``min_keyword_share`` of a topic's papers use (0: no such rule).
     """
+    # BERTopic loads only in the topics job.
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
     if name == "keybert":
@@ -152,6 +155,7 @@ def fit_topic_model(
     Returns:
         The fitted model and each paper's topic in the model's numbering.
     """
+    # BERTopic loads only in the topics job.
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
@@ -307,6 +311,7 @@ def topic_groups(
     (cosine), into ``n_groups`` groups. Returns topic → group and the groups (number, topics
     largest first, size; labelled later, ``papertopics.topics.label_groups.group_labels``), largest first.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.cluster.hierarchy import fcluster, linkage
 
     real = sorted(t for t in set(topics.tolist()) if t != OUTLIER)

@@ -21,6 +21,8 @@ from papertopics.mapping.cluster import OUTLIER, assign_outliers
 from papertopics.settings import TopicStageSettings
 from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
+from papertopics.topics.fit import describe_topics, fit_topic_model, topic_keywords
+from papertopics.topics.guided import guided_topics, unmatched_names
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.labeller import TopicLabels, label_topics
@@ -98,8 +100,6 @@ def guide(
     """The clusters with the guide's categories first (``guided_topics``), the names no paper fits
     logged (they make no topic). No names: the clusters as they were.
     """
-    from papertopics.topics.guided import guided_topics, unmatched_names
-
     if not names:
         return Guided(cluster_labels, {}, [])
     name_vectors = np.asarray(encoder.encode(names), dtype=np.float32)
@@ -160,8 +160,6 @@ def fit(
     keywords: TopicStageSettings,
 ) -> Fitted:
     """BERTopic's model of the shown topics (made as ``keywords``' keyword knobs say) and their keywords."""
-    from papertopics.topics.fit import fit_topic_model, topic_keywords
-
     shown = TopicIds.of_papers(topic_ids.shown, rows)
     model, model_topics = fit_topic_model(texts, vectors, shown, encoder, keywords)
     topic_ids = topic_ids.with_model_topics(rows, model_topics)
@@ -257,8 +255,6 @@ def describe(
     """One record per shown topic (``describe_topics``, with its model number, group, and what the
     guide and curation did to it), and each paper's label.
     """
-    from papertopics.topics.fit import describe_topics
-
     shown, merged, hidden = curated.curated.topics, curated.curated.merged, curated.curated.hidden
     label_of = labelled.label_of
     details = describe_topics(fitted.keywords, label_of, ids, vectors, shown, n_representative_docs)

@@ -14,8 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from papertopics import storage
-from papertopics.embed.encoders import corpus_embeddings
+from papertopics.embed.encoders import EncoderOnDemand, corpus_embeddings, load_model
+from papertopics.embed.models import resolve_model_location
+from papertopics.ingest.parse import input_columns
 from papertopics.settings import EvaluateSettings, TopicStageSettings
+from papertopics.topics.curation import load_curation
+from papertopics.topics.fit import flag_column, needs_embedding_model
+from papertopics.topics.guided import load_guide
+from papertopics.topics.history import TopicHistory
+from papertopics.topics.quality import evaluate_topics
 
 _LOG = logging.getLogger(__name__)
 
@@ -82,14 +89,9 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
     ``papertopics.settings.TopicStageSettings``'s fields.
     """
-    from papertopics.embed.encoders import EncoderOnDemand, load_model
-    from papertopics.embed.models import resolve_model_location
+    # Figures loads heavy libraries: only the jobs that use it import it.
     from papertopics.figures import model_figures
     from papertopics.groups.periods import load_groups
-    from papertopics.topics.curation import load_curation
-    from papertopics.topics.fit import needs_embedding_model
-    from papertopics.topics.guided import load_guide
-    from papertopics.topics.history import TopicHistory
     from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
     from papertopics.topics.run import Given, run_topics
 
@@ -162,6 +164,7 @@ def _add_wording(found, texts: list[str], compared, fitted_wording: list[str]) -
     zero or one path; used where it worded the same kind of periods), only the periods whose
     topics' papers changed since are worded afresh.
     """
+    # Topics.wording loads heavy libraries: only the jobs that use it import it.
     from papertopics.topics.wording import periods_to_word, with_kept_wording, wording_per_period
 
     periods, groups = compared
@@ -201,9 +204,8 @@ def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndar
     """``papers.csv``: each paper with its topic and map position, whether it was ``placed`` on an
     earlier fit (``update: place``) rather than fitted, and the input's own fields.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
-
-    from papertopics.ingest.parse import input_columns
 
     pipeline_columns = {
         "id": [p["id"] for p in records],
@@ -226,6 +228,7 @@ def topic_table(details: list[dict]):
     """``topics.csv``: one row per topic record (id, label, whether the label is curated, keywords,
     size, share).
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     return pd.DataFrame(
@@ -260,10 +263,8 @@ def evaluate(papers: str, topic_papers: str, details: str, metrics: str, knobs: 
     """Topic quality: coherence, diversity, outliers, and agreement with a ``label`` column if any;
     ``knobs``: ``papertopics.settings.EvaluateSettings``'s fields.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
-
-    from papertopics.topics.fit import flag_column
-    from papertopics.topics.quality import evaluate_topics
 
     texts = {p["id"]: p["text"] for p in storage.read_jsonl(papers)}
     # Only the columns scored here: the abstracts and coordinates are the bulk of the file.
