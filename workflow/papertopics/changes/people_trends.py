@@ -1,0 +1,246 @@
+"""Who is rising: institutions and countries whose share of a topic rose over the periods, and,
+across the corpus, each one's share per period and the topics it holds more of than the rest.
+
+Rising means rising *within the topic beyond the corpus*: a country whose share of every paper
+grows (or shrinks: the mix of venues changes over the years) would otherwise rise (or fall) in
+every topic. The test is the topics' trend test (``trends.cochran_armitage``, a score test of a
+linear trend of a share on the period's score) with each period's expected share taken from the
+corpus instead of pooled over the periods (:func:`excess_trend`): the "papers" are the topic's
+papers that carry the kind in each period, the "count" a name's fractional papers among them, the
+expected share the name's share of all papers carrying the kind in that period. Its slope is the
+least-squares slope of the topic's share less the corpus's, in points per period. A fractional
+count varies less than the 0 or 1 of a whole paper, so the binomial variance is an upper bound and
+the test is conservative where papers are shared. A name is tested in a topic when it has at least
+``people.min_papers`` fractional papers there; Benjamini–Hochberg runs across every (topic, name)
+test of a kind, and the q-values are graded as the trends are (``trends.grade``).
+
+Over-representation is the venues' test (``venues.cell_tests``, the adjusted standardized
+residual of each topic × name cell, Fisher's exact test on rounded counts where a cell expects
+few) on the fractional counts of every name with ``people.min_papers`` papers in the corpus,
+Benjamini–Hochberg across the cells of a kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from papertopics.changes.people import display_names, topic_rows
+from papertopics.changes.stats import benjamini_hochberg, wilson_interval
+from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, TrendTest, direction, grade
+from papertopics.changes.venues import cell_tests
+from papertopics.groups.periods import Periods
+from papertopics.mapping.cluster import OUTLIER
+
+TESTED_KINDS = ("institution", "country")
+RISING_COLUMNS = ["kind", "topic", "label", "name", "papers", "first_period", "first_share", "last_period"]
+RISING_COLUMNS += ["last_share", "corpus_first_share", "corpus_last_share", "slope_points"]
+RISING_COLUMNS += ["low_points", "high_points", "p", "q", "grade", "direction"]
+OVER_COLUMNS = ["kind", "name", "topic", "label", "papers", "name_papers", "share", "residual", "p", "q"]
+OVER_COLUMNS += ["grade", "direction"]
+PERIOD_COLUMNS = ["kind", "name", "period", "papers", "period_papers", "share", "low", "high"]
+
+
+def excess_trend(counts, totals, expected_share, scores, confidence: float = 0.95) -> TrendTest:
+    """The trend of each row of ``counts`` (names × periods) over ``totals`` (each period's papers)
+    beyond ``expected_share`` (names × periods, the corpus's share in each period): the
+    Cochran–Armitage score test with the per-period expectation in place of the pooled share.
+    A row with no variance under the null (expected share 0 or 1 throughout) gets slope 0, p 1.
+    """
+    from scipy.stats import norm
+
+    counts = np.asarray(counts, dtype=np.float64)
+    totals = np.broadcast_to(np.asarray(totals, dtype=np.float64), counts.shape)
+    expected = np.broadcast_to(np.asarray(expected_share, dtype=np.float64), counts.shape)
+    scores = np.broadcast_to(np.asarray(scores, dtype=np.float64), counts.shape)
+    centre = (totals * scores).sum(axis=-1, keepdims=True) / np.maximum(totals.sum(axis=-1, keepdims=True), 1)
+    spread = scores - centre
+    sxx = (totals * spread**2).sum(axis=-1)
+    statistic = (spread * (counts - totals * expected)).sum(axis=-1)
+    variance = (spread**2 * totals * expected * (1 - expected)).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(variance > 0, statistic / np.sqrt(variance), 0.0)
+        slope = np.where(sxx > 0, statistic / sxx, 0.0)
+        half = norm.ppf(0.5 + confidence / 2) * np.where(sxx > 0, np.sqrt(variance) / sxx, 0.0)
+    return TrendTest(
+        slope=slope, slope_low=slope - half, slope_high=slope + half, z=z, p_value=2 * norm.sf(np.abs(z))
+    )
+
+
+def period_table(long: pd.DataFrame, periods: Periods) -> pd.DataFrame:
+    """Each entry once per period its paper is in (a paper in two dumps counts in both)."""
+    pairs = pd.DataFrame({"row": periods.rows, "period": periods.period})
+    return long.merge(pairs, on="row")
+
+
+def _matrix(frame: pd.DataFrame, index: list, names: list[str], by: str) -> np.ndarray:
+    table = frame.groupby(["key", by])["weight"].sum().unstack(fill_value=0.0)
+    return table.reindex(index=index, columns=names, fill_value=0.0).to_numpy(dtype=np.float64)
+
+
+def rising(
+    long: pd.DataFrame,
+    topic: np.ndarray,
+    periods: Periods,
+    labels: dict[int, str],
+    min_papers: float,
+    compare,
+) -> pd.DataFrame:
+    """``people_rising.csv``: per kind, topic and tested name, the share in the first and last
+    period, the trend in points per period with its interval, p, q, grade and direction.
+    ``compare``: the compare knobs (confidence, false_discovery_rate, suggestive_q).
+    """
+    if not periods.ordered or len(periods.names) < 2 or long.empty:
+        return pd.DataFrame(columns=RISING_COLUMNS)
+    from papertopics.changes.trends import period_scores
+
+    scores = period_scores(periods.names, periods.by)
+    names = display_names(long)
+    frame = period_table(long.assign(topic=topic_rows(topic, labels)[long["row"].to_numpy()]), periods)
+    frame = frame[frame["topic"] != OUTLIER]
+    tables = []
+    everything = period_table(long, periods)
+    for kind in TESTED_KINDS:
+        of_kind = frame[frame["kind"] == kind]
+        corpus = everything[everything["kind"] == kind]
+        corpus_totals = (
+            corpus.groupby("period")["row"].nunique().reindex(periods.names, fill_value=0).to_numpy()
+        )
+        rows = []
+        for number, papers in of_kind.groupby("topic", sort=True):
+            totals = papers.groupby("period")["row"].nunique().reindex(periods.names, fill_value=0).to_numpy()
+            weight = papers.groupby("key")["weight"].sum()
+            keys = sorted(weight[weight >= min_papers].index)
+            if not keys:
+                continue
+            counts = _matrix(papers, keys, periods.names, "period")
+            expected = _matrix(corpus, keys, periods.names, "period") / np.maximum(corpus_totals, 1)
+            test = excess_trend(counts, totals, expected, scores, compare.confidence)
+            share = counts / np.maximum(totals, 1)
+            filled = np.nonzero(totals)[0]
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "kind": kind,
+                        "topic": number,
+                        "label": labels[number],
+                        "name": [names[(kind, key)] for key in keys],
+                        "papers": weight[keys].to_numpy().round(6),
+                        "first_period": periods.names[filled[0]],
+                        "first_share": share[:, filled[0]].round(6),
+                        "last_period": periods.names[filled[-1]],
+                        "last_share": share[:, filled[-1]].round(6),
+                        "corpus_first_share": expected[:, filled[0]].round(6),
+                        "corpus_last_share": expected[:, filled[-1]].round(6),
+                        "slope_points": (100 * test.slope).round(4),
+                        "low_points": (100 * test.slope_low).round(4),
+                        "high_points": (100 * test.slope_high).round(4),
+                        "p": test.p_value,
+                    }
+                )
+            )
+        if rows:
+            table = pd.concat(rows, ignore_index=True)
+            table["q"] = benjamini_hochberg(table["p"].to_numpy())
+            table["grade"] = grade(table["q"], compare.false_discovery_rate, compare.suggestive_q)
+            table["direction"] = direction(table["slope_points"], table["grade"])
+            tables.append(table)
+    if not tables:
+        return pd.DataFrame(columns=RISING_COLUMNS)
+    return pd.concat(tables, ignore_index=True)[RISING_COLUMNS]
+
+
+def over_represented(
+    long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare
+) -> pd.DataFrame:
+    """``people_topics.csv``: per kind, each name with ``min_papers`` papers and each topic, the
+    name's fractional papers in the topic, the share of its papers there, and whether it holds
+    more (or fewer) of the topic than the other names (graded cells only are kept).
+    """
+    topics = sorted(t for t in labels if t != OUTLIER)
+    frame = long.assign(topic=topic_rows(topic, labels)[long["row"].to_numpy()])
+    names = display_names(long) if not long.empty else {}
+    tables = []
+    for kind in TESTED_KINDS:
+        of_kind = frame[frame["kind"] == kind]
+        weight = of_kind.groupby("key")["weight"].sum()
+        keys = sorted(weight[weight >= min_papers].index)
+        if len(keys) < 2 or not topics:
+            continue
+        counts = _matrix(of_kind, keys, topics, "topic").T  # topics × names
+        totals = weight[keys].to_numpy()
+        tests = cell_tests(counts, totals)
+        q = benjamini_hochberg(tests.p_value.ravel()).reshape(counts.shape)
+        graded = grade(q.ravel(), compare.false_discovery_rate, compare.suggestive_q).reshape(counts.shape)
+        found = np.isin(graded, [SIGNIFICANT, SUGGESTIVE])
+        table = pd.DataFrame(
+            {
+                "kind": kind,
+                "name": np.tile([names[(kind, key)] for key in keys], len(topics)),
+                "topic": np.repeat(topics, len(keys)),
+                "label": np.repeat([labels[t] for t in topics], len(keys)),
+                "papers": counts.ravel().round(6),
+                "name_papers": np.tile(totals, len(topics)).round(6),
+                "share": (counts / totals).ravel().round(6),
+                "residual": tests.residual.ravel().round(4) + 0.0,
+                "p": tests.p_value.ravel(),
+                "q": q.ravel(),
+                "grade": graded.ravel(),
+                "direction": np.where(found, np.where(tests.residual > 0, "over", "under"), "").ravel(),
+            }
+        )
+        tables.append(table[table["direction"] != ""])
+    if not tables:
+        return pd.DataFrame(columns=OVER_COLUMNS)
+    return pd.concat(tables, ignore_index=True)[OVER_COLUMNS].sort_values(["kind", "q", "name", "topic"])
+
+
+def period_shares(long: pd.DataFrame, periods: Periods, top: int, confidence: float) -> pd.DataFrame:
+    """``people_periods.csv``: the ``top`` institutions and countries of the corpus (by fractional
+    papers), their share of each period's papers that carry the kind, with Wilson intervals.
+    """
+    if long.empty:
+        return pd.DataFrame(columns=PERIOD_COLUMNS)
+    names = display_names(long)
+    frame = period_table(long, periods)
+    tables = []
+    for kind in TESTED_KINDS:
+        of_kind = frame[frame["kind"] == kind]
+        if of_kind.empty:
+            continue
+        totals = of_kind.groupby("period")["row"].nunique().reindex(periods.names, fill_value=0).to_numpy()
+        keys = of_kind.groupby("key")["weight"].sum().sort_values(ascending=False, kind="stable").index[:top]
+        counts = _matrix(of_kind, list(keys), periods.names, "period")
+        low, high = wilson_interval(counts, np.broadcast_to(totals, counts.shape), confidence)
+        tables.append(
+            pd.DataFrame(
+                {
+                    "kind": kind,
+                    "name": np.repeat([names[(kind, key)] for key in keys], len(periods.names)),
+                    "period": np.tile(periods.names, len(keys)),
+                    "papers": counts.ravel().round(6),
+                    "period_papers": np.tile(totals, len(keys)),
+                    "share": (counts / np.maximum(totals, 1)).ravel().round(6),
+                    "low": low.ravel().round(6),
+                    "high": high.ravel().round(6),
+                }
+            )
+        )
+    return (
+        pd.concat(tables, ignore_index=True)[PERIOD_COLUMNS]
+        if tables
+        else pd.DataFrame(columns=PERIOD_COLUMNS)
+    )
+
+
+def rising_sentences(table: pd.DataFrame, limit: int = 20) -> list[str]:
+    """The graded rises and falls in plain words, strongest first."""
+    found = table[table["grade"].isin([SIGNIFICANT, SUGGESTIVE])].sort_values(["q", "topic", "name"])
+    return [
+        f"{r.name} ({r.kind}): share of topic {r.topic} “{r.label}” went from {100 * r.first_share:.0f}% "
+        f"({r.first_period}) to {100 * r.last_share:.0f}% ({r.last_period}) while its share of all papers went "
+        f"from {100 * r.corpus_first_share:.0f}% to {100 * r.corpus_last_share:.0f}%: {r.slope_points:+.1f} "
+        f"points a period beyond the corpus (interval {r.low_points:+.1f} to {r.high_points:+.1f}); "
+        f"{r.grade} (q = {r.q:.3g})."
+        for r in found.head(limit).itertuples()
+    ]
