@@ -188,3 +188,20 @@ class SimilarSettings(_Section):
 
     similar_papers: int
     similar_exact_up_to: int
+
+
+@dataclass(frozen=True)
+class PeopleSettings(_Section):
+    """``people``: how many names each topic lists, its experts, the fewest papers a name needs
+    to be tested, the columns that carry affiliations and countries, and whether the report shows
+    people at all (``in_report: false`` for a copy meant to be shared).
+    """
+
+    section: ClassVar[str] = "people"
+
+    in_report: bool
+    top: int
+    experts: int
+    min_papers: float
+    affiliation_column: str | None
+    country_column: str | None

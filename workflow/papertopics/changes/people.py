@@ -17,14 +17,13 @@ ISO 3166 does not know is kept as written). Each group is shown by its most used
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from papertopics.ingest.affiliations import institution_key, normalise_country
 from papertopics.ingest.parse import find_field
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.settings import PeopleSettings
 
 KINDS = ("author", "institution", "country")
 # The usual names of the columns that carry each kind, where the config names none.
@@ -36,21 +35,6 @@ COLUMN_NAMES = {
 LONG_COLUMNS = ["row", "kind", "key", "name", "weight", "place"]
 TOP_COLUMNS = ["topic", "label", "kind", "rank", "name", "papers", "whole_papers", "share", "topic_papers"]
 EXPERT_COLUMNS = ["topic", "label", "rank", "author", "papers", "fractional_papers", "years", "institutions"]
-
-
-@dataclass(frozen=True)
-class PeopleSettings:
-    """``people``: how many names each topic lists, the experts per topic, the fewest papers a name
-    needs to be tested, the columns that carry affiliations and countries, and whether the report
-    shows people at all (``in_report: false`` for a copy meant to be shared).
-    """
-
-    in_report: bool
-    top: int
-    experts: int
-    min_papers: float
-    affiliation_column: str | None
-    country_column: str | None
 
 
 def people_columns(columns: list[str], settings: PeopleSettings) -> dict[str, str | None]:
@@ -105,7 +89,12 @@ def people_table(papers: pd.DataFrame, columns: dict[str, str | None]) -> pd.Dat
             )
         )
     if not parts:
-        return pd.DataFrame(columns=LONG_COLUMNS)
+        empty = {
+            "row": np.array([], np.int64),
+            "weight": np.array([], np.float64),
+            "place": np.array([], np.int64),
+        }
+        return pd.DataFrame({name: empty.get(name, np.array([], object)) for name in LONG_COLUMNS})
     return pd.concat(parts, ignore_index=True).reset_index(drop=True)
 
 

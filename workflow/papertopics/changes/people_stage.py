@@ -32,20 +32,26 @@ def people(
     groups_settings: str,
     outputs: PeopleOutputs,
     knobs: dict,
-    compare: dict,
+    levels: dict,
 ) -> None:
     """Who works on each topic and who is rising. ``knobs``: the ``people`` section
-    (``people.PeopleSettings``); ``compare``: the ``compare`` knobs (the tests' levels).
+    (``people.PeopleSettings``); ``levels``: the ``compare`` section's confidence, false discovery rate and suggestive q.
     """
     import pandas as pd
 
-    from papertopics.changes.compare import CompareSettings
-    from papertopics.changes.people import PeopleSettings, experts, people_columns, people_table, top_names
-    from papertopics.changes.people_trends import over_represented, period_shares, rising, rising_sentences
+    from papertopics.changes.people import experts, people_columns, people_table, top_names
+    from papertopics.changes.people_trends import (
+        TestLevels,
+        over_represented,
+        period_shares,
+        rising,
+        rising_sentences,
+    )
     from papertopics.groups.periods import load_groups
+    from papertopics.settings import PeopleSettings
 
     settings = PeopleSettings(**knobs)
-    graded = CompareSettings(**compare)
+    graded = TestLevels(**levels)
     papers = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
     periods, _ = load_groups(groups_table, groups_settings, papers["id"].tolist())
     labels = {t["topic"]: t["label"] for t in storage.read_json(details)["topics"]}

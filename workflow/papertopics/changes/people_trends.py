@@ -22,6 +22,8 @@ Benjamini–Hochberg across the cells of a kind.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -39,6 +41,15 @@ RISING_COLUMNS += ["low_points", "high_points", "p", "q", "grade", "direction"]
 OVER_COLUMNS = ["kind", "name", "topic", "label", "papers", "name_papers", "share", "residual", "p", "q"]
 OVER_COLUMNS += ["grade", "direction"]
 PERIOD_COLUMNS = ["kind", "name", "period", "papers", "period_papers", "share", "low", "high"]
+
+
+@dataclass(frozen=True)
+class TestLevels:
+    """The levels the tests are graded at (the ``compare`` section's, as for the topics' trends)."""
+
+    confidence: float
+    false_discovery_rate: float
+    suggestive_q: float
 
 
 def excess_trend(counts, totals, expected_share, scores, confidence: float = 0.95) -> TrendTest:
@@ -84,11 +95,11 @@ def rising(
     periods: Periods,
     labels: dict[int, str],
     min_papers: float,
-    compare,
+    compare: TestLevels,
 ) -> pd.DataFrame:
     """``people_rising.csv``: per kind, topic and tested name, the share in the first and last
     period, the trend in points per period with its interval, p, q, grade and direction.
-    ``compare``: the compare knobs (confidence, false_discovery_rate, suggestive_q).
+    ``compare``: the levels the tests are graded at.
     """
     if not periods.ordered or len(periods.names) < 2 or long.empty:
         return pd.DataFrame(columns=RISING_COLUMNS)
@@ -151,15 +162,17 @@ def rising(
 
 
 def over_represented(
-    long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare
+    long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare: TestLevels
 ) -> pd.DataFrame:
     """``people_topics.csv``: per kind, each name with ``min_papers`` papers and each topic, the
     name's fractional papers in the topic, the share of its papers there, and whether it holds
     more (or fewer) of the topic than the other names (graded cells only are kept).
     """
     topics = sorted(t for t in labels if t != OUTLIER)
+    if long.empty:
+        return pd.DataFrame(columns=OVER_COLUMNS)
     frame = long.assign(topic=topic_rows(topic, labels)[long["row"].to_numpy()])
-    names = display_names(long) if not long.empty else {}
+    names = display_names(long)
     tables = []
     for kind in TESTED_KINDS:
         of_kind = frame[frame["kind"] == kind]
