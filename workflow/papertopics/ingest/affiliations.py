@@ -49,12 +49,13 @@ EXPORT_COUNTRY_NAMES = {
     "vietnam": "VN",
     "czech republic": "CZ",
 }
-# Words that mark the part of an address naming the organisation: the first part with a strong
-# one ("University"), else the first with a weak one ("School of Computing" of a university).
+# Words that mark the part of an address naming the organisation: the first part naming a
+# university, else the first naming another organisation ("Institute"), else the first with a weak
+# word ("School of Computing" of a university).
 _ORGANISATION = (
+    re.compile(r"\b(univ\w*|universit\w*)", re.IGNORECASE),
     re.compile(
-        r"\b(univ\w*|universit\w*|institut\w*|inst|hospital|academy|acad|inc|ltd|corp\w*|gmbh|foundation|council)\b",
-        re.IGNORECASE,
+        r"\b(institut\w*|inst|hospital|academy|acad|inc|ltd|corp\w*|gmbh|foundation|council)\b", re.IGNORECASE
     ),
     re.compile(r"\b(college|school|labs?|laborator\w*|cent(?:er|re)|ctr|research)\b", re.IGNORECASE),
 )
