@@ -1,5 +1,6 @@
 """Who works on each topic: authors, institutions and countries read from every export that
-carries them, counted fractionally, and the experts and rises per topic."""
+carries them, counted fractionally, and the experts and rises per topic.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
-
 from papertopics.changes.people import experts, people_columns, people_table, top_names
-from papertopics.changes.people_trends import TestLevels, excess_trend, rising
+from papertopics.changes.people_trends import GradingLevels, excess_trend, rising
 from papertopics.groups.periods import paper_periods
 from papertopics.ingest.affiliations import institution_key, normalise_country
 from papertopics.ingest.parse import input_columns, parse_dump
@@ -26,7 +26,7 @@ FILES = [
 SETTINGS = PeopleSettings(
     in_report=True, top=10, experts=20, min_papers=1, affiliation_column=None, country_column=None
 )
-LEVELS = TestLevels(confidence=0.95, false_discovery_rate=0.05, suggestive_q=0.25)
+LEVELS = GradingLevels(confidence=0.95, false_discovery_rate=0.05, suggestive_q=0.25)
 
 # Counted by hand from the five files (each paper one unit, split equally across the entries of
 # its authors whom the export places; an author at several addresses counts at the first):

@@ -41,7 +41,7 @@ def people(
 
     from papertopics.changes.people import experts, people_columns, people_table, top_names
     from papertopics.changes.people_trends import (
-        TestLevels,
+        GradingLevels,
         over_represented,
         period_shares,
         rising,
@@ -51,7 +51,7 @@ def people(
     from papertopics.settings import PeopleSettings
 
     settings = PeopleSettings(**knobs)
-    graded = TestLevels(**levels)
+    graded = GradingLevels(**levels)
     papers = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
     periods, _ = load_groups(groups_table, groups_settings, papers["id"].tolist())
     labels = {t["topic"]: t["label"] for t in storage.read_json(details)["topics"]}

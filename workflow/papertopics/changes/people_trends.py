@@ -44,7 +44,7 @@ PERIOD_COLUMNS = ["kind", "name", "period", "papers", "period_papers", "share", 
 
 
 @dataclass(frozen=True)
-class TestLevels:
+class GradingLevels:
     """The levels the tests are graded at (the ``compare`` section's, as for the topics' trends)."""
 
     confidence: float
@@ -95,7 +95,7 @@ def rising(
     periods: Periods,
     labels: dict[int, str],
     min_papers: float,
-    compare: TestLevels,
+    compare: GradingLevels,
 ) -> pd.DataFrame:
     """``people_rising.csv``: per kind, topic and tested name, the share in the first and last
     period, the trend in points per period with its interval, p, q, grade and direction.
@@ -162,7 +162,7 @@ def rising(
 
 
 def over_represented(
-    long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare: TestLevels
+    long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare: GradingLevels
 ) -> pd.DataFrame:
     """``people_topics.csv``: per kind, each name with ``min_papers`` papers and each topic, the
     name's fractional papers in the topic, the share of its papers there, and whether it holds
