@@ -103,7 +103,8 @@ def display_names(long: pd.DataFrame) -> dict[tuple[str, str], str]:
     counted = long.groupby(["kind", "key", "name"], sort=True).size().reset_index(name="uses")
     best = counted.sort_values(["kind", "key", "uses", "name"], ascending=[True, True, False, True])
     first = best.drop_duplicates(["kind", "key"])
-    return {(k, key): name for k, key, name in zip(first["kind"], first["key"], first["name"], strict=True)}
+    pairs = zip(first["kind"].tolist(), first["key"].tolist(), strict=True)
+    return dict(zip(pairs, first["name"].tolist(), strict=True))
 
 
 def topic_rows(topic: np.ndarray, labels: dict[int, str]) -> np.ndarray:

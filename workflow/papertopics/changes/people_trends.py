@@ -98,67 +98,89 @@ def rising(
     compare: GradingLevels,
 ) -> pd.DataFrame:
     """``people_rising.csv``: per kind, topic and tested name, the share in the first and last
-    period, the trend in points per period with its interval, p, q, grade and direction.
-    ``compare``: the levels the tests are graded at.
+    period (the topic's and the corpus's), the trend beyond the corpus in points per period with
+    its interval, p, q, grade and direction. ``compare``: the levels the tests are graded at.
     """
     if not periods.ordered or len(periods.names) < 2 or long.empty:
         return pd.DataFrame(columns=RISING_COLUMNS)
-    from papertopics.changes.trends import period_scores
-
-    scores = period_scores(periods.names, periods.by)
     names = display_names(long)
-    frame = period_table(long.assign(topic=topic_rows(topic, labels)[long["row"].to_numpy()]), periods)
-    frame = frame[frame["topic"] != OUTLIER]
-    tables = []
-    everything = period_table(long, periods)
-    for kind in TESTED_KINDS:
-        of_kind = frame[frame["kind"] == kind]
-        corpus = everything[everything["kind"] == kind]
-        corpus_totals = (
-            corpus.groupby("period")["row"].nunique().reindex(periods.names, fill_value=0).to_numpy()
+    everything = period_table(long.assign(topic=topic_rows(topic, labels)[long["row"].to_numpy()]), periods)
+    tables = [
+        _rising_of_kind(
+            everything[everything["kind"] == kind], kind, periods, labels, names, min_papers, compare
         )
-        rows = []
-        for number, papers in of_kind.groupby("topic", sort=True):
-            totals = papers.groupby("period")["row"].nunique().reindex(periods.names, fill_value=0).to_numpy()
-            weight = papers.groupby("key")["weight"].sum()
-            keys = sorted(weight[weight >= min_papers].index)
-            if not keys:
-                continue
-            counts = _matrix(papers, keys, periods.names, "period")
-            expected = _matrix(corpus, keys, periods.names, "period") / np.maximum(corpus_totals, 1)
-            test = excess_trend(counts, totals, expected, scores, compare.confidence)
-            share = counts / np.maximum(totals, 1)
-            filled = np.nonzero(totals)[0]
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "kind": kind,
-                        "topic": number,
-                        "label": labels[number],
-                        "name": [names[(kind, key)] for key in keys],
-                        "papers": weight[keys].to_numpy().round(6),
-                        "first_period": periods.names[filled[0]],
-                        "first_share": share[:, filled[0]].round(6),
-                        "last_period": periods.names[filled[-1]],
-                        "last_share": share[:, filled[-1]].round(6),
-                        "corpus_first_share": expected[:, filled[0]].round(6),
-                        "corpus_last_share": expected[:, filled[-1]].round(6),
-                        "slope_points": (100 * test.slope).round(4),
-                        "low_points": (100 * test.slope_low).round(4),
-                        "high_points": (100 * test.slope_high).round(4),
-                        "p": test.p_value,
-                    }
-                )
-            )
-        if rows:
-            table = pd.concat(rows, ignore_index=True)
-            table["q"] = benjamini_hochberg(table["p"].to_numpy())
-            table["grade"] = grade(table["q"], compare.false_discovery_rate, compare.suggestive_q)
-            table["direction"] = direction(table["slope_points"], table["grade"])
-            tables.append(table)
+        for kind in TESTED_KINDS
+    ]
+    tables = [table for table in tables if len(table)]
     if not tables:
         return pd.DataFrame(columns=RISING_COLUMNS)
     return pd.concat(tables, ignore_index=True)[RISING_COLUMNS]
+
+
+def _rising_of_kind(
+    corpus: pd.DataFrame,
+    kind: str,
+    periods: Periods,
+    labels: dict[int, str],
+    names: dict,
+    min_papers: float,
+    compare: GradingLevels,
+) -> pd.DataFrame:
+    """The rising table of one kind: every (topic, name) pair with ``min_papers`` tested at once."""
+    from papertopics.changes.trends import period_scores
+
+    frame = corpus[corpus["topic"] != OUTLIER]
+    weight = frame.groupby(["topic", "key"])["weight"].sum()
+    pairs = weight[weight >= min_papers].index
+    if frame.empty or pairs.empty:
+        return pd.DataFrame(columns=RISING_COLUMNS)
+    per_period = frame.groupby(["topic", "key", "period"])["weight"].sum().unstack(fill_value=0.0)
+    counts = per_period.reindex(index=pairs, columns=periods.names, fill_value=0.0).to_numpy(np.float64)
+    papers = (
+        frame.drop_duplicates(["topic", "row", "period"])
+        .groupby(["topic", "period"])
+        .size()
+        .unstack(fill_value=0)
+    )
+    topics = pairs.get_level_values("topic")
+    totals = papers.reindex(index=topics, columns=periods.names, fill_value=0).to_numpy(np.float64)
+    corpus_totals = corpus.drop_duplicates(["row", "period"]).groupby("period").size()
+    corpus_totals = corpus_totals.reindex(periods.names, fill_value=0).to_numpy(np.float64)
+    corpus_counts = corpus.groupby(["key", "period"])["weight"].sum().unstack(fill_value=0.0)
+    keys = pairs.get_level_values("key")
+    expected = corpus_counts.reindex(index=keys, columns=periods.names, fill_value=0.0).to_numpy(np.float64)
+    expected = expected / np.maximum(corpus_totals, 1)
+    test = excess_trend(
+        counts, totals, expected, period_scores(periods.names, periods.by), compare.confidence
+    )
+    share = counts / np.maximum(totals, 1)
+    filled = totals > 0
+    first = filled.argmax(axis=1)
+    last = filled.shape[1] - 1 - filled[:, ::-1].argmax(axis=1)
+    at = np.arange(len(pairs))
+    table = pd.DataFrame(
+        {
+            "kind": kind,
+            "topic": topics.to_numpy(),
+            "label": [labels[t] for t in topics.tolist()],
+            "name": [names[(kind, key)] for key in keys.tolist()],
+            "papers": weight[pairs].to_numpy().round(6),
+            "first_period": np.asarray(periods.names, dtype=object)[first],
+            "first_share": share[at, first].round(6),
+            "last_period": np.asarray(periods.names, dtype=object)[last],
+            "last_share": share[at, last].round(6),
+            "corpus_first_share": expected[at, first].round(6),
+            "corpus_last_share": expected[at, last].round(6),
+            "slope_points": (100 * test.slope).round(4),
+            "low_points": (100 * test.slope_low).round(4),
+            "high_points": (100 * test.slope_high).round(4),
+            "p": test.p_value,
+        }
+    )
+    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    table["grade"] = grade(table["q"], compare.false_discovery_rate, compare.suggestive_q)
+    table["direction"] = direction(table["slope_points"], table["grade"])
+    return table
 
 
 def over_represented(
