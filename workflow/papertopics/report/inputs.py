@@ -41,6 +41,7 @@ class ReportInputs:
         None  # results/topics/venues.json (venues compared), None or unavailable: no section
     )
     venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
+    people: object | None = None  # papertopics.report.people.PeopleTables; None: no People section
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -117,6 +118,13 @@ class ReportFiles:
     venues: str | None = None
     venues_table: str | None = None
     venue_trends: str | None = None
+    # The people stage's (papertopics.report.people), each optional.
+    people: str | None = None
+    people_top: str | None = None
+    experts: str | None = None
+    people_rising: str | None = None
+    people_topics: str | None = None
+    people_periods: str | None = None
 
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
@@ -127,6 +135,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
     )
     periods = load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
+    paper_table = paper_table.drop(columns=_left_out(files))
     venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
@@ -162,4 +171,24 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         venue_cells=pd.read_csv(files.venues_table, keep_default_na=False)
         if compared and files.venues_table
         else None,
+        people=_people(files),
+    )
+
+
+def _left_out(files: ReportFiles) -> list[str]:
+    from papertopics.report.people import left_out_columns
+
+    return left_out_columns(files.people)
+
+
+def _people(files: ReportFiles):
+    from papertopics.report.people import load_people
+
+    return load_people(
+        files.people,
+        files.people_top,
+        files.experts,
+        files.people_rising,
+        people_topics=files.people_topics,
+        people_periods=files.people_periods,
     )

@@ -46,6 +46,16 @@ def load_people(record: str | None, top: str | None, experts: str | None, rising
     return PeopleTables(loaded, read(top), read(experts), read(rising), files)
 
 
+def left_out_columns(record: str | None) -> list[str]:
+    """The paper table's columns of people (authors, affiliations, countries) where the report
+    leaves people out (``people.in_report: false``): the page shows and offers none of them.
+    """
+    if not record:
+        return []
+    loaded = storage.read_json(record)
+    return [] if loaded.get("in_report", True) else [c for c in loaded.get("columns", {}).values() if c]
+
+
 def experts_block_id(topic: int) -> str:
     """The id of the page block holding one topic's experts CSV."""
     return f"experts-topic-{topic}"
@@ -63,7 +73,8 @@ def experts_blocks(people: PeopleTables | None) -> str:
 
 def _names(rows: pd.DataFrame) -> list[dict]:
     return [
-        {"name": r.name, "papers": f"{r.papers:.1f}", "share": f"{r.share:.0%}"} for r in rows.itertuples(index=False)
+        {"name": r.name, "papers": f"{r.papers:.1f}", "share": f"{r.share:.0%}"}
+        for r in rows.itertuples(index=False)
     ]
 
 
