@@ -166,6 +166,7 @@ bench-venue-families: $(INSTALLED)
 # Rising countries, shuffled within years and planted, on the shared metadata corpora: bench/people.md and .json.
 bench-people: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.people_bench
+	PYTHONPATH=workflow $(BIN)/python -m bench.people_cost
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package
