@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,17 @@ def write_inputs(folder: Path, size: int) -> None:
     )
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _load() -> tuple[float, float, float]:
+    import os
+
+    return os.getloadavg()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000)
@@ -114,16 +126,21 @@ def main() -> None:
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "people-cost.json").write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
     share = f"{row['median'] / cold:.1%}" if cold else "n/a"
+    cpu_share = f"{row['median_cpu'] / cold:.1%}" if cold else "n/a"
     lines = [
         "# People stage: cost",
         "",
         f"`python -m bench.people_cost`: the people stage's job (a fresh process, imports included) on "
         f"{args.size:,} papers with authors, affiliations and countries, {TOPICS} topics, five years; "
-        f"{args.repeats} runs.",
+        f"{args.repeats} runs; wall and CPU (user + system) seconds, the machine's load average "
+        f"{row['load'][0]:.1f} during the runs. The cold end-to-end run is bench/results.json's (wall, 10,000 arXiv "
+        "abstracts).",
         "",
-        "| papers | seconds (each run) | median | cold end-to-end at 10,000 (bench/results.json) | share |",
-        "|---:|---|---:|---:|---:|",
-        f"| {args.size:,} | {', '.join(f'{s:.2f}' for s in seconds)} | {row['median']:.2f} | {cold} | {share} |",
+        "| papers | wall (each run) | CPU (each run) | median wall | median CPU | cold end-to-end at 10,000 "
+        "| wall share | CPU share |",
+        "|---:|---|---|---:|---:|---:|---:|---:|",
+        f"| {args.size:,} | {', '.join(f'{s:.1f}' for s in seconds)} | {', '.join(f'{s:.1f}' for s in cpu)} | "
+        f"{row['median']:.1f} | {row['median_cpu']:.1f} | {cold:.1f} | {share} | {cpu_share} |",
     ]
     (args.results / "people-cost.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

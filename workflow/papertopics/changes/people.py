@@ -169,23 +169,28 @@ def experts(
     frame = authors.assign(topic=topic_rows(topic, labels)[authors["row"].to_numpy()])
     frame = frame[frame["topic"] != OUTLIER]
     frame = frame.assign(year=np.asarray(years, dtype=object)[frame["row"].to_numpy()])
-    places = _author_institutions(long).groupby(["row", "key"])["name_institution"].first()
-    frame = frame.join(places, on=["row", "key"])
-    grouped = frame.groupby(["topic", "key"])
-    table = grouped.agg(papers=("row", "nunique"), fractional_papers=("weight", "sum")).reset_index()
-    table["years"] = (
-        grouped["year"].agg(lambda ys: "; ".join(sorted(str(y) for y in ys if str(y)))).to_numpy()
+    table = frame.groupby(["topic", "key"]).agg(
+        papers=("row", "nunique"), fractional_papers=("weight", "sum")
     )
-    table["institutions"] = (
-        grouped["name_institution"]
-        .agg(lambda ps: "; ".join(sorted({p for p in ps if isinstance(p, str)})))
-        .to_numpy()
-    )
-    table = table.sort_values(
+    table = table.reset_index().sort_values(
         ["topic", "papers", "fractional_papers", "key"], ascending=[True, False, False, True]
     )
     table["rank"] = table.groupby("topic").cumcount() + 1
-    table = table[table["rank"] <= top].copy()
+    table = table[table["rank"] <= top]
+    # Their years and institutions, from their own entries only (a few per topic).
+    chosen = frame.merge(table[["topic", "key"]], on=["topic", "key"])
+    places = _author_institutions(long).groupby(["row", "key"])["name_institution"].first()
+    chosen = chosen.join(places, on=["row", "key"])
+    grouped = chosen.groupby(["topic", "key"])
+    table = table.join(
+        grouped["year"].agg(lambda ys: "; ".join(sorted(str(y) for y in ys if str(y)))).rename("years"),
+        on=["topic", "key"],
+    ).join(
+        grouped["name_institution"]
+        .agg(lambda ps: "; ".join(sorted({p for p in ps if isinstance(p, str)})))
+        .rename("institutions"),
+        on=["topic", "key"],
+    )
     table["author"] = [names[("author", key)] for key in table["key"]]
     table["label"] = table["topic"].map(labels)
     table["fractional_papers"] = table["fractional_papers"].round(6)

@@ -40,6 +40,10 @@ RISING_COLUMNS += ["last_share", "corpus_first_share", "corpus_last_share", "slo
 RISING_COLUMNS += ["low_points", "high_points", "p", "q", "grade", "direction"]
 OVER_COLUMNS = ["kind", "name", "topic", "label", "papers", "name_papers", "share", "residual", "p", "q"]
 OVER_COLUMNS += ["grade", "direction"]
+# Names of a kind tested for over-representation: the corpus's this many with most papers (an
+# institution with a handful of papers in a corpus of thousands tells nothing per topic, and its
+# cells would each need Fisher's exact test).
+CORPUS_NAMES = 50
 PERIOD_COLUMNS = ["kind", "name", "period", "papers", "period_papers", "share", "low", "high"]
 
 
@@ -186,7 +190,8 @@ def _rising_of_kind(
 def over_represented(
     long: pd.DataFrame, topic: np.ndarray, labels: dict[int, str], min_papers: float, compare: GradingLevels
 ) -> pd.DataFrame:
-    """``people_topics.csv``: per kind, each name with ``min_papers`` papers and each topic, the
+    """``people_topics.csv``: per kind, each of the ``CORPUS_NAMES`` names with most papers (at
+    least ``min_papers``) and each topic, the
     name's fractional papers in the topic, the share of its papers there, and whether it holds
     more (or fewer) of the topic than the other names (graded cells only are kept).
     """
@@ -199,7 +204,10 @@ def over_represented(
     for kind in TESTED_KINDS:
         of_kind = frame[frame["kind"] == kind]
         weight = of_kind.groupby("key")["weight"].sum()
-        keys = sorted(weight[weight >= min_papers].index)
+        largest = (
+            weight[weight >= min_papers].sort_values(ascending=False, kind="stable").index[:CORPUS_NAMES]
+        )
+        keys = sorted(largest)
         if len(keys) < 2 or not topics:
             continue
         counts = _matrix(of_kind, keys, topics, "topic").T  # topics × names
