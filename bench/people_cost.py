@@ -139,7 +139,7 @@ def main() -> None:
         "| papers | wall (each run) | CPU (each run) | median wall | median CPU | cold end-to-end at 10,000 "
         "| wall share | CPU share |",
         "|---:|---|---|---:|---:|---:|---:|---:|",
-        f"| {args.size:,} | {', '.join(f'{s:.1f}' for s in seconds)} | {', '.join(f'{s:.1f}' for s in cpu)} | "
+        f"| {args.size:,} | {', '.join(f'{s:.1f}' for s in seconds)} | {', '.join(f'{s:.1f}' for s in row['cpu_seconds'])} | "
         f"{row['median']:.1f} | {row['median_cpu']:.1f} | {cold:.1f} | {share} | {cpu_share} |",
     ]
     (args.results / "people-cost.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

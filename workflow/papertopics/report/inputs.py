@@ -135,7 +135,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
     )
     periods = load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
-    paper_table = paper_table.drop(columns=_left_out(files))
+    paper_table = _without_people(paper_table, _left_out(files))
     venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
@@ -173,6 +173,19 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         else None,
         people=_people(files),
     )
+
+
+def _without_people(papers: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """The paper table without ``columns`` (people left out of the report), and without the
+    authors a display name ends with (``Title — Doe, Roe``: ``text.display_name``).
+    """
+    if not columns:
+        return papers
+    if "authors" in columns and "display_name" in papers:
+        named = papers["authors"].astype(str).str.strip() != ""
+        short = papers["display_name"].where(~named, papers["display_name"].str.rsplit(" — ", n=1).str[0])
+        papers = papers.assign(display_name=short)
+    return papers.drop(columns=columns)
 
 
 def _left_out(files: ReportFiles) -> list[str]:
