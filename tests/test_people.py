@@ -117,6 +117,24 @@ def test_institution_variants_are_grouped_conservatively():
     )  # nothing fuzzier
 
 
+def test_placeholders_and_blanks_are_no_entries():
+    papers = pd.DataFrame(
+        {
+            "authors": ["A; B; C", "D"],
+            "affiliations": ["Univ X; Unknown Institution; ", "N/A"],
+            "countries": ["US; ; DE", ""],
+        }
+    )
+    long = people_table(papers, people_columns(list(papers.columns), SETTINGS))
+    places = long[long["kind"] == "institution"]
+    assert places[["row", "name", "weight"]].values.tolist() == [[0, "Univ X", 1.0]]
+    countries = long[long["kind"] == "country"]
+    assert countries[["row", "name", "weight"]].values.tolist() == [
+        [0, "United States", 0.5],
+        [0, "Germany", 0.5],
+    ]
+
+
 def test_top_names_and_experts_of_a_topic():
     papers = fixture_papers()
     topic = np.array([0, 1, 0, 1, 0, 1, 0, 0, 1, 1])

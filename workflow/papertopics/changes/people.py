@@ -32,6 +32,8 @@ COLUMN_NAMES = {
     "institution": ("affiliations", "affiliation", "institutions", "institution", "author_affiliations"),
     "country": ("countries", "country", "author_countries", "country_codes"),
 }
+# What exports write where they know no name: no entry.
+PLACEHOLDERS = {"unknown", "unknown institution", "unknown affiliation", "n/a", "na", "none", "null", "-"}
 LONG_COLUMNS = ["row", "kind", "key", "name", "weight", "place"]
 TOP_COLUMNS = ["topic", "label", "kind", "rank", "name", "papers", "whole_papers", "share", "topic_papers"]
 EXPERT_COLUMNS = ["topic", "label", "rank", "author", "papers", "fractional_papers", "years", "institutions"]
@@ -62,7 +64,8 @@ def people_table(papers: pd.DataFrame, columns: dict[str, str | None]) -> pd.Dat
     """One row per entry: the paper's row, its kind, the grouping key, the name as written (a
     country's normalised), its fractional weight and its place among the paper's entries.
 
-    Entries are separated by ";" (how every reader and JSON list writes them); blanks are dropped.
+    Entries are separated by ";" (how every reader and JSON list writes them); blanks and
+    placeholders (``Unknown Institution``, ``N/A``: :data:`PLACEHOLDERS`) are dropped.
     """
     parts = []
     for kind in KINDS:
@@ -70,7 +73,7 @@ def people_table(papers: pd.DataFrame, columns: dict[str, str | None]) -> pd.Dat
         if column is None:
             continue
         names = papers[column].fillna("").astype(str).str.split(";").explode().str.strip()
-        names = names[names != ""]
+        names = names[(names != "") & ~names.str.casefold().isin(PLACEHOLDERS)]
         if names.empty:
             continue
         rows = names.index.to_numpy()
