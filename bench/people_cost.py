@@ -106,22 +106,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--results", type=Path, default=BENCH)
     args = parser.parse_args()
-    seconds = []
+    seconds, cpu = [], []
     with tempfile.TemporaryDirectory() as folder:
         write_inputs(Path(folder), args.size)
         for _ in range(args.repeats):
-            start = time.perf_counter()
+            start, used = time.perf_counter(), _children_cpu()
             subprocess.run(
                 [sys.executable, "-c", RUN, folder], check=True, cwd=REPO, env={"PYTHONPATH": "workflow"}
             )
             seconds.append(time.perf_counter() - start)
+            cpu.append(_children_cpu() - used)
     results = json.loads((BENCH / "results.json").read_text(encoding="utf-8"))
     cold = results["pipeline"].get("10000", {}).get("cold_seconds")
     row = {
         "size": args.size,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "median": float(np.median(seconds)),
+        "median_cpu": float(np.median(cpu)),
         "cold_10k_seconds": cold,
+        "load": list(_load()),
     }
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "people-cost.json").write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
