@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO
 from papertopics.changes.people import experts, people_columns, people_table, top_names
 from papertopics.changes.people_trends import GradingLevels, excess_trend, rising
+from papertopics.errors import PipelineInputError
 from papertopics.groups.periods import paper_periods
 from papertopics.ingest.affiliations import institution_key, normalise_country
 from papertopics.ingest.parse import input_columns, parse_dump
@@ -115,6 +116,23 @@ def test_institution_variants_are_grouped_conservatively():
     assert institution_key("MIT") != institution_key(
         "Massachusetts Institute of Technology"
     )  # nothing fuzzier
+
+
+def test_columns_named_in_the_config_are_read_and_a_missing_one_is_named():
+    papers = pd.DataFrame({"Author Names": ["A; B"], "Org": ["Univ X; Univ Y"], "Nation": ["FR; Italy"]})
+    named = PeopleSettings(True, 10, 20, 1, affiliation_column="org", country_column="Nation")
+    assert people_columns(list(papers.columns), named) == {
+        "author": "Author Names",
+        "institution": "Org",
+        "country": "Nation",
+    }
+    long = people_table(papers, people_columns(list(papers.columns), named))
+    assert sorted(long.loc[long["kind"] == "country", "name"]) == ["France", "Italy"]
+    wrong = PeopleSettings(True, 10, 20, 1, affiliation_column="institution_names", country_column=None)
+    with pytest.raises(
+        PipelineInputError, match=r"people.affiliation_column is 'institution_names' .*Org, Nation"
+    ):
+        people_columns(list(papers.columns), wrong, source="data/raw/x.csv")
 
 
 def test_placeholders_and_blanks_are_no_entries():

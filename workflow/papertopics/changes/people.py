@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from papertopics.errors import PipelineInputError
 from papertopics.ingest.affiliations import institution_key, normalise_country
 from papertopics.ingest.parse import find_field
 from papertopics.mapping.cluster import OUTLIER
@@ -39,13 +40,24 @@ TOP_COLUMNS = ["topic", "label", "kind", "rank", "name", "papers", "whole_papers
 EXPERT_COLUMNS = ["topic", "label", "rank", "author", "papers", "fractional_papers", "years", "institutions"]
 
 
-def people_columns(columns: list[str], settings: PeopleSettings) -> dict[str, str | None]:
-    """Which column of the paper table carries each kind (None where none does)."""
+def people_columns(
+    columns: list[str], settings: PeopleSettings, source: str = "the papers"
+) -> dict[str, str | None]:
+    """Which column of the paper table carries each kind (None where none does); a column the
+    config names (``people.affiliation_column``, ``people.country_column``) must be there.
+    """
     named = {"institution": settings.affiliation_column, "country": settings.country_column}
-    return {
-        kind: find_field(columns, (named.get(kind),) if named.get(kind) else COLUMN_NAMES[kind])
-        for kind in KINDS
-    }
+    found = {}
+    for kind in KINDS:
+        wanted = named.get(kind)
+        found[kind] = find_field(columns, (wanted,) if wanted else COLUMN_NAMES[kind])
+        if wanted and found[kind] is None:
+            key = "affiliation_column" if kind == "institution" else "country_column"
+            raise PipelineInputError(
+                f"{source}: people.{key} is {wanted!r} but no dump has that column or field "
+                f"(columns: {', '.join(columns[:30])}); set it to one of them, or to null to find it by name."
+            )
+    return found
 
 
 def _key(kind: str, name: str) -> str:

@@ -56,7 +56,7 @@ def people(
     periods, _ = load_groups(groups_table, groups_settings, papers["id"].tolist())
     labels = {t["topic"]: t["label"] for t in storage.read_json(details)["topics"]}
     topic = papers["topic"].astype(int).to_numpy()
-    columns = people_columns(list(papers.columns), settings)
+    columns = people_columns(list(papers.columns), settings, source="the dumps (results/topics/papers.csv)")
     long = people_table(papers, columns)
     years = papers["year"].to_numpy() if "year" in papers.columns else [""] * len(papers)
     rises = rising(long, topic, periods, labels, settings.min_papers, graded)
