@@ -19,7 +19,7 @@ from papertopics.report.embedding import figure_block, gzip_block, notice, text_
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
-from papertopics.report.people import experts_blocks, people_section, topic_people_line
+from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
@@ -120,7 +120,8 @@ def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[
     colours = inputs.topic_colours
     groups = inputs.topic_groups or []
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
-    return map_section(data, inputs.topic_details, colours, periods), similar
+    people_control, data["people"] = map_filter(inputs.people, inputs.papers)
+    return map_section(data, inputs.topic_details, colours, periods, people_control), similar
 
 
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:

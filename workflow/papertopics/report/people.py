@@ -56,6 +56,49 @@ def left_out_columns(record: str | None) -> list[str]:
     return [] if loaded.get("in_report", True) else [c for c in loaded.get("columns", {}).values() if c]
 
 
+_FILTER_NAMES = 20  # countries and institutions the map's filter offers, each kind
+
+
+def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, dict | None]:
+    """The map's filter by country or institution: its control, and the data the page's script
+    reads (``names``, and each paper's indices among them); none where people are left out.
+
+    Offered: the corpus's countries and institutions with most fractional papers, 20 of each.
+    """
+    from papertopics.changes.people import KINDS, display_names, people_table
+
+    if people is None:
+        return "", None
+    columns = {kind: people.record.get("columns", {}).get(kind) for kind in KINDS}
+    columns = {kind: column if column in papers else None for kind, column in columns.items()}
+    long = people_table(papers.reset_index(drop=True), {**columns, "author": None})
+    if long.empty:
+        return "", None
+    names = display_names(long)
+    weight = long.groupby(["kind", "key"])["weight"].sum()
+    offered = []
+    for kind in ("country", "institution"):
+        if kind in weight.index.get_level_values(0):
+            largest = weight[kind].sort_values(ascending=False, kind="stable").index[:_FILTER_NAMES]
+            offered += [(kind, key) for key in largest]
+    position = {pair: i for i, pair in enumerate(offered)}
+    of_paper: list[list[int]] = [[] for _ in range(len(papers))]
+    for row, kind, key in zip(long["row"].tolist(), long["kind"].tolist(), long["key"].tolist(), strict=True):
+        at = position.get((kind, key))
+        if at is not None and at not in of_paper[row]:
+            of_paper[row].append(at)
+    control = str(
+        render(
+            "sections/people_filter.html",
+            groups=[
+                (heading, [(i, names[pair]) for i, pair in enumerate(offered) if pair[0] == kind])
+                for kind, heading in (("country", "Countries"), ("institution", "Institutions"))
+            ],
+        )
+    )
+    return control, {"names": [names[pair] for pair in offered], "of_paper": of_paper}
+
+
 def experts_block_id(topic: int) -> str:
     """The id of the page block holding one topic's experts CSV."""
     return f"experts-topic-{topic}"
