@@ -72,7 +72,10 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
     page = (workdir / "results" / "report" / "index.html").read_text(encoding="utf-8")
     assert '<section id="people"><h2>People</h2>' in page and 'href="#people"' in page
     assert "Who works on it" in page and 'data-download="experts-topic-0"' in page
-    assert '<select id="people-filter">' in page and '<optgroup label="Countries"><option value="0">United States<' in page
+    assert (
+        '<select id="people-filter">' in page
+        and '<optgroup label="Countries"><option value="0">United States<' in page
+    )
     assert "<b>Bold</b>" not in page
     assert ">experts.csv<" in page and ">people_rising.csv<" in page
 
