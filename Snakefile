@@ -43,6 +43,7 @@ include: "workflow/rules/mapping.smk"
 include: "workflow/rules/topics.smk"
 include: "workflow/rules/changes.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/people.smk"
 include: "workflow/rules/report.smk"
 # Last: it publishes what the rules above stage.
 include: "workflow/rules/publish.smk"

@@ -111,6 +111,21 @@ def test_venue_families_bench_writes_its_table(tmp_path):
     )
 
 
+def test_people_bench_writes_its_table(tmp_path):
+    require_corpus("openreview_metadata.jsonl.gz")
+    run_table_bench("people_bench", tmp_path, "--runs", "2", "--corpora", "openreview", "--sizes", "120")
+    rows = json.loads((tmp_path / "people.json").read_text(encoding="utf-8"))
+    assert [(r["case"], r["country"]) for r in rows] == [
+        ("null", ""),
+        ("planted", "China"),
+        ("planted", "United Kingdom"),
+    ]
+    assert all(0 <= r["found"] <= 1 and r["tests"] > 10 for r in rows)
+    assert "| openreview | 1774 | planted United Kingdom | 120 | 2021 8%" in (
+        tmp_path / "people.md"
+    ).read_text(encoding="utf-8")
+
+
 @pytest.mark.slow  # a cold run and two reruns of the workflow on 300 papers: several minutes
 def test_placement_bench_agrees_with_the_refit(tmp_path):
     # IJCAI 2020-2023 fitted, 2024 placed, 60 papers a year. A refit is the authority but not a

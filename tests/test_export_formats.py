@@ -172,6 +172,9 @@ def test_wos_plain_text_fields():
         "venue": "REMOTE SENSING OF ENVIRONMENT",
         "keywords": "soil moisture; synthetic aperture radar; physics-guided learning",
         "doi": "10.1016/j.rse.2019.111234",
+        # C1 "[Okafor, Chidi] Univ Twente, Enschede, Netherlands.": Lindqvist has no address.
+        "affiliations": "Univ Twente",
+        "countries": "Netherlands",
     }
     assert paper["display_name"].endswith("— Okafor, Chidi and Lindqvist, Maja")
 

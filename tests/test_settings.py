@@ -30,6 +30,7 @@ STAGE_SETTINGS = [
     settings.EvaluateSettings,
     settings.ReportSettings,
     settings.SimilarSettings,
+    settings.PeopleSettings,
 ]
 RULES = REPO / "workflow" / "rules"
 

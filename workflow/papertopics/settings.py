@@ -304,6 +304,27 @@ class SimilarSettings(_Settings):
     similar_exact_up_to: int
 
 
+@dataclass(frozen=True)
+class PeopleSettings(_Settings):
+    """``people``: how many names each topic lists, its experts, the fewest papers a name needs
+    to be tested, the columns that carry affiliations and countries, and whether the report shows
+    people at all (``in_report: false`` for a copy meant to be shared); and the levels its tests
+    are graded at, ``compare``'s (the rest of ``compare`` does not rerun the stage).
+    """
+
+    section: ClassVar[str] = "people"
+
+    in_report: bool
+    top: int
+    experts: int
+    min_papers: float
+    affiliation_column: str | None
+    country_column: str | None
+    confidence: float = knob("compare", "confidence")
+    false_discovery_rate: float = knob("compare", "false_discovery_rate")
+    suggestive_q: float = knob("compare", "suggestive_q")
+
+
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:
     """The ``umap`` knobs of ``settings_class`` (``NeighbourSettings`` or a projection's) from a
     ``umap`` section alone: the warm-up and the benchmarks project without placing on a fit.

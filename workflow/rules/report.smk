@@ -20,6 +20,12 @@ rule report:
         venues="results/staged/topics/venues.json",
         venues_table="results/staged/topics/venues.csv",
         venue_trends="results/staged/topics/venue_trends.csv",
+        people="results/staged/topics/people.json",
+        people_top="results/staged/topics/people_top.csv",
+        experts="results/staged/topics/experts.csv",
+        people_rising="results/staged/topics/people_rising.csv",
+        people_topics="results/staged/topics/people_topics.csv",
+        people_periods="results/staged/topics/people_periods.csv",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

@@ -17,11 +17,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
+from papertopics.ingest.affiliations import (
+    medline_affiliations,
+    scopus_affiliations,
+    split_wos_addresses,
+    wos_affiliations,
+)
 from papertopics.ingest.formats import RawDump, Record
 from papertopics.text import normalise_text
 
 # The fields every export is mapped onto, in the order papers.csv gets them.
 EXPORT_FIELDS = ("title", "abstract", "authors", "year", "venue", "keywords", "doi", "url", "id")
+# Each author's institution and country where the export says (papertopics.ingest.affiliations).
+EXPORT_FIELDS += ("affiliations", "countries")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 
@@ -148,6 +156,9 @@ def read_wos_plain_text(text: str, path: Path) -> RawDump:
 
 
 def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Record:
+    institutions, countries = wos_affiliations(
+        values.get("AF") or values.get("AU") or [], values.get("C1") or []
+    )
     return paper_record(
         position,
         f"record {position + 1} (line {start})",
@@ -159,6 +170,8 @@ def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Reco
         keywords=split_list(_wos_value("DE", values)),
         doi=_wos_value("DI", values),
         id=_wos_value("UT", values),
+        affiliations=institutions,
+        countries=countries,
     )
 
 
@@ -198,6 +211,8 @@ def read_medline(text: str, path: Path) -> RawDump:
                 )
             values, start = {}, number
         values.setdefault(tag, []).append(value.strip())
+        if tag == "AD":  # whose address: the author named last (FAU, then AU, then their ADs)
+            values.setdefault("AD author", []).append(str(len(values.get("AU") or values.get("FAU") or [])))
     if values is not None:
         records.append(_medline_record(len(records), start, values))
     return export_dump(records, "medline")
@@ -210,6 +225,10 @@ def _medline_record(position: int, start: int, values: dict[str, list[str]]) -> 
     dois = [v for tag in ("LID", "AID") for v in values.get(tag, []) if v.endswith("[doi]")]
     keywords = values.get("OT") or [term.lstrip("*").split("/")[0] for term in values.get("MH", [])]
     pmid = one("PMID")
+    first_address: dict[str, str] = {}
+    for author, address in zip(values.get("AD author", []), values.get("AD", []), strict=True):
+        first_address.setdefault(author, address)
+    institutions, countries = medline_affiliations(list(first_address.values()))
     return paper_record(
         position,
         f"record {position + 1} (line {start})",
@@ -222,6 +241,8 @@ def _medline_record(position: int, start: int, values: dict[str, list[str]]) -> 
         doi=dois[0] if dois else None,
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
         id=pmid,
+        affiliations=institutions,
+        countries=countries,
     )
 
 
@@ -281,9 +302,16 @@ def read_wos_tab_delimited(text: str, path: Path) -> RawDump:
         row = dict(zip(header, cells, strict=True))
         mapped = {name: row.get(tag) for name, tag in _WOS_COLUMNS.items()}
         authors = split_list(row.get("AF") or row.get("AU"))
+        institutions, countries = wos_affiliations(authors, split_wos_addresses(row.get("C1")))
         records.append(
             paper_record(
-                len(records), location, **mapped, authors=authors, keywords=split_list(row.get("DE"))
+                len(records),
+                location,
+                **mapped,
+                authors=authors,
+                keywords=split_list(row.get("DE")),
+                affiliations=institutions,
+                countries=countries,
             )
         )
     return export_dump(records, "wos-tab")
@@ -306,8 +334,17 @@ def read_scopus_csv(text: str, path: Path) -> RawDump:
         full_names = [re.sub(r"\s*\(\d+\)$", "", name) for name in split_list(row.get("Author full names"))]
         authors = full_names or split_list(row.get("Authors"), ";" if ";" in row.get("Authors", "") else ",")
         keywords = split_list(row.get("Author Keywords"))
+        institutions, countries = scopus_affiliations(row.get("Authors with affiliations"))
         records.append(
-            paper_record(record.position, record.location, **mapped, authors=authors, keywords=keywords)
+            paper_record(
+                record.position,
+                record.location,
+                **mapped,
+                authors=authors,
+                keywords=keywords,
+                affiliations=institutions,
+                countries=countries,
+            )
         )
     return export_dump(records, "scopus")
 

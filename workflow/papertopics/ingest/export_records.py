@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
+from papertopics.ingest.affiliations import openalex_affiliations
 from papertopics.ingest.export_formats import export_dump, paper_record, split_list
 from papertopics.ingest.formats import RawDump, Record, read_json, read_json_lines
 
@@ -282,6 +283,7 @@ def _openalex_record(position: int, location: str, work: dict, path: Path) -> Re
     abstract = abstract_from_inverted_index(work.get("abstract_inverted_index"), f"{path}: {location}")
     authors = [_get(a, "author", "display_name") for a in work.get("authorships") or []]
     keywords = [k.get("display_name") if isinstance(k, dict) else k for k in work.get("keywords") or []]
+    institutions, countries = openalex_affiliations(work.get("authorships"))
     return paper_record(
         position,
         location,
@@ -294,6 +296,8 @@ def _openalex_record(position: int, location: str, work: dict, path: Path) -> Re
         doi=work.get("doi"),
         url=work.get("doi") or _get(work, "primary_location", "landing_page_url"),
         id=work.get("id"),
+        affiliations=institutions,
+        countries=countries,
     )
 
 

@@ -222,10 +222,17 @@ def _colour_bar(periods: MapPeriods) -> str:
     )
 
 
-def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], periods: MapPeriods) -> str:
+def map_section(
+    data: dict,
+    topic_details: list[dict],
+    colours: dict[int, str],
+    periods: MapPeriods,
+    people_filter: str = "",
+) -> str:
     """The map's section: search, filters, colouring, the map's placeholder and its compressed
     data (``map_data``). The legend is under the map, whole; beside it (under it on a narrow
     screen) the search's results, the selection and the paper shown, in view while one types or selects.
+    ``people_filter``: the control that keeps a country's or institution's papers (``report.people``).
     """
     topic_filter, controls, legend = _controls(topic_details, colours, periods)
     return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
@@ -233,7 +240,7 @@ def map_section(data: dict, topic_details: list[dict], colours: dict[int, str], 
 it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>
 <div class="search"><label for="search-box">Search papers</label>
 <input type="search" id="search-box" placeholder="words of a title, an abstract, an author, a keyword or a topic" autocomplete="off">
-{topic_filter}<span id="search-count" aria-live="polite"></span></div>
+{topic_filter}{people_filter}<span id="search-count" aria-live="polite"></span></div>
 {controls}
 <div class="map-layout"><div class="map-column">
 <div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>

@@ -41,6 +41,7 @@ class ReportInputs:
         None  # results/topics/venues.json (venues compared), None or unavailable: no section
     )
     venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
+    people: object | None = None  # papertopics.report.people.PeopleTables; None: no People section
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -117,6 +118,13 @@ class ReportFiles:
     venues: str | None = None
     venues_table: str | None = None
     venue_trends: str | None = None
+    # The people stage's (papertopics.report.people), each optional.
+    people: str | None = None
+    people_top: str | None = None
+    experts: str | None = None
+    people_rising: str | None = None
+    people_topics: str | None = None
+    people_periods: str | None = None
 
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
@@ -127,6 +135,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
     )
     periods = load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
+    paper_table = _without_people(paper_table, _left_out(files))
     venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
@@ -162,4 +171,37 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         venue_cells=pd.read_csv(files.venues_table, keep_default_na=False)
         if compared and files.venues_table
         else None,
+        people=_people(files),
+    )
+
+
+def _without_people(papers: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """The paper table without ``columns`` (people left out of the report), and without the
+    authors a display name ends with (``Title — Doe, Roe``: ``text.display_name``).
+    """
+    if not columns:
+        return papers
+    if "authors" in columns and "display_name" in papers:
+        named = papers["authors"].astype(str).str.strip() != ""
+        short = papers["display_name"].where(~named, papers["display_name"].str.rsplit(" — ", n=1).str[0])
+        papers = papers.assign(display_name=short)
+    return papers.drop(columns=columns)
+
+
+def _left_out(files: ReportFiles) -> list[str]:
+    from papertopics.report.people import left_out_columns
+
+    return left_out_columns(files.people)
+
+
+def _people(files: ReportFiles):
+    from papertopics.report.people import load_people
+
+    return load_people(
+        files.people,
+        files.people_top,
+        files.experts,
+        files.people_rising,
+        people_topics=files.people_topics,
+        people_periods=files.people_periods,
     )

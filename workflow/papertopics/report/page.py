@@ -19,6 +19,7 @@ from papertopics.report.embedding import figure_block, gzip_block, notice, text_
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
+from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
@@ -41,10 +42,14 @@ _NAV = (
 
 def _nav(inputs: ReportInputs) -> tuple:
     """The header's links, with Venues after What changed where venues were compared."""
+    nav = _NAV
+    if inputs.people is not None:  # People after Topics in detail
+        at = [anchor for anchor, _ in nav].index("topic-details") + 1
+        nav = (*nav[:at], ("people", "People"), *nav[at:])
     if not (inputs.venues or {}).get("available"):
-        return _NAV
-    at = [anchor for anchor, _ in _NAV].index("changes") + 1
-    return (*_NAV[:at], ("venues", "Venues"), *_NAV[at:])
+        return nav
+    at = [anchor for anchor, _ in nav].index("changes") + 1
+    return (*nav[:at], ("venues", "Venues"), *nav[at:])
 
 
 def _asset(name: str) -> str:
@@ -115,7 +120,8 @@ def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[
     colours = inputs.topic_colours
     groups = inputs.topic_groups or []
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
-    return map_section(data, inputs.topic_details, colours, periods), similar
+    people_control, data["people"] = map_filter(inputs.people, inputs.papers)
+    return map_section(data, inputs.topic_details, colours, periods, people_control), similar
 
 
 def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
@@ -131,6 +137,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         "papers.csv": inputs.papers.to_csv(index=False),
         "topics.csv": inputs.topics.to_csv(index=False),
         **inputs.comparison_files,
+        **(inputs.people.files if inputs.people is not None else {}),
     }
     cards_html = topic_cards_section(
         inputs.topic_details,
@@ -139,6 +146,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         inputs.dump_labels,
         inputs.topic_settings.get("wording_by", "dump"),
         colours,
+        people_lines={t["topic"]: topic_people_line(inputs.people, t["topic"]) for t in inputs.real_topics},
     )
 
     def period_label(name: str) -> str:
@@ -153,14 +161,17 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         venues_section(inputs.venues, inputs.venue_cells),
         _keywords_section(inputs),
         cards_html,
+        people_section(inputs.people, {t["topic"]: t["label"] for t in inputs.real_topics}),
         _structure_section(inputs),
         lineage_section(inputs.changes["since_previous_run"] if inputs.changes else None, colours),
         render("sections/downloads.html", downloads=[(name, _download_id(name)) for name in downloads]),
         method_section(inputs),
     ]
-    tables = "".join(
-        gzip_block(_download_id(name), text) for name, text in downloads.items()
-    ) + similar_block(similar)
+    tables = (
+        "".join(gzip_block(_download_id(name), text) for name, text in downloads.items())
+        + similar_block(similar)
+        + experts_blocks(inputs.people)
+    )
     return render(
         "page.html",
         title=heading,

@@ -129,6 +129,7 @@ def topic_cards_section(
     dump_labels: dict | None = None,
     wording_by: str = "dump",
     colours: dict[int, str] | None = None,
+    people_lines: dict[int, str] | None = None,
 ) -> str:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
     opens in place on its keywords, representative papers, wording per period and all its papers.
@@ -137,7 +138,8 @@ def topic_cards_section(
     text to show; ``changes``:
     the comparison (``changes.json``), for the shares per period, when there is one;
     ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
-    map's colour of each topic (``ReportInputs.topic_colours``).
+    map's colour of each topic (``ReportInputs.topic_colours``); ``people_lines``: each topic's
+    line of who works on it (``papertopics.report.people``), none where people are left out.
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
@@ -169,7 +171,8 @@ def topic_cards_section(
             f"{topic['share']:.1%}</span> {share_line}</summary>"
             f'{note}<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}'
-            f"{_wording(topic, wording_by, labeller(wording_by), min_wording_papers)}</div></div>"
+            f"{_wording(topic, wording_by, labeller(wording_by), min_wording_papers)}"
+            f"{(people_lines or {}).get(topic['topic'], '')}</div></div>"
             f"{_paper_list(topic, int(clustered.get(topic['topic'], 0)))}</details>"
         )
     return (

@@ -19,12 +19,14 @@ export function paperColours(map, by) {
 }
 
 // Which papers the filters keep: every paper in one of ``periods`` (a Set of period indices, null
-// for all) and in ``topic`` (a position in map.topics, -1 for all); null when they keep all.
-export function keptPapers(map, periods, topic) {
-  if (periods === null && topic < 0) { return null; }
+// for all), in ``topic`` (a position in map.topics, -1 for all) and by ``person`` (a country or an
+// institution, a position in map.people.names, -1 for all); null when they keep all.
+export function keptPapers(map, periods, topic, person = -1) {
+  if (periods === null && topic < 0 && person < 0) { return null; }
   const kept = new Uint8Array(map.ids.length);
   for (let paper = 0; paper < kept.length; paper++) {
     kept[paper] = (topic < 0 || map.topic[paper] === topic) &&
+      (person < 0 || map.people.of_paper[paper].includes(person)) &&
       (periods === null || map.periodsOf(paper).some((period) => periods.has(period))) ? 1 : 0;
   }
   return kept;
@@ -52,6 +54,7 @@ export function topicCounts(map, kept) {
 export function wireFilters(map, onChange) {
   const colourBy = document.getElementById("colour-by");
   const topicFilter = document.getElementById("topic-filter");
+  const peopleFilter = document.getElementById("people-filter");  // none where people are left out
   const periodBoxes = Array.from(document.querySelectorAll("#period-filter input[data-period]"));
   const table = document.getElementById("topic-table");
   const by = () => (colourBy ? colourBy.value : "topic");  // no colouring by period with one period
@@ -79,7 +82,7 @@ export function wireFilters(map, onChange) {
 
   function changed() {
     const periods = periodsChosen();
-    const kept = keptPapers(map, periods, Number(topicFilter.value));
+    const kept = keptPapers(map, periods, Number(topicFilter.value), Number(peopleFilter ? peopleFilter.value : -1));
     document.getElementById("map").dataset.colourBy = by();
     showTopicCounts(periods);
     onChange({ colours: dimmedColours(colours, kept), kept });
@@ -87,6 +90,7 @@ export function wireFilters(map, onChange) {
 
   colourBy?.addEventListener("change", () => { colours = paperColours(map, by()); changed(); });
   topicFilter.addEventListener("change", changed);
+  peopleFilter?.addEventListener("change", changed);
   periodBoxes.forEach((box) => box.addEventListener("change", changed));
   // A topic of the legend, clicked, is the topic filter (clicked again, no filter).
   document.querySelectorAll("#topic-legend [data-topic]").forEach((entry) => {

@@ -1,0 +1,91 @@
+"""The people stage, file to file: who works on each topic (``papertopics.changes.people``) and who
+is rising (``papertopics.changes.people_trends``), from the topics stage's paper table (which
+carries every input column: authors, affiliations, countries) and the groups stage's periods.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PeopleOutputs:
+    """What the people stage writes (the rule's outputs, by name)."""
+
+    top: str
+    experts: str
+    rising: str
+    topics: str
+    periods: str
+    record: str
+
+
+def people(
+    topic_papers: str,
+    details: str,
+    groups_table: str,
+    groups_settings: str,
+    outputs: PeopleOutputs,
+    knobs: dict,
+) -> None:
+    """Who works on each topic and who is rising. ``knobs``: ``papertopics.settings.PeopleSettings``'s
+    fields (the ``people`` section, and the levels ``compare`` grades tests at).
+    """
+    import pandas as pd
+
+    from papertopics.changes.people import experts, people_columns, people_table, top_names
+    from papertopics.changes.people_trends import (
+        GradingLevels,
+        over_represented,
+        period_shares,
+        rising,
+        rising_sentences,
+    )
+    from papertopics.groups.periods import load_groups
+    from papertopics.settings import PeopleSettings
+
+    settings = PeopleSettings(**knobs)
+    graded = GradingLevels(settings.confidence, settings.false_discovery_rate, settings.suggestive_q)
+    papers = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
+    periods, _ = load_groups(groups_table, groups_settings, papers["id"].tolist())
+    labels = {t["topic"]: t["label"] for t in storage.read_json(details)["topics"]}
+    topic = papers["topic"].astype(int).to_numpy()
+    columns = people_columns(list(papers.columns), settings, source="the dumps (results/topics/papers.csv)")
+    long = people_table(papers, columns)
+    years = papers["year"].to_numpy() if "year" in papers.columns else [""] * len(papers)
+    rises = rising(long, topic, periods, labels, settings.min_papers, graded)
+    storage.write_csv(outputs.top, top_names(long, topic, labels, settings.top))
+    storage.write_csv(outputs.experts, experts(long, topic, years, labels, settings.experts))
+    storage.write_csv(outputs.rising, rises)
+    storage.write_csv(outputs.topics, over_represented(long, topic, labels, settings.min_papers, graded))
+    storage.write_csv(outputs.periods, period_shares(long, periods, settings.top, graded.confidence))
+    carrying = {
+        kind: int(long.loc[long["kind"] == kind, "row"].nunique())
+        for kind in ("author", "institution", "country")
+    }
+    storage.write_json(
+        outputs.record,
+        {
+            "columns": columns,
+            "papers": len(papers),
+            "papers_with": carrying,
+            "periods": periods.names,
+            "by": periods.by,
+            "in_report": settings.in_report,
+            "counting": "fractional: a paper is one unit split equally across its authors (or their "
+            "institutions, or countries, one entry per author the export places)",
+            "rising": rising_sentences(rises),
+        },
+    )
+    _LOG.info(
+        "people: %d papers with authors, %d with institutions, %d with countries; %d rises or falls graded",
+        carrying["author"],
+        carrying["institution"],
+        carrying["country"],
+        int(rises["grade"].isin(["significant", "suggestive"]).sum()) if len(rises) else 0,
+    )

@@ -1,0 +1,28 @@
+from papertopics.settings import PeopleSettings
+
+
+# Who works on each topic: its authors, institutions and countries, its experts, and who is
+# rising in it (papertopics.changes.people, people_trends). Read by the report.
+rule people:
+    input:
+        topic_papers="results/staged/topics/papers.csv",
+        details="results/staged/topics/topic_details.json",
+        groups_table="results/groups/papers.csv",
+        groups_settings="results/groups/groups.json",
+    output:
+        top="results/staged/topics/people_top.csv",
+        experts="results/staged/topics/experts.csv",
+        rising="results/staged/topics/people_rising.csv",
+        topics="results/staged/topics/people_topics.csv",
+        periods="results/staged/topics/people_periods.csv",
+        record="results/staged/topics/people.json",
+    log:
+        "results/logs/people.log",
+    benchmark:
+        "results/benchmarks/people.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        knobs=knobs(PeopleSettings.from_config(config)),
+    script:
+        "../scripts/people.py"
