@@ -294,6 +294,7 @@ def _openalex_record(position: int, location: str, work: dict, path: Path) -> Re
         doi=work.get("doi"),
         url=work.get("doi") or _get(work, "primary_location", "landing_page_url"),
         id=work.get("id"),
+        citations=work.get("cited_by_count"),
     )
 
 
