@@ -41,6 +41,7 @@ include: "workflow/rules/groups.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/topics.smk"
 include: "workflow/rules/changes.smk"
+include: "workflow/rules/reception.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 # Last: it publishes what the rules above stage.

@@ -115,7 +115,13 @@ def test_paper_lists_json_status_rating_and_scholar_citations(tmp_path):
     # The layout of a paper list (status, ratings joined by ";", Google Scholar's count).
     papers = [
         {"title": "A", "abstract": ABSTRACT, "status": "Oral", "rating": "7;8;6", "gs_citation": 12},
-        {"title": "B", "abstract": ABSTRACT + " Again.", "status": "Poster", "rating": "5;6", "gs_citation": -1},
+        {
+            "title": "B",
+            "abstract": ABSTRACT + " Again.",
+            "status": "Poster",
+            "rating": "5;6",
+            "gs_citation": -1,
+        },
     ]
     (tmp_path / "corl2023.json").write_text(json.dumps(papers), encoding="utf-8")
     columns = columns_of(tmp_path / "corl2023.json")
@@ -123,8 +129,10 @@ def test_paper_lists_json_status_rating_and_scholar_citations(tmp_path):
     values = values_of(tmp_path / "corl2023.json")
     assert values.rating.tolist() == [7.0, 5.5]
     assert values.citations[0] == 12 and np.isnan(values.citations[1])  # -1: no count, said once
-    assert values.notes == ("citations: 1 value(s) could not be read as numbers and count as missing "
-                            "(first: dump corl2023, record 2: citations '-1')",)
+    assert values.notes == (
+        "citations: 1 value(s) could not be read as numbers and count as missing "
+        "(first: dump corl2023, record 2: citations '-1')",
+    )
 
 
 def test_csv_with_a_malformed_rating_counts_it_missing_and_says_so_once(tmp_path):
@@ -151,7 +159,13 @@ def test_a_column_of_no_numbers_stops_with_one_line(tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "ratings"),
-    [("5; 7; 7", [5, 7, 7]), ("6.5", [6.5]), ("3, 4", [3, 4]), ("8: accept, 6: marginal", [8, 6]), ("x", None)],
+    [
+        ("5; 7; 7", [5, 7, 7]),
+        ("6.5", [6.5]),
+        ("3, 4", [3, 4]),
+        ("8: accept, 6: marginal", [8, 6]),
+        ("x", None),
+    ],
 )
 def test_ratings_as_exports_write_them(text, ratings):
     assert paper_ratings(text) == ratings

@@ -25,6 +25,7 @@ STAGE_SETTINGS = [
     settings.EvaluateSettings,
     settings.ReportSettings,
     settings.SimilarSettings,
+    settings.ReceptionStageSettings,
 ]
 
 

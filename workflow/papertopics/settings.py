@@ -188,3 +188,26 @@ class SimilarSettings(_Section):
 
     similar_papers: int
     similar_exact_up_to: int
+
+
+@dataclass(frozen=True)
+class ReceptionStageSettings:
+    """``reception``, and ``compare``'s interval level and grading: a reception finding is graded
+    as a trend is.
+    """
+
+    reception: dict
+    confidence: float
+    false_discovery_rate: float
+    suggestive_q: float
+
+    @classmethod
+    def from_config(cls, config: dict) -> ReceptionStageSettings:
+        """The knobs from the validated ``config``."""
+        compare = config["compare"]
+        return cls(
+            reception=config["reception"],
+            confidence=compare["confidence"],
+            false_discovery_rate=compare["false_discovery_rate"],
+            suggestive_q=compare["suggestive_q"],
+        )

@@ -20,6 +20,9 @@ rule report:
         venues="results/staged/topics/venues.json",
         venues_table="results/staged/topics/venues.csv",
         venue_trends="results/staged/topics/venue_trends.csv",
+        reception="results/staged/topics/reception.json",
+        reception_table="results/staged/topics/reception.csv",
+        reception_years="results/staged/topics/reception_years.csv",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

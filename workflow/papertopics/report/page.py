@@ -20,6 +20,7 @@ from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
 from papertopics.report.quality import topic_groups_section
+from papertopics.report.reception import reception_section, shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
@@ -40,11 +41,13 @@ _NAV = (
 
 
 def _nav(inputs: ReportInputs) -> tuple:
-    """The header's links, with Venues after What changed where venues were compared."""
-    if not (inputs.venues or {}).get("available"):
-        return _NAV
+    """The header's links, with Venues after What changed where venues were compared, and
+    Reception after them where the papers carry decisions, ratings or citations.
+    """
+    added = (("venues", "Venues"),) if (inputs.venues or {}).get("available") else ()
+    added += (("reception", "Reception"),) if shown_rows(inputs.reception) else ()
     at = [anchor for anchor, _ in _NAV].index("changes") + 1
-    return (*_NAV[:at], ("venues", "Venues"), *_NAV[at:])
+    return (*_NAV[:at], *added, *_NAV[at:])
 
 
 def _asset(name: str) -> str:
@@ -151,6 +154,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         map_html,
         changes_section(inputs.changes, inputs.dump_labels, colours),
         venues_section(inputs.venues, inputs.venue_cells),
+        reception_section(inputs.reception),
         _keywords_section(inputs),
         cards_html,
         _structure_section(inputs),

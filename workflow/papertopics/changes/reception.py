@@ -1,0 +1,261 @@
+"""How each topic was received: its decisions (each outcome's share, the acceptance rate), its
+reviewers' ratings and its papers' citations for their year, each against the rest of the corpus.
+
+Tests are in :mod:`papertopics.changes.reception_tests`; q-values are Benjamini–Hochberg across
+topics, one family per kind (decisions, ratings, citations), graded as the trends are
+(``papertopics.changes.trends.grade``). Citations are never compared raw: each paper's count is
+divided by the mean count of the papers of its year (a normalised citation score, 1 = its
+year's mean), and papers without a year are left out of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from papertopics.changes.reception_tests import (
+    bootstrap_mean_interval,
+    mean_interval,
+    mean_test,
+    median_interval,
+    share_test,
+)
+from papertopics.changes.reception_values import ReceptionValues
+from papertopics.changes.stats import benjamini_hochberg, wilson_interval
+from papertopics.changes.trends import NOT_TESTED, SIGNIFICANT, grade
+
+ACCEPTANCE, OUTCOME, RATING, CITATIONS = "acceptance", "outcome", "rating", "citations"
+FAMILY = {ACCEPTANCE: "decisions", OUTCOME: "decisions", RATING: "ratings", CITATIONS: "citations"}
+COLUMNS = [
+    "topic",
+    "label",
+    "measure",
+    "outcome",
+    "papers",
+    "value",
+    "low",
+    "high",
+    "rest",
+    "median",
+    "median_low",
+    "median_high",
+    "spread",
+    "rest_spread",
+    "p_value",
+    "q_value",
+    "evidence",
+    "direction",
+]
+
+
+@dataclass(frozen=True)
+class ReceptionSettings:
+    """Which decisions count as accepted (words a decision starts a word with, any case), the
+    fewest papers with a value a topic needs to be tested, and the grading (``compare``'s).
+    """
+
+    accepted: tuple[str, ...]
+    min_papers: int
+    confidence: float
+    false_discovery_rate: float
+    suggestive_q: float
+
+
+@dataclass(frozen=True)
+class TopicPapers:
+    """Per paper: its topic's code (0 … len(topics) − 1, −1 for an outlier or none), its pool
+    (papers judged together: its dump, venue and year) and its year ("" where none).
+    """
+
+    codes: np.ndarray
+    pools: np.ndarray
+    years: np.ndarray
+    topics: tuple[int, ...]
+    labels: tuple[str, ...]
+
+
+def is_accepted(decisions: np.ndarray, accepted: tuple[str, ...]) -> np.ndarray:
+    """Whether each decision counts as accepted: one of its words starts with an ``accepted`` word."""
+    if not accepted:
+        return np.zeros(len(decisions), dtype=bool)
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in accepted) + ")", re.IGNORECASE)
+    return np.array([bool(pattern.search(text)) for text in decisions], dtype=bool)
+
+
+def normalised_citations(citations: np.ndarray, years: np.ndarray) -> np.ndarray:
+    """Each paper's citations over the mean of its year's (NaN without a count, a year, or where
+    its year's papers have none at all).
+    """
+    scores = np.full(len(citations), np.nan)
+    for year in np.unique(years[(years != "") & ~np.isnan(citations)]):
+        cohort = (years == year) & ~np.isnan(citations)
+        mean = citations[cohort].mean()
+        if mean > 0:
+            scores[cohort] = citations[cohort] / mean
+    return scores
+
+
+def _decision_measures(decisions: np.ndarray, accepted: tuple[str, ...]) -> list[tuple[str, str, np.ndarray]]:
+    """The shares tested: acceptance where some papers are accepted and some not, then each outcome
+    (the rarer only of two) that is not the acceptance split again.
+    """
+    given = decisions != ""
+    measures, seen = [], []
+    hit = is_accepted(decisions[given], accepted)
+    if 0 < hit.sum() < len(hit):
+        measures.append((ACCEPTANCE, "", hit))
+        seen.append(hit)
+    outcomes, counts = np.unique(decisions[given], return_counts=True)
+    if len(outcomes) == 2:
+        outcomes = outcomes[np.argsort(counts, kind="stable")[:1]]
+    for outcome in outcomes if len(counts) > 1 else []:
+        hit = decisions[given] == outcome
+        if not any((hit == other).all() or (hit != other).all() for other in seen):
+            measures.append((OUTCOME, str(outcome), hit))
+    return measures
+
+
+def _rows(measure: str, outcome: str, found, papers: TopicPapers, settings) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "topic": papers.topics,
+            "label": papers.labels,
+            "measure": measure,
+            "outcome": outcome,
+            "papers": found.papers,
+            "value": found.value,
+            "rest": found.rest,
+            "p_value": np.where(found.papers >= settings.min_papers, found.p_value, np.nan),
+        }
+    )
+
+
+def _share_rows(
+    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+) -> list[pd.DataFrame]:
+    given = values.decision != ""
+    frames = []
+    for measure, outcome, hit in _decision_measures(values.decision, settings.accepted):
+        found = share_test(hit, papers.codes[given], papers.pools[given], len(papers.topics))
+        rows = _rows(measure, outcome, found, papers, settings)
+        rows["low"], rows["high"] = wilson_interval(
+            found.value * found.papers, found.papers, settings.confidence
+        )
+        frames.append(rows)
+    return frames
+
+
+def _mean_rows(
+    measure: str, scores, tested, papers: TopicPapers, strata, settings, spread=None
+) -> pd.DataFrame:
+    """The rows of a mean (ratings, normalised citations): ``scores`` described, ``tested`` (the
+    same papers' values on the test's scale) tested within ``strata``.
+    """
+    given = ~np.isnan(scores)
+    codes = papers.codes[given]
+    found = mean_test(tested[given], codes, strata[given], len(papers.topics))
+    found = type(found)(
+        found.papers, *(_plain_means(scores[given], codes, len(papers.topics))), found.p_value
+    )
+    rows = _rows(measure, "", found, papers, settings)
+    for column in ("low", "high", "median", "median_low", "median_high", "spread", "rest_spread"):
+        rows[column] = np.nan
+    for code in range(len(papers.topics)):
+        member = scores[given][codes == code]
+        interval = mean_interval if measure == RATING else bootstrap_mean_interval
+        rows.loc[code, ["low", "high"]] = interval(member, settings.confidence)
+        rows.loc[code, "median"] = np.median(member) if len(member) else np.nan
+        rows.loc[code, ["median_low", "median_high"]] = median_interval(member, settings.confidence)
+        if spread is not None:
+            inside, outside = spread[given][codes == code], spread[given][codes != code]
+            rows.loc[code, "spread"] = np.nanmean(inside) if (~np.isnan(inside)).any() else np.nan
+            rows.loc[code, "rest_spread"] = np.nanmean(outside) if (~np.isnan(outside)).any() else np.nan
+    return rows
+
+
+def _plain_means(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np.ndarray, np.ndarray]:
+    sums = np.bincount(codes[codes >= 0], weights=values[codes >= 0], minlength=topics)
+    sizes = np.bincount(codes[codes >= 0], minlength=topics)
+    value = np.where(sizes > 0, sums / np.maximum(sizes, 1), np.nan)
+    rest = (values.sum() - sums) / np.maximum(len(values) - sizes, 1)
+    return value, rest
+
+
+def reception_table(
+    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+) -> pd.DataFrame:
+    """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded."""
+    frames = _share_rows(papers, values, settings)
+    if (~np.isnan(values.rating)).any():
+        frames.append(
+            _mean_rows(
+                RATING, values.rating, values.rating, papers, papers.pools, settings, values.rating_spread
+            )
+        )
+    scores = normalised_citations(values.citations, papers.years)
+    if (~np.isnan(scores)).any():
+        year_codes = pd.factorize(papers.years)[0]
+        logged = np.log1p(np.where(np.isnan(values.citations), 0, values.citations))
+        frames.append(
+            _mean_rows(
+                CITATIONS, scores, np.where(np.isnan(scores), np.nan, logged), papers, year_codes, settings
+            )
+        )
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    return graded(table.reindex(columns=COLUMNS), settings)
+
+
+def graded(table: pd.DataFrame, settings: ReceptionSettings) -> pd.DataFrame:
+    """q-values (Benjamini–Hochberg across topics, one family per kind), evidence and direction."""
+    table = table.copy()
+    table["q_value"] = np.nan
+    families = table["measure"].map(FAMILY)
+    for family in families.unique():
+        tested = (families == family) & table["p_value"].notna()
+        if tested.any():
+            table.loc[tested, "q_value"] = benjamini_hochberg(table.loc[tested, "p_value"].to_numpy())
+    evidence = grade(table["q_value"].fillna(1.0), settings.false_discovery_rate, settings.suggestive_q)
+    table["evidence"] = np.where(table["q_value"].isna(), NOT_TESTED, evidence)
+    higher = table["value"] > table["rest"]
+    moving = table["evidence"].isin([SIGNIFICANT, "suggestive"])
+    table["direction"] = np.where(moving, np.where(higher, "higher", "lower"), "")
+    return table
+
+
+def flagged(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows found significant."""
+    return table[table["evidence"] == SIGNIFICANT]
+
+
+def year_rows(papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings) -> pd.DataFrame:
+    """Each topic's acceptance rate (or its rarer outcome's share) per year, with Wilson intervals:
+    described, not tested.
+    """
+    given = (values.decision != "") & (papers.years != "") & (papers.codes >= 0)
+    measures = _decision_measures(values.decision, settings.accepted)
+    if not measures or not given.any():
+        return pd.DataFrame(
+            columns=["topic", "label", "year", "measure", "outcome", "papers", "value", "low", "high"]
+        )
+    measure, outcome, hit = measures[0]
+    full_hit = np.zeros(len(values.decision), dtype=bool)
+    full_hit[values.decision != ""] = hit
+    frame = pd.DataFrame({"code": papers.codes[given], "year": papers.years[given], "hit": full_hit[given]})
+    counts = frame.groupby(["code", "year"], sort=True)["hit"].agg(["sum", "count"]).reset_index()
+    low, high = wilson_interval(counts["sum"], counts["count"], settings.confidence)
+    return pd.DataFrame(
+        {
+            "topic": [papers.topics[c] for c in counts["code"]],
+            "label": [papers.labels[c] for c in counts["code"]],
+            "year": counts["year"],
+            "measure": measure,
+            "outcome": outcome,
+            "papers": counts["count"],
+            "value": counts["sum"] / counts["count"],
+            "low": low,
+            "high": high,
+        }
+    )
