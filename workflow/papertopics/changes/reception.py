@@ -161,19 +161,29 @@ def _mean_rows(
         found.papers, *(_plain_means(scores[given], codes, len(papers.topics))), found.p_value
     )
     rows = _rows(measure, "", found, papers, settings)
-    for column in ("low", "high", "median", "median_low", "median_high", "spread", "rest_spread"):
-        rows[column] = np.nan
+    interval = mean_interval if measure == RATING else bootstrap_mean_interval
+    columns = ("low", "high", "median", "median_low", "median_high", "spread", "rest_spread")
+    described = {column: [] for column in columns}
     for code in range(len(papers.topics)):
         member = scores[given][codes == code]
-        interval = mean_interval if measure == RATING else bootstrap_mean_interval
-        rows.loc[code, ["low", "high"]] = interval(member, settings.confidence)
-        rows.loc[code, "median"] = np.median(member) if len(member) else np.nan
-        rows.loc[code, ["median_low", "median_high"]] = median_interval(member, settings.confidence)
-        if spread is not None:
-            inside, outside = spread[given][codes == code], spread[given][codes != code]
-            rows.loc[code, "spread"] = np.nanmean(inside) if (~np.isnan(inside)).any() else np.nan
-            rows.loc[code, "rest_spread"] = np.nanmean(outside) if (~np.isnan(outside)).any() else np.nan
-    return rows
+        inside = spread[given][codes == code] if spread is not None else np.array([])
+        outside = spread[given][codes != code] if spread is not None else np.array([])
+        values = (
+            *interval(member, settings.confidence),
+            np.median(member) if len(member) else np.nan,
+            *median_interval(member, settings.confidence),
+            _mean_of_given(inside),
+            _mean_of_given(outside),
+        )
+        for column, value in zip(columns, values, strict=True):
+            described[column].append(value)
+    return rows.assign(**described)
+
+
+def _mean_of_given(values: np.ndarray) -> float:
+    """The mean of the values that are not NaN; NaN where there are none."""
+    given = values[~np.isnan(values)]
+    return float(given.mean()) if len(given) else np.nan
 
 
 def _plain_means(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np.ndarray, np.ndarray]:
