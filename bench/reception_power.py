@@ -178,7 +178,9 @@ def null_rate(corpus: Corpus, runs: int, seed: int = 0) -> dict:
     any_flag, by_family = 0, {"decisions": 0, "ratings": 0, "citations": 0}
     for _ in range(runs):
         found = flagged(
-            reception_table(corpus.papers, shuffled(corpus.values, corpus.papers.years, rng), SETTINGS)
+            reception_table(
+                corpus.papers, shuffled(corpus.values, corpus.papers.years, rng), SETTINGS, describe=False
+            )
         )
         any_flag += len(found) > 0
         for family in by_family:
@@ -201,7 +203,7 @@ def power(corpus: Corpus, kind: str, size: int, effect: float, runs: int, seed: 
         if made is None:
             break
         values, papers = made
-        hits = flagged(reception_table(papers, values, SETTINGS))
+        hits = flagged(reception_table(papers, values, SETTINGS, describe=False))
         planted_topic = hits["topic"] == papers.topics[-1]
         same_kind = hits["measure"].map(_family).eq(_family(kind))
         found += (planted_topic & same_kind).any()

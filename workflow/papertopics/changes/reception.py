@@ -149,10 +149,11 @@ def _share_rows(
 
 
 def _mean_rows(
-    measure: str, scores, tested, papers: TopicPapers, strata, settings, spread=None
+    measure: str, scores, tested, papers: TopicPapers, strata, settings, spread=None, describe=True
 ) -> pd.DataFrame:
-    """The rows of a mean (ratings, normalised citations): ``scores`` described, ``tested`` (the
-    same papers' values on the test's scale) tested within ``strata``.
+    """The rows of a mean (ratings, normalised citations): ``scores`` described (intervals,
+    median, spread: unless ``describe`` is off), ``tested`` (the same papers' values on the test's
+    scale) tested within ``strata``.
     """
     given = ~np.isnan(scores)
     codes = papers.codes[given]
@@ -161,6 +162,8 @@ def _mean_rows(
         found.papers, *(_plain_means(scores[given], codes, len(papers.topics))), found.p_value
     )
     rows = _rows(measure, "", found, papers, settings)
+    if not describe:
+        return rows
     interval = mean_interval if measure == RATING else bootstrap_mean_interval
     columns = ("low", "high", "median", "median_low", "median_high", "spread", "rest_spread")
     described = {column: [] for column in columns}
@@ -195,14 +198,24 @@ def _plain_means(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np
 
 
 def reception_table(
-    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, describe: bool = True
 ) -> pd.DataFrame:
-    """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded."""
+    """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded; without
+    the means' intervals, medians and spreads where ``describe`` is off (the simulations, which
+    count findings only).
+    """
     frames = _share_rows(papers, values, settings)
     if (~np.isnan(values.rating)).any():
         frames.append(
             _mean_rows(
-                RATING, values.rating, values.rating, papers, papers.pools, settings, values.rating_spread
+                RATING,
+                values.rating,
+                values.rating,
+                papers,
+                papers.pools,
+                settings,
+                values.rating_spread,
+                describe,
             )
         )
     scores = normalised_citations(values.citations, papers.years)
@@ -211,7 +224,13 @@ def reception_table(
         logged = np.log1p(np.where(np.isnan(values.citations), 0, values.citations))
         frames.append(
             _mean_rows(
-                CITATIONS, scores, np.where(np.isnan(scores), np.nan, logged), papers, year_codes, settings
+                CITATIONS,
+                scores,
+                np.where(np.isnan(scores), np.nan, logged),
+                papers,
+                year_codes,
+                settings,
+                describe=describe,
             )
         )
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
