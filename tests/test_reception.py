@@ -22,7 +22,13 @@ from papertopics.changes.reception import (
 from papertopics.changes.reception_stage import finding_sentence
 from papertopics.changes.reception_tests import mean_test, median_interval, share_test
 from papertopics.changes.reception_values import ReceptionValues
-from papertopics.report.reception import brief_lines, findings, reception_files, reception_section
+from papertopics.report.reception import (
+    brief_lines,
+    card_blocks,
+    findings,
+    reception_files,
+    reception_section,
+)
 
 from bench.reception_power import CITATIONS, OUTCOME, RATING, load_corpus, null_rate, power
 
@@ -144,6 +150,9 @@ def test_planted_topic_is_found_said_in_plain_words_and_escaped_in_the_section()
     assert all(line.startswith("Papers on <b>prompts</b> were") for line in brief_lines(record))
     page = reception_section(record)
     assert "&lt;b&gt;prompts&lt;/b&gt;" in page and "<b>prompts" not in page
+    card = card_blocks(record)[12]
+    assert f"Accepted: {row['value']:.0%} ({row['low']:.0%}–{row['high']:.0%}), against" in card
+    assert "Mean rating:" in card and "significant" in card and "<b>" not in card
     assert "Built from decisions and reviewers' ratings" in page
 
 

@@ -10,6 +10,8 @@ downloads and its papers table (citations stay): a copy meant to be shared beyon
 
 from __future__ import annotations
 
+import html
+
 from papertopics.report.render import fragment, render
 from papertopics.report.topic_table import sortable_table, table_cell
 
@@ -75,6 +77,30 @@ def _value_cells(row: dict | None) -> list[str]:
 
 def _measures(rows: list[dict]) -> list[tuple[str, str]]:
     return list(dict.fromkeys((row["measure"], row["outcome"]) for row in rows))
+
+
+def card_blocks(record: dict | None) -> dict[int, str]:
+    """Each topic's reception for its card: every measure with its interval, the rest's value and
+    the evidence, one line each.
+    """
+    lines: dict[int, list[str]] = {}
+    for row in shown_rows(record):
+        if row["value"] is None:
+            continue
+        shown = _FORMAT[row["measure"]].format
+        interval = f" ({shown(row['low'])}–{shown(row['high'])})" if row["low"] is not None else ""
+        rest = f", against {shown(row['rest'])} elsewhere" if row["rest"] is not None else ""
+        extra = ""
+        if row["measure"] == "rating" and row["median"] is not None:
+            extra = f"; median {row['median']:.2f}"
+            if row["spread"] is not None:
+                extra += f"; its reviewers' ratings spread {row['spread']:.2f} (elsewhere {row['rest_spread']:.2f})"
+        text = f"{_measure_name(row)}: {shown(row['value'])}{interval}{rest}{extra} — {row['evidence']}"
+        lines.setdefault(row["topic"], []).append(f"<li>{html.escape(text)}</li>")
+    return {
+        topic: f'<div class="reception-card"><h4>How it was received</h4><ul>{"".join(items)}</ul></div>'
+        for topic, items in lines.items()
+    }
 
 
 def reception_table(rows: list[dict]) -> str:

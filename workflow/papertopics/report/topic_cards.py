@@ -130,6 +130,7 @@ def topic_cards_section(
     dump_labels: dict | None = None,
     wording_by: str = "dump",
     colours: dict[int, str] | None = None,
+    reception: dict[int, str] | None = None,
 ) -> str:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
     opens in place on its keywords, representative papers, wording per period and all its papers.
@@ -138,7 +139,8 @@ def topic_cards_section(
     text to show; ``changes``:
     the comparison (``changes.json``), for the shares per period, when there is one;
     ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
-    map's colour of each topic (``ReportInputs.topic_colours``).
+    map's colour of each topic (``ReportInputs.topic_colours``); ``reception``: each topic's
+    reception figures as HTML (``papertopics.report.reception.card_blocks``), where there are some.
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
@@ -171,6 +173,7 @@ def topic_cards_section(
             f'{note}<div class="card-body">{_keyword_bars(topic["keywords"])}'
             f'<div class="examples"><h4>Most representative papers</h4>{examples}'
             f"{_wording(topic, wording_by, labeller(wording_by), min_wording_papers)}</div></div>"
+            f"{(reception or {}).get(topic['topic'], '')}"
             f"{_paper_list(topic, int(clustered.get(topic['topic'], 0)))}</details>"
         )
     return (
