@@ -5,8 +5,9 @@ year, decisions, ratings and citations as the source gives them), parsed by the 
 reader, and given real topics once (TF-IDF of title and abstract, 100-d SVD, k-means; seed 0).
 Then only the reception tests are rerun, 200 times each:
 
-- shuffled: decisions, ratings and citations each permuted among the papers of the same year,
-  so no topic differs from the rest; the share of runs flagging any topic (significant) should be
+- shuffled: decisions and ratings each permuted among the papers of the same venue and year
+  (within a year, not across venues: COLM's and CoRL's ratings are on scales of their own),
+  citations among those of the same year, as each is tested, so no topic differs from the rest; the share of runs flagging any topic (significant) should be
   at most 5%;
 - planted: a random set of 30, 60 or 120 papers of one real topic (those with a value of the kind
   planted) made a topic of its own, everything shuffled as above, and then their tier share raised
@@ -104,19 +105,24 @@ def load_corpus(source: Path, folder: Path, topics: int = 8) -> Corpus:
     return Corpus(values, papers)
 
 
-def shuffled(values: ReceptionValues, years: np.ndarray, rng: np.random.Generator) -> ReceptionValues:
-    """Decisions, ratings (with their spread) and citations each permuted within years."""
+def shuffled(values: ReceptionValues, papers: TopicPapers, rng: np.random.Generator) -> ReceptionValues:
+    """Decisions and ratings (with their spread) each permuted within pools (one venue's one year:
+    COLM's and CoRL's ratings are on scales of their own), citations within years, as each is
+    tested.
+    """
     decision, rating, spread, citations = (
         values.decision.copy(),
         values.rating.copy(),
         values.rating_spread.copy(),
         values.citations.copy(),
     )
-    for year in np.unique(years):
-        members = np.flatnonzero(years == year)
+    for pool in np.unique(papers.pools):
+        members = np.flatnonzero(papers.pools == pool)
         decision[members] = decision[rng.permutation(members)]
         order = rng.permutation(members)
         rating[members], spread[members] = rating[order], spread[order]
+    for year in np.unique(papers.years):
+        members = np.flatnonzero(papers.years == year)
         citations[members] = citations[rng.permutation(members)]
     return ReceptionValues(decision, rating, spread, citations, values.notes)
 
@@ -135,7 +141,7 @@ def planted(
     """A shuffled copy with ``size`` papers of one real topic made a topic of their own, their
     ``kind`` moved by ``effect``; None where no topic has that many papers with a value.
     """
-    values = shuffled(corpus.values, corpus.papers.years, rng)
+    values = shuffled(corpus.values, corpus.papers, rng)
     has = _has_value(values, kind)
     sizes = np.bincount(corpus.papers.codes[has], minlength=len(corpus.papers.topics))
     candidates = np.flatnonzero(sizes >= size + 2)
@@ -179,7 +185,7 @@ def null_rate(corpus: Corpus, runs: int, seed: int = 0) -> dict:
     for _ in range(runs):
         found = flagged(
             reception_table(
-                corpus.papers, shuffled(corpus.values, corpus.papers.years, rng), SETTINGS, describe=False
+                corpus.papers, shuffled(corpus.values, corpus.papers, rng), SETTINGS, describe=False
             )
         )
         any_flag += len(found) > 0

@@ -29,6 +29,7 @@ from papertopics.changes.trends import NOT_TESTED, SIGNIFICANT, grade
 
 ACCEPTANCE, OUTCOME, RATING, CITATIONS = "acceptance", "outcome", "rating", "citations"
 FAMILY = {ACCEPTANCE: "decisions", OUTCOME: "decisions", RATING: "ratings", CITATIONS: "citations"}
+_MEASURE_ORDER = {ACCEPTANCE: 0, OUTCOME: 1, RATING: 2, CITATIONS: 3}
 COLUMNS = [
     "topic",
     "label",
@@ -197,55 +198,104 @@ def _plain_means(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np
     return value, rest
 
 
+def _family_rows(
+    family: str, papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, describe: bool
+) -> list[pd.DataFrame]:
+    """The rows of one family of measures (decisions, ratings, citations), every topic."""
+    if family == "decisions":
+        return _share_rows(papers, values, settings)
+    if family == "ratings":
+        if not (~np.isnan(values.rating)).any():
+            return []
+        rows = _mean_rows(
+            RATING,
+            values.rating,
+            values.rating,
+            papers,
+            papers.pools,
+            settings,
+            values.rating_spread,
+            describe,
+        )
+        return [rows]
+    scores = normalised_citations(values.citations, papers.years)
+    if not (~np.isnan(scores)).any():
+        return []
+    year_codes = pd.factorize(papers.years)[0]
+    logged = np.log1p(np.where(np.isnan(values.citations), 0, values.citations))
+    tested = np.where(np.isnan(scores), np.nan, logged)
+    return [_mean_rows(CITATIONS, scores, tested, papers, year_codes, settings, describe=describe)]
+
+
+def _without(papers: TopicPapers, values: ReceptionValues, topics: set[int]):
+    """The papers and values less those of the topic codes ``topics``."""
+    keep = ~np.isin(papers.codes, list(topics))
+    return (
+        TopicPapers(papers.codes[keep], papers.pools[keep], papers.years[keep], papers.topics, papers.labels),
+        ReceptionValues(
+            values.decision[keep], values.rating[keep], values.rating_spread[keep], values.citations[keep], ()
+        ),
+    )
+
+
+def _stepped_down(family: str, papers: TopicPapers, values: ReceptionValues, settings) -> pd.DataFrame:
+    """A family's tests, stepped down: the topic found most clearly different (q below the false
+    discovery rate) is taken out of the rest that the other topics are compared with, and they are
+    tested again, until no other topic is found. A topic far off the rest would otherwise make
+    every other topic of its venue's year look off the other way. Each found topic keeps the
+    figures of the pass that found it; the others take the last pass's.
+    """
+    found: dict[int, pd.DataFrame] = {}
+    while True:
+        subset = _without(papers, values, set(found))
+        frames = _family_rows(family, *subset, settings, describe=False)
+        if not frames:
+            return pd.DataFrame(columns=COLUMNS)
+        rows = pd.concat(frames, ignore_index=True)
+        rows["code"] = rows["topic"].map({topic: code for code, topic in enumerate(papers.topics)})
+        rows = rows[~rows["code"].isin(found)].copy()
+        tested = rows["p_value"].notna()
+        rows["q_value"] = np.nan
+        if tested.any():
+            rows.loc[tested, "q_value"] = benjamini_hochberg(rows.loc[tested, "p_value"].to_numpy())
+        strongest = rows[rows["q_value"] < settings.false_discovery_rate].sort_values(["p_value", "code"])
+        if strongest.empty:
+            return pd.concat([*found.values(), rows], ignore_index=True).drop(columns="code")
+        code = int(strongest["code"].iloc[0])
+        found[code] = rows[rows["code"] == code]
+
+
 def reception_table(
     papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, describe: bool = True
 ) -> pd.DataFrame:
     """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded; without
     the means' intervals, medians and spreads where ``describe`` is off (the simulations, which
-    count findings only).
+    count findings only). The tests are stepped down (``_stepped_down``); the intervals, medians
+    and spreads describe each topic's own papers, on the whole corpus.
     """
-    frames = _share_rows(papers, values, settings)
-    if (~np.isnan(values.rating)).any():
-        frames.append(
-            _mean_rows(
-                RATING,
-                values.rating,
-                values.rating,
-                papers,
-                papers.pools,
-                settings,
-                values.rating_spread,
-                describe,
-            )
+    families = ("decisions", "ratings", "citations")
+    tested = [_stepped_down(family, papers, values, settings) for family in families]
+    table = pd.concat([frame for frame in tested if len(frame)] or [pd.DataFrame(columns=COLUMNS)])
+    table = table.reindex(columns=COLUMNS)
+    if describe:
+        described = pd.concat(
+            [frame for family in families for frame in _family_rows(family, papers, values, settings, True)]
+            or [pd.DataFrame(columns=COLUMNS)]
         )
-    scores = normalised_citations(values.citations, papers.years)
-    if (~np.isnan(scores)).any():
-        year_codes = pd.factorize(papers.years)[0]
-        logged = np.log1p(np.where(np.isnan(values.citations), 0, values.citations))
-        frames.append(
-            _mean_rows(
-                CITATIONS,
-                scores,
-                np.where(np.isnan(scores), np.nan, logged),
-                papers,
-                year_codes,
-                settings,
-                describe=describe,
-            )
-        )
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
-    return graded(table.reindex(columns=COLUMNS), settings)
+        key = ["topic", "measure", "outcome"]
+        shown = ["low", "high", "median", "median_low", "median_high", "spread", "rest_spread"]
+        table = table.drop(columns=shown).merge(described[key + shown], on=key, how="left")
+    order = {topic: code for code, topic in enumerate(papers.topics)}
+    table = table.assign(order=table["topic"].map(order), kind=table["measure"].map(_MEASURE_ORDER))
+    table = table.sort_values(["kind", "outcome", "order"], kind="stable").drop(columns=["order", "kind"])
+    return graded(table.reindex(columns=COLUMNS).reset_index(drop=True), settings)
 
 
 def graded(table: pd.DataFrame, settings: ReceptionSettings) -> pd.DataFrame:
-    """q-values (Benjamini–Hochberg across topics, one family per kind), evidence and direction."""
+    """Evidence and direction from the q-values (Benjamini–Hochberg across topics, one family per
+    kind, stepped down).
+    """
     table = table.copy()
-    table["q_value"] = np.nan
-    families = table["measure"].map(FAMILY)
-    for family in families.unique():
-        tested = (families == family) & table["p_value"].notna()
-        if tested.any():
-            table.loc[tested, "q_value"] = benjamini_hochberg(table.loc[tested, "p_value"].to_numpy())
     evidence = grade(table["q_value"].fillna(1.0), settings.false_discovery_rate, settings.suggestive_q)
     table["evidence"] = np.where(table["q_value"].isna(), NOT_TESTED, evidence)
     higher = table["value"] > table["rest"]
