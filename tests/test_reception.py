@@ -180,7 +180,8 @@ def acl(tmp_path_factory):
 
 
 @pytest.mark.parametrize("corpus", ["openreview", "acl"])
-def test_shuffled_within_years_flag_some_topic_in_at_most_five_percent_of_200_runs(corpus, request):
+def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(corpus, request):
+    # Decisions and ratings shuffled within each venue's year, citations within years, as tested.
     rates = null_rate(request.getfixturevalue(corpus), runs=200)
     assert max(rates["decisions"], rates["ratings"], rates["citations"]) <= 0.05, rates
 
