@@ -199,3 +199,50 @@ def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(cor
 def test_planted_effect_at_120_papers_is_found_with_nothing_else_flagged(corpus, kind, effect, request):
     found = power(request.getfixturevalue(corpus), kind, 120, effect, runs=100)
     assert found["runs"] == 100 and found["found"] >= 0.9 and found["clean"] >= 0.9, found
+
+
+def test_a_report_built_from_decisions_says_so_in_its_header_brief_section_and_cards():
+    from papertopics.report import build_report
+    from synthetic_report import report_inputs, synthetic_stage_outputs
+
+    inputs = report_inputs(synthetic_stage_outputs(200, 4, 2), with_figures=False)
+    real = [t for t in inputs.topic_details if t["topic"] != -1]
+    code_of = {t["topic"]: code for code, t in enumerate(real)}
+    codes = np.array([code_of.get(topic, -1) for topic in inputs.papers["topic"]])
+    rng = np.random.default_rng(7)
+    accepted = rng.random(len(codes)) < np.where(codes == 0, 0.1, 0.6)
+    values = ReceptionValues(
+        np.where(accepted, "Accept", "Reject").astype(object),
+        rng.normal(5, 1, len(codes)),
+        np.full(len(codes), np.nan),
+        np.full(len(codes), np.nan),
+        (),
+    )
+    years = np.full(len(codes), "2024", dtype=object)
+    papers = TopicPapers(
+        codes, np.zeros(len(codes), int), years, tuple(code_of), tuple(t["label"] for t in real)
+    )
+    table = reception_table(papers, values, SETTINGS)
+    rows = [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+        for r in table.to_dict("records")
+    ]
+    record = {
+        "available": True,
+        "papers": len(codes),
+        "given": {"decision": len(codes), "ratings": len(codes), "citations": 0},
+        "accepted": ["accept"],
+        "fields": {"decision": "decision", "ratings": "ratings", "citations": "citations"},
+        "notes": [],
+        "in_report": True,
+        "topics": rows,
+    }
+    inputs.reception = record
+    page = build_report(inputs, title="auto", hover_chars=100)
+    assert '<p class="header-confidential">' in page and '<a href="#reception">Reception</a>' in page
+    assert '<section id="reception">' in page and 'class="reception-card"' in page
+    assert '<div class="brief-reception">' in page  # topic 0 accepted at 10% against 60%: significant
+    inputs.reception = {**record, "in_report": False}
+    shared = build_report(inputs, title="auto", hover_chars=100)
+    assert '<p class="header-confidential">' not in shared and '<section id="reception">' not in shared
+    assert '<div class="reception-card">' not in shared and '<div class="brief-reception">' not in shared

@@ -20,7 +20,7 @@ from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
 from papertopics.report.quality import topic_groups_section
-from papertopics.report.reception import card_blocks, reception_section, shown_rows
+from papertopics.report.reception import card_blocks, confidential, reception_section, shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
@@ -169,6 +169,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     return render(
         "page.html",
         title=heading,
+        confidential=confidential(inputs.reception),
         css=fragment(_asset("report.css")),
         plotly_js=fragment(get_plotlyjs()),
         nav=_nav(inputs),
