@@ -270,8 +270,8 @@ def reception_table(
 ) -> pd.DataFrame:
     """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded; without
     the means' intervals, medians and spreads where ``describe`` is off (the simulations, which
-    count findings only). The tests are stepped down (``_stepped_down``); the intervals, medians
-    and spreads describe each topic's own papers, on the whole corpus.
+    count findings only). The tests are stepped down (``_stepped_down``); the values, the rest's,
+    the intervals, medians and spreads describe each topic's own papers on the whole corpus.
     """
     families = ("decisions", "ratings", "citations")
     tested = [_stepped_down(family, papers, values, settings) for family in families]
@@ -283,7 +283,19 @@ def reception_table(
             or [pd.DataFrame(columns=COLUMNS)]
         )
         key = ["topic", "measure", "outcome"]
-        shown = ["low", "high", "median", "median_low", "median_high", "spread", "rest_spread"]
+        # The topic's value and the rest's on the whole corpus, as its interval is: a citation
+        # score normalised without the found topics would not sit inside its interval.
+        shown = [
+            "value",
+            "rest",
+            "low",
+            "high",
+            "median",
+            "median_low",
+            "median_high",
+            "spread",
+            "rest_spread",
+        ]
         table = table.drop(columns=shown).merge(described[key + shown], on=key, how="left")
     order = {topic: code for code, topic in enumerate(papers.topics)}
     table = table.assign(order=table["topic"].map(order), kind=table["measure"].map(_MEASURE_ORDER))
