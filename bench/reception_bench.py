@@ -129,7 +129,8 @@ def markdown(results: dict, runs: int) -> str:
         lines += [
             f"## {name}",
             "",
-            "Shuffled within years, runs flagging some topic (significant): "
+            "Shuffled (decisions and ratings within each venue's year, citations within years), runs flagging "
+            "some topic (significant): "
             f"decisions {null['decisions']:.1%}, ratings {null['ratings']:.1%}, citations {null['citations']:.1%} "
             f"(any of them {null['any']:.1%}).",
             "",

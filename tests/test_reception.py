@@ -1,8 +1,8 @@
 """How each topic was received: the tests behind it agree with the textbook ones, citations are
 compared only within a year, and on real papers with their real topics (the shared OpenReview
-and ACL metadata, topics from their text) shuffled values flag no topic in more than 5% of 200
-runs while a planted effect at 120 papers is found in at least 90% (bench/reception_power.py,
-the full table in docs/reception.md).
+and ACL metadata, topics from their text) 200 shuffled runs give no evidence that more than 5%
+flag some topic, while a planted effect at 120 papers is found in at least 90% of runs with
+nothing else of its kind flagged (bench/reception_power.py; the full table in bench/reception.md).
 """
 
 from __future__ import annotations
