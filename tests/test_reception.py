@@ -153,7 +153,7 @@ def test_planted_topic_is_found_said_in_plain_words_and_escaped_in_the_section()
     card = card_blocks(record)[12]
     assert f"Accepted: {row['value']:.0%} ({row['low']:.0%}–{row['high']:.0%}), against" in card
     assert "Mean rating:" in card and "significant" in card and "<b>" not in card
-    assert "Built from decisions and reviewers' ratings" in page
+    assert "Built from decisions or reviewers' ratings" in page
 
 
 def test_a_copy_to_share_leaves_decisions_and_ratings_out(tmp_path):
