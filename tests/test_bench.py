@@ -156,3 +156,19 @@ def test_placement_bench_agrees_with_the_refit(tmp_path):
     assert {entry["period"] for wording in placed.values() for entry in wording} - {
         entry["period"] for wording in fitted.values() for entry in wording
     } == {"2024"}
+
+
+def test_reception_bench_writes_its_table(tmp_path):
+    require_corpus("openreview_metadata.jsonl.gz")
+    require_corpus("acl_2021_2022_metadata.jsonl.gz")
+    run_table_bench("reception_bench", tmp_path, "--runs", "2", "--cost-size", "300")
+    results = json.loads((tmp_path / "reception.json").read_text(encoding="utf-8"))
+    assert results["cost"]["papers"] == 300 and results["cost"]["cpu_seconds"] > 0
+    table = results["openreview_metadata"]["power"]
+    assert {(row["kind"], row["size"]) for row in table} >= {
+        ("outcome", 120),
+        ("rating", 120),
+        ("citations", 120),
+    }
+    assert all(0 <= row["found"] <= 1 and 0 <= row["clean"] <= 1 for row in table)
+    assert "| rating | −0.5 rating | 120 |" in (tmp_path / "reception.md").read_text(encoding="utf-8")

@@ -31,6 +31,7 @@ STAGE_SETTINGS = [
     settings.ReportSettings,
     settings.SimilarSettings,
     settings.PeopleSettings,
+    settings.ReceptionStageSettings,
 ]
 RULES = REPO / "workflow" / "rules"
 

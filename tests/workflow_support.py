@@ -112,6 +112,7 @@ TOPICS_ONWARD = {
     "topics": 1,
     "keep_fit": 1,
     "changes": 1,
+    "reception": 1,
     "venues": 1,
     "evaluate": 1,
     "report": 1,

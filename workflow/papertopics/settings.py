@@ -325,6 +325,26 @@ class PeopleSettings(_Settings):
     suggestive_q: float = knob("compare", "suggestive_q")
 
 
+@dataclass(frozen=True)
+class ReceptionStageSettings(_Settings):
+    """``reception``: the columns that carry decisions, ratings and citations, which decisions
+    count as accepted, the fewest papers a topic needs, whether decisions and ratings are shown;
+    and ``compare``'s interval level and grading: a reception finding is graded as a trend is.
+    """
+
+    section: ClassVar[str] = "reception"
+
+    decision_field: str
+    ratings_field: str
+    citations_field: str
+    accepted: list[str]
+    min_papers: int
+    in_report: bool
+    confidence: float = knob("compare", "confidence")
+    false_discovery_rate: float = knob("compare", "false_discovery_rate")
+    suggestive_q: float = knob("compare", "suggestive_q")
+
+
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:
     """The ``umap`` knobs of ``settings_class`` (``NeighbourSettings`` or a projection's) from a
     ``umap`` section alone: the warm-up and the benchmarks project without placing on a fit.

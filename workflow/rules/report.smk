@@ -26,6 +26,9 @@ rule report:
         people_rising="results/staged/topics/people_rising.csv",
         people_topics="results/staged/topics/people_topics.csv",
         people_periods="results/staged/topics/people_periods.csv",
+        reception="results/staged/topics/reception.json",
+        reception_table="results/staged/topics/reception.csv",
+        reception_years="results/staged/topics/reception_years.csv",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

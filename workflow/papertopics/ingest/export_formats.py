@@ -1,6 +1,7 @@
 """Read the exports of bibliographic databases as they come, each into records of the fields the
 pipeline knows: ``title``, ``abstract``, ``authors``, ``year``, ``venue``, ``keywords``, ``doi``,
-``url`` and ``id``.
+``url``, ``id`` and ``citations`` (Web of Science ``TC``, Scopus ``Cited by``, OpenAlex
+``cited_by_count``).
 
 Which reader a file gets is decided by its content as well as its extension
 (:func:`export_reader`): a Web of Science export ends in ``.txt`` like a plain-text dump, and a
@@ -27,7 +28,7 @@ from papertopics.ingest.formats import RawDump, Record
 from papertopics.text import normalise_text
 
 # The fields every export is mapped onto, in the order papers.csv gets them.
-EXPORT_FIELDS = ("title", "abstract", "authors", "year", "venue", "keywords", "doi", "url", "id")
+EXPORT_FIELDS = ("title", "abstract", "authors", "year", "venue", "keywords", "doi", "url", "id", "citations")
 # Each author's institution and country where the export says (papertopics.ingest.affiliations).
 EXPORT_FIELDS += ("affiliations", "countries")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
@@ -172,6 +173,7 @@ def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Reco
         id=_wos_value("UT", values),
         affiliations=institutions,
         countries=countries,
+        citations=_wos_value("TC", values),
     )
 
 
@@ -248,7 +250,15 @@ def _medline_record(position: int, start: int, values: dict[str, list[str]]) -> 
 
 # --- tables: Web of Science tab-delimited, Scopus CSV --------------------------------------
 
-_WOS_COLUMNS = {"title": "TI", "abstract": "AB", "year": "PY", "venue": "SO", "doi": "DI", "id": "UT"}
+_WOS_COLUMNS = {
+    "title": "TI",
+    "abstract": "AB",
+    "year": "PY",
+    "venue": "SO",
+    "doi": "DI",
+    "id": "UT",
+    "citations": "TC",
+}
 _SCOPUS_COLUMNS = {
     "title": "Title",
     "abstract": "Abstract",
@@ -257,6 +267,7 @@ _SCOPUS_COLUMNS = {
     "doi": "DOI",
     "url": "Link",
     "id": "EID",
+    "citations": "Cited by",
 }
 # Columns only a Scopus export has (one is enough beside Title and Abstract).
 _SCOPUS_MARKS = ("Source title", "Author Keywords", "EID", "Author(s) ID", "Author full names")

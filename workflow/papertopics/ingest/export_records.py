@@ -298,6 +298,7 @@ def _openalex_record(position: int, location: str, work: dict, path: Path) -> Re
         id=work.get("id"),
         affiliations=institutions,
         countries=countries,
+        citations=work.get("cited_by_count"),
     )
 
 

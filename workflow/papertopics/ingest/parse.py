@@ -18,6 +18,7 @@ from pathlib import Path
 
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.formats import RawDump, read_dump
+from papertopics.ingest.reception_fields import RECEPTION_FIELDS
 from papertopics.text import (
     clean_for_keywords,
     cut_boilerplate,
@@ -137,7 +138,7 @@ def paper_fields(fields: dict[str, str], abstract_field: str) -> tuple[dict, dic
     """Split a record's fields into the known optional ones and the rest (``extra``)."""
     rest = {name: value for name, value in fields.items() if name != abstract_field}
     known = {}
-    for key, candidates in KNOWN_FIELDS.items():
+    for key, candidates in {**KNOWN_FIELDS, **RECEPTION_FIELDS}.items():
         name = find_field(list(rest), candidates)
         if name is not None:
             known[key] = rest.pop(name)
@@ -216,10 +217,14 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
 
 def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]]:
     """Every input field of the papers as table columns: the known optional fields always
-    (empty where a dump lacks them), then the other fields in order of first appearance,
+    (empty where a dump lacks them), the reception fields where some paper has them
+    (``papertopics.ingest.reception_fields``), then the other fields in order of first appearance,
     renamed ``input_<name>`` where a name is one of the ``reserved`` pipeline columns.
     """
     columns = {key: [paper.get(key, "") for paper in papers] for key in KNOWN_FIELDS}
+    for key in RECEPTION_FIELDS:
+        if any(key in paper for paper in papers):
+            columns[key] = [paper.get(key, "") for paper in papers]
     taken = reserved | set(columns)
     for name in dict.fromkeys(name for paper in papers for name in paper.get("extra", {})):
         column = f"input_{name}" if name in taken else name

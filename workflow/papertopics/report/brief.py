@@ -17,6 +17,7 @@ from papertopics.changes.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
+from papertopics.report.reception import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.title import year_span
@@ -419,4 +420,6 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         venues=venue_lines(inputs.venues),
         venues_none=venues_none_found(inputs.venues),
         venue_trend=venue_trend_line(inputs.venues),
+        reception=brief_lines(inputs.reception),
+        reception_confidential=confidential(inputs.reception),
     )

@@ -42,6 +42,7 @@ class ReportInputs:
     )
     venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
     people: object | None = None  # papertopics.report.people.PeopleTables; None: no People section
+    reception: dict | None = None  # results/topics/reception.json (decisions, ratings, citations per topic)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -125,10 +126,15 @@ class ReportFiles:
     people_rising: str | None = None
     people_topics: str | None = None
     people_periods: str | None = None
+    reception: str | None = None
+    reception_table: str | None = None
+    reception_years: str | None = None
 
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
     """Read the report's inputs (``ReportFiles``)."""
+    from papertopics.report.reception import left_out_columns, reception_files  # it reads ReportInputs
+
     topic_details = storage.read_json(files.details)
     summaries = [storage.read_json(path) for path in files.embedding_summaries or []]
     paper_table = pd.read_csv(
@@ -140,6 +146,8 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
+    reception = storage.read_json(files.reception) if files.reception else None
+    paper_table = paper_table.drop(columns=left_out_columns(reception), errors="ignore")
     return ReportInputs(
         corpus_summary=storage.read_json(files.corpus_summary),
         umap_settings=storage.read_json(files.umap_settings),
@@ -162,7 +170,8 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
                 *((files.venue_trends,) if trended else ()),
             )
             if path
-        },
+        }
+        | reception_files(reception, files.reception_table, files.reception_years),
         similar=storage.read_arrays(files.similar) if files.similar else None,
         over_window={i for s in summaries for i in s["over_window"]} if counted else None,
         window_tokens=max((s["window_tokens"] for s in summaries), default=None),
@@ -172,6 +181,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         if compared and files.venues_table
         else None,
         people=_people(files),
+        reception=reception,
     )
 
 

@@ -21,6 +21,7 @@ from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
 from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
+from papertopics.report.reception import card_blocks, confidential, reception_section, shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
@@ -41,15 +42,18 @@ _NAV = (
 
 
 def _nav(inputs: ReportInputs) -> tuple:
-    """The header's links, with Venues after What changed where venues were compared."""
-    nav = _NAV
-    if inputs.people is not None:  # People after Topics in detail
+    """The header's links, with Venues after What changed where venues were compared, and
+    Reception after them where the papers carry decisions, ratings or citations; People after
+    Topics in detail where the people stage found authors.
+    """
+    added = (("venues", "Venues"),) if (inputs.venues or {}).get("available") else ()
+    added += (("reception", "Reception"),) if shown_rows(inputs.reception) else ()
+    at = [anchor for anchor, _ in _NAV].index("changes") + 1
+    nav = (*_NAV[:at], *added, *_NAV[at:])
+    if inputs.people is not None:
         at = [anchor for anchor, _ in nav].index("topic-details") + 1
         nav = (*nav[:at], ("people", "People"), *nav[at:])
-    if not (inputs.venues or {}).get("available"):
-        return nav
-    at = [anchor for anchor, _ in nav].index("changes") + 1
-    return (*nav[:at], ("venues", "Venues"), *nav[at:])
+    return nav
 
 
 def _asset(name: str) -> str:
@@ -147,6 +151,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         inputs.topic_settings.get("wording_by", "dump"),
         colours,
         people_lines={t["topic"]: topic_people_line(inputs.people, t["topic"]) for t in inputs.real_topics},
+        reception=card_blocks(inputs.reception),
     )
 
     def period_label(name: str) -> str:
@@ -159,6 +164,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         map_html,
         changes_section(inputs.changes, inputs.dump_labels, colours),
         venues_section(inputs.venues, inputs.venue_cells),
+        reception_section(inputs.reception),
         _keywords_section(inputs),
         cards_html,
         people_section(inputs.people, {t["topic"]: t["label"] for t in inputs.real_topics}),
@@ -175,6 +181,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     return render(
         "page.html",
         title=heading,
+        confidential=confidential(inputs.reception),
         css=fragment(_asset("report.css")),
         plotly_js=fragment(get_plotlyjs()),
         nav=_nav(inputs),

@@ -130,6 +130,7 @@ def topic_cards_section(
     wording_by: str = "dump",
     colours: dict[int, str] | None = None,
     people_lines: dict[int, str] | None = None,
+    reception: dict[int, str] | None = None,
 ) -> str:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
     opens in place on its keywords, representative papers, wording per period and all its papers.
@@ -139,7 +140,9 @@ def topic_cards_section(
     the comparison (``changes.json``), for the shares per period, when there is one;
     ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
     map's colour of each topic (``ReportInputs.topic_colours``); ``people_lines``: each topic's
-    line of who works on it (``papertopics.report.people``), none where people are left out.
+    line of who works on it (``papertopics.report.people``), none where people are left out;
+    ``reception``: each topic's reception figures as HTML
+    (``papertopics.report.reception.card_blocks``), where there are some.
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
@@ -173,6 +176,7 @@ def topic_cards_section(
             f'<div class="examples"><h4>Most representative papers</h4>{examples}'
             f"{_wording(topic, wording_by, labeller(wording_by), min_wording_papers)}"
             f"{(people_lines or {}).get(topic['topic'], '')}</div></div>"
+            f"{(reception or {}).get(topic['topic'], '')}"
             f"{_paper_list(topic, int(clustered.get(topic['topic'], 0)))}</details>"
         )
     return (

@@ -1,0 +1,172 @@
+"""The reception tests' error rate and power on the shared metadata corpora (``python -m
+bench.reception_bench``), written to bench/reception.md and bench/reception.json; how they are
+simulated: :mod:`bench.reception_power`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from papertopics import storage
+
+from bench.reception_power import CORPORA, EFFECTS, SIZES, load_corpus, null_rate, power
+
+HERE = Path(__file__).parent
+SHARED = HERE.parent.parent / "shared" / "corpora"
+
+
+def measure(runs: int) -> dict:
+    """The null rate and the power table of each corpus present."""
+    results = {}
+    for name in CORPORA:
+        source = SHARED / f"{name}.jsonl.gz"
+        if not source.exists():
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            corpus = load_corpus(source, Path(folder))
+        rows = [
+            power(corpus, kind, size, effect, runs)
+            for kind, effects in EFFECTS.items()
+            for effect in effects
+            for size in SIZES
+        ]
+        results[name] = {"null": null_rate(corpus, runs), "power": [row for row in rows if row["runs"]]}
+    return results
+
+
+def stage_cost(source: Path, size: int, folder: Path) -> dict:
+    """Seconds the reception stage takes as a job (a Python start, its imports, its work) on
+    ``size`` papers: the corpus's records repeated (each a paper of its own) in 40 topics, a tenth
+    outliers, as the topics stage writes them.
+    """
+    with gzip.open(source, "rt", encoding="utf-8") as lines:
+        records = [json.loads(line) for line in lines]
+    rng = np.random.default_rng(0)
+    papers = []
+    for number in range(size):
+        record = records[number % len(records)]
+        extra = {"venue": record["venue"]}
+        papers.append(
+            {
+                "id": f"p{number}",
+                "dump": f"{record['venue'].lower()}{record['year']}",
+                "location": f"line {number + 1}",
+                "year": str(record["year"]),
+                "decision": record["decision"],
+                "ratings": "; ".join(str(r) for r in record["ratings"] or []),
+                "citations": "" if record["citations"] is None else str(record["citations"]),
+                "extra": extra,
+            }
+        )
+    storage.write_jsonl(folder / "papers.jsonl", papers)
+    topics = rng.integers(0, 40, size)
+    pd.DataFrame(
+        {"id": [p["id"] for p in papers], "topic": topics, "outlier": rng.random(size) < 0.1}
+    ).to_csv(folder / "topic_papers.csv", index=False)
+    storage.write_json(
+        folder / "details.json", {"topics": [{"topic": t, "label": f"topic {t}"} for t in range(40)]}
+    )
+    knobs = {
+        "reception": {
+            "decision_field": "decision",
+            "ratings_field": "ratings",
+            "citations_field": "citations",
+            "accepted": ["accept", "oral", "spotlight", "poster", "notable"],
+            "min_papers": 10,
+            "in_report": True,
+        },
+        "confidence": 0.95,
+        "false_discovery_rate": 0.05,
+        "suggestive_q": 0.25,
+    }
+    call = (
+        "from papertopics.changes.reception_stage import reception; "
+        f"reception('{folder}/papers.jsonl', '{folder}/topic_papers.csv', '{folder}/details.json', "
+        f"'{folder}/reception.csv', '{folder}/years.csv', '{folder}/reception.json', {knobs!r})"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", call], check=True, env={"PYTHONPATH": str(HERE.parent / "workflow")}
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {
+        "papers": size,
+        "seconds": round(wall, 2),
+        "cpu_seconds": round(cpu, 2),
+        "load": os.getloadavg()[0],
+    }
+
+
+def markdown(results: dict, runs: int) -> str:
+    """The tables as docs/reception.md quotes them."""
+    lines = [f"# Reception tests: error rate and power ({runs} runs each)", ""]
+    cost = results.get("cost")
+    if cost:
+        lines += [
+            f"Cost: the reception stage as a job on {cost['papers']:,} papers (Python start, imports and "
+            f"work) used {cost['cpu_seconds']} CPU-seconds, {cost['seconds']} s of wall time at a load "
+            f"average of {cost['load']:.1f}.",
+            "",
+        ]
+    for name, found in results.items():
+        if name == "cost":
+            continue
+        null = found["null"]
+        lines += [
+            f"## {name}",
+            "",
+            "Shuffled (decisions and ratings within each venue's year, citations within years), runs flagging "
+            "some topic (significant): "
+            f"decisions {null['decisions']:.1%}, ratings {null['ratings']:.1%}, citations {null['citations']:.1%} "
+            f"(any of them {null['any']:.1%}).",
+            "",
+            "| planted | effect | papers | found | nothing else of its kind flagged | nothing else at all |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for row in found["power"]:
+            effect = {
+                "outcome": f"+{row['effect']:.0%} tier share",
+                "rating": f"−{row['effect']} rating",
+            }.get(row["kind"], "citations halved")
+            lines.append(
+                f"| {row['kind']} | {effect} | {row['size']} | {row['found']:.1%} | {row['clean']:.1%} "
+                f"| {row['clean_any_kind']:.1%} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--cost-size", type=int, default=10_000)
+    parser.add_argument("--results", type=Path, default=HERE, help="folder of reception.md and .json")
+    arguments = parser.parse_args()
+    runs = arguments.runs
+    results = measure(runs)
+    with tempfile.TemporaryDirectory() as folder:
+        source = SHARED / f"{CORPORA[0]}.jsonl.gz"
+        results["cost"] = stage_cost(source, arguments.cost_size, Path(folder))
+    arguments.results.mkdir(parents=True, exist_ok=True)
+    (arguments.results / "reception.json").write_text(
+        json.dumps(results, indent=1, default=float) + "\n", encoding="utf-8"
+    )
+    (arguments.results / "reception.md").write_text(markdown(results, runs), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""Error rate and power of the reception tests on real papers and their real topics.
+
+A shared metadata corpus is written as a user's export would be (one JSON Lines dump per venue and
+year, decisions, ratings and citations as the source gives them), parsed by the parse stage's own
+reader, and given real topics once (TF-IDF of title and abstract, 100-d SVD, k-means; seed 0).
+Then only the reception tests are rerun, 200 times each:
+
+- shuffled: decisions and ratings each permuted among the papers of the same venue and year
+  (within a year, not across venues: COLM's and CoRL's ratings are on scales of their own),
+  citations among those of the same year, as each is tested, so no topic differs from the rest; the share of runs flagging any topic (significant) should be
+  at most 5%;
+- planted: a random set of 30, 60 or 120 papers of one real topic (those with a value of the kind
+  planted) made a topic of its own, everything shuffled as above, and then their tier share raised
+  by 10, 20 or 30 points, their ratings lowered by 0.3, 0.5 or 1.0, or their citations halved: the
+  share of runs that flag that topic (found), and that flag nothing else (clean).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from papertopics.changes.reception import (
+    CITATIONS,
+    OUTCOME,
+    RATING,
+    ReceptionSettings,
+    TopicPapers,
+    flagged,
+    reception_table,
+)
+from papertopics.changes.reception_values import ReceptionValues, read_values
+from papertopics.ingest.parse import input_columns, parse_dump
+
+CORPORA = ("openreview_metadata", "acl_2021_2022_metadata")
+SIZES = (30, 60, 120)
+EFFECTS = {OUTCOME: (0.10, 0.20, 0.30), RATING: (0.3, 0.5, 1.0), CITATIONS: (0.5,)}
+SETTINGS = ReceptionSettings(
+    accepted=("accept", "oral", "poster", "spotlight", "notable"),
+    min_papers=10,
+    confidence=0.95,
+    false_discovery_rate=0.05,
+    suggestive_q=0.25,
+)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A corpus's papers as the reception stage reads them, with topics and years."""
+
+    values: ReceptionValues
+    papers: TopicPapers
+
+
+def write_dumps(source: Path, folder: Path) -> list[Path]:
+    """The corpus as a chair's exports: one JSON Lines file per venue and year, fields as given."""
+    by_dump: dict[str, list[str]] = {}
+    with gzip.open(source, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            paper = json.loads(line)
+            record = {key: paper[key] for key in ("id", "title", "abstract", "venue", "year", "decision")}
+            record.update(ratings=paper["ratings"], citations=paper["citations"])
+            by_dump.setdefault(f"{paper['venue'].lower()}{paper['year']}", []).append(json.dumps(record))
+    paths = []
+    for name, records in sorted(by_dump.items()):
+        path = folder / f"{name}.jsonl"
+        path.write_text("\n".join(records) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def real_topics(texts: list[str], topics: int) -> np.ndarray:
+    """Topics from the text alone: TF-IDF, 100-d SVD, k-means (seed 0)."""
+    from sklearn.cluster import KMeans
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.preprocessing import normalize
+
+    matrix = TfidfVectorizer(stop_words="english", min_df=2, sublinear_tf=True).fit_transform(texts)
+    reduced = normalize(TruncatedSVD(100, random_state=0).fit_transform(matrix))
+    return KMeans(topics, n_init=4, random_state=0).fit_predict(reduced)
+
+
+def load_corpus(source: Path, folder: Path, topics: int = 8) -> Corpus:
+    """Parse the corpus's dumps as the parse stage does and give its papers real topics."""
+    parsed = [paper for path in write_dumps(source, folder) for paper in parse_dump(path, 20).papers]
+    table = pd.DataFrame(
+        {
+            "dump": [p["dump"] for p in parsed],
+            "location": [p["location"] for p in parsed],
+            **input_columns(parsed, reserved={"dump", "location"}),
+        }
+    )
+    values = read_values(table, "decision", "ratings", "citations")
+    codes = real_topics([f"{p.get('title', '')}. {p['text']}" for p in parsed], topics)
+    years = table["year"].astype(str).to_numpy(dtype=object)
+    pools = pd.factorize(table["dump"] + "|" + table["year"].astype(str))[0]
+    papers = TopicPapers(
+        codes, pools, years, tuple(range(topics)), tuple(f"topic {t}" for t in range(topics))
+    )
+    return Corpus(values, papers)
+
+
+def shuffled(values: ReceptionValues, papers: TopicPapers, rng: np.random.Generator) -> ReceptionValues:
+    """Decisions and ratings (with their spread) each permuted within pools (one venue's one year:
+    COLM's and CoRL's ratings are on scales of their own), citations within years, as each is
+    tested.
+    """
+    decision, rating, spread, citations = (
+        values.decision.copy(),
+        values.rating.copy(),
+        values.rating_spread.copy(),
+        values.citations.copy(),
+    )
+    for pool in np.unique(papers.pools):
+        members = np.flatnonzero(papers.pools == pool)
+        decision[members] = decision[rng.permutation(members)]
+        order = rng.permutation(members)
+        rating[members], spread[members] = rating[order], spread[order]
+    for year in np.unique(papers.years):
+        members = np.flatnonzero(papers.years == year)
+        citations[members] = citations[rng.permutation(members)]
+    return ReceptionValues(decision, rating, spread, citations, values.notes)
+
+
+def _has_value(values: ReceptionValues, kind: str) -> np.ndarray:
+    return {
+        OUTCOME: values.decision != "",
+        RATING: ~np.isnan(values.rating),
+        CITATIONS: ~np.isnan(values.citations),
+    }[kind]
+
+
+def planted(
+    corpus: Corpus, kind: str, size: int, effect: float, rng
+) -> tuple[ReceptionValues, TopicPapers] | None:
+    """A shuffled copy with ``size`` papers of one real topic made a topic of their own, their
+    ``kind`` moved by ``effect``; None where no topic has that many papers with a value.
+    """
+    values = shuffled(corpus.values, corpus.papers, rng)
+    has = _has_value(values, kind)
+    sizes = np.bincount(corpus.papers.codes[has], minlength=len(corpus.papers.topics))
+    candidates = np.flatnonzero(sizes >= size + 2)
+    if not len(candidates):
+        return None
+    source = rng.choice(candidates)
+    chosen = rng.choice(np.flatnonzero(has & (corpus.papers.codes == source)), size, replace=False)
+    codes = corpus.papers.codes.copy()
+    codes[chosen] = len(corpus.papers.topics)
+    papers = TopicPapers(
+        codes,
+        corpus.papers.pools,
+        corpus.papers.years,
+        (*corpus.papers.topics, len(corpus.papers.topics)),
+        (*corpus.papers.labels, "planted"),
+    )
+    return _moved(values, kind, chosen, effect, rng), papers
+
+
+def _moved(values: ReceptionValues, kind: str, chosen: np.ndarray, effect: float, rng) -> ReceptionValues:
+    decision, rating, citations = values.decision.copy(), values.rating.copy(), values.citations.copy()
+    if kind == OUTCOME:
+        given = decision[decision != ""]
+        outcomes, counts = np.unique(given, return_counts=True)
+        target = outcomes[np.argmin(counts)]
+        base = (given == target).mean()
+        others = given[given != target]
+        raised = rng.random(len(chosen)) < base + effect
+        decision[chosen] = np.where(raised, target, rng.choice(others, len(chosen)))
+    elif kind == RATING:
+        rating[chosen] -= effect
+    else:
+        citations[chosen] = citations[chosen] * effect
+    return ReceptionValues(decision, rating, values.rating_spread, citations, values.notes)
+
+
+def null_rate(corpus: Corpus, runs: int, seed: int = 0) -> dict:
+    """How often shuffled values flag some topic: any kind, and each kind."""
+    rng = np.random.default_rng(seed)
+    any_flag, by_family = 0, {"decisions": 0, "ratings": 0, "citations": 0}
+    for _ in range(runs):
+        found = flagged(
+            reception_table(
+                corpus.papers, shuffled(corpus.values, corpus.papers, rng), SETTINGS, describe=False
+            )
+        )
+        any_flag += len(found) > 0
+        for family in by_family:
+            by_family[family] += found["measure"].map(_family).eq(family).any()
+    return {"runs": runs, "any": any_flag / runs, **{k: v / runs for k, v in by_family.items()}}
+
+
+def _family(measure: str) -> str:
+    from papertopics.changes.reception import FAMILY
+
+    return FAMILY[measure]
+
+
+def power(corpus: Corpus, kind: str, size: int, effect: float, runs: int, seed: int = 1) -> dict:
+    """How often a planted effect is found, and how often nothing else is flagged with it."""
+    rng = np.random.default_rng(seed)
+    found = clean = clean_any = done = 0
+    for _ in range(runs):
+        made = planted(corpus, kind, size, effect, rng)
+        if made is None:
+            break
+        values, papers = made
+        hits = flagged(reception_table(papers, values, SETTINGS, describe=False))
+        planted_topic = hits["topic"] == papers.topics[-1]
+        same_kind = hits["measure"].map(_family).eq(_family(kind))
+        found += (planted_topic & same_kind).any()
+        clean += not (~planted_topic & same_kind).any()
+        clean_any += not (~planted_topic).any()
+        done += 1
+    return {
+        "kind": kind,
+        "size": size,
+        "effect": effect,
+        "runs": done,
+        "found": found / done if done else None,
+        "clean": clean / done if done else None,
+        "clean_any_kind": clean_any / done if done else None,
+    }

@@ -1,0 +1,254 @@
+"""How each topic was received: the tests behind it agree with the textbook ones, citations are
+compared only within a year, and on real papers with their real topics (the shared OpenReview
+and ACL metadata, topics from their text) 200 shuffled runs give no evidence that more than 5%
+flag some topic, while a planted effect at 120 papers is found in at least 90% of runs with
+nothing else of its kind flagged (bench/reception_power.py; the full table in bench/reception.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import require_corpus
+from papertopics.changes.reception import (
+    ReceptionSettings,
+    TopicPapers,
+    is_accepted,
+    normalised_citations,
+    reception_table,
+    year_rows,
+)
+from papertopics.changes.reception_stage import finding_sentence
+from papertopics.changes.reception_tests import mean_test, median_interval, share_test
+from papertopics.changes.reception_values import ReceptionValues
+from papertopics.report.reception import (
+    brief_lines,
+    card_blocks,
+    findings,
+    reception_files,
+    reception_section,
+)
+
+from bench.reception_power import CITATIONS, OUTCOME, RATING, load_corpus, null_rate, power
+
+SETTINGS = ReceptionSettings(("accept", "oral", "poster", "spotlight", "notable"), 10, 0.95, 0.05, 0.25)
+
+
+def test_share_test_in_one_stratum_is_the_chi_square_test_with_continuity_correction():
+    # Mantel–Haenszel's statistic on one table is Pearson's times (N − 1) / N (hypergeometric variance).
+    from scipy.stats import chi2, chi2_contingency
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, 400)
+    hit = rng.random(400) < np.where(codes == 0, 0.45, 0.3)
+    found = share_test(hit, codes, np.zeros(400, dtype=int), 3)
+    for topic in range(3):
+        inside = codes == topic
+        table = [[hit[inside].sum(), (~hit[inside]).sum()], [hit[~inside].sum(), (~hit[~inside]).sum()]]
+        pearson = chi2_contingency(table, correction=True).statistic
+        assert found.p_value[topic] == pytest.approx(chi2.sf(pearson * 399 / 400, 1), rel=1e-9)
+        assert found.value[topic] == pytest.approx(hit[inside].mean())
+
+
+def test_share_test_within_strata_is_not_fooled_by_a_venue_with_more_orals():
+    # Topic 0's papers all come from venue B, whose oral rate is 30% against A's 5%: within each
+    # venue topic 0 is like the rest, so it is no finding, though its raw share is far above.
+    rng = np.random.default_rng(0)
+    strata = np.repeat([0, 1], 300)
+    codes = np.where((strata == 1) & (rng.random(600) < 0.6), 0, 1)
+    hit = rng.random(600) < np.where(strata == 1, 0.3, 0.05)
+    found = share_test(hit, codes, strata, 2)
+    assert found.value[0] > 2 * found.rest[0] and found.p_value[0] > 0.05
+
+
+def test_mean_test_in_one_stratum_is_welchs():
+    from scipy.stats import ttest_ind
+
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 2, 200)
+    values = rng.normal(5 + 0.4 * (codes == 0), 1)
+    found = mean_test(values, codes, np.zeros(200, dtype=int), 2)
+    expected = ttest_ind(values[codes == 0], values[codes != 0], equal_var=False).pvalue
+    assert found.p_value[0] == pytest.approx(expected)
+
+
+def test_median_interval_holds_the_median():
+    values = np.arange(1.0, 101.0)
+    low, high = median_interval(values, 0.95)
+    assert (low, high) == (40.0, 61.0)  # the 40th and 61st of 100 (coverage 96.5%), as tabulated
+
+
+def test_accepted_decisions_by_their_words():
+    decisions = np.array(["Accept (Oral)", "Reject", "accepted", "Desk Rejected", "Poster", "Withdrawn"])
+    assert is_accepted(decisions, SETTINGS.accepted).tolist() == [True, False, True, False, True, False]
+
+
+def test_citations_are_compared_within_their_year_never_raw():
+    # 2019's papers have had years to be cited; topic 0 holds them. Raw counts would call it cited
+    # ten times more; for their year its papers are as cited as any.
+    rng = np.random.default_rng(2)
+    years = np.array(["2019"] * 100 + ["2024"] * 300, dtype=object)
+    codes = np.where(years == "2019", 0, rng.integers(1, 3, 400))
+    citations = np.where(years == "2019", rng.poisson(100, 400), rng.poisson(10, 400)).astype(float)
+    scores = normalised_citations(citations, years)
+    assert scores[years == "2019"].mean() == pytest.approx(1.0)
+    papers = TopicPapers(codes, np.zeros(400, dtype=int), years, (0, 1, 2), ("old", "a", "b"))
+    values = ReceptionValues(
+        np.full(400, "", dtype=object), np.full(400, np.nan), np.full(400, np.nan), citations, ()
+    )
+    table = reception_table(papers, values, SETTINGS)
+    old = table[(table["topic"] == 0) & (table["measure"] == CITATIONS)].iloc[0]
+    assert old["value"] == pytest.approx(1.0) and old["evidence"] == "no evidence"
+
+
+def _planted_table():
+    """1,000 papers in ten topics over two years; topic 12 accepted and rated less than the rest."""
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 10, 1000)
+    years = np.where(rng.random(1000) < 0.5, "2024", "2025").astype(object)
+    accepted = rng.random(1000) < np.where(codes == 2, 0.15, 0.4)
+    decisions = np.where(accepted, "Accept (Poster)", "Reject").astype(object)
+    ratings = rng.normal(np.where(codes == 2, 4.9, 5.5), 0.8)
+    values = ReceptionValues(decisions, ratings, np.full(1000, 1.0), np.full(1000, np.nan), ())
+    labels = ("graphs", "robots", "<b>prompts</b>", *(f"topic {t}" for t in range(13, 20)))
+    papers = TopicPapers(codes, pd.factorize(years)[0], years, tuple(range(10, 20)), labels)
+    return papers, values
+
+
+def test_planted_topic_is_found_said_in_plain_words_and_escaped_in_the_section():
+    papers, values = _planted_table()
+    table = reception_table(papers, values, SETTINGS)
+    found = table[table["evidence"] == "significant"]
+    assert {(12, "acceptance", "lower"), (12, "rating", "lower")} <= set(
+        zip(found["topic"], found["measure"], found["direction"], strict=True)
+    )
+    assert (found.sort_values("q_value")["topic"].iloc[:2] == 12).all()  # the strongest evidence
+    row = found[(found["topic"] == 12) & (found["measure"] == "acceptance")].iloc[0].to_dict()
+    assert finding_sentence(row) == (
+        f"Papers on <b>prompts</b> were accepted at {row['value']:.0%} "
+        f"({row['low']:.0%}–{row['high']:.0%}), against {row['rest']:.0%} elsewhere."
+    )
+    per_year = year_rows(papers, values, SETTINGS)
+    assert (
+        sorted(per_year["year"].unique()) == ["2024", "2025"] and (per_year["low"] <= per_year["value"]).all()
+    )
+    record = {
+        "available": True,
+        "papers": 1000,
+        "given": {"decision": 1000, "ratings": 1000, "citations": 0},
+        "accepted": list(SETTINGS.accepted),
+        "fields": {"decision": "decision", "ratings": "ratings", "citations": "citations"},
+        "notes": [],
+        "in_report": True,
+        "topics": [
+            {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+            for r in table.to_dict("records")
+        ],
+    }
+    assert brief_lines(record) == findings(record)[:2] and len(findings(record)) == len(found)
+    assert all(line.startswith("Papers on <b>prompts</b> were") for line in brief_lines(record))
+    page = reception_section(record)
+    assert "&lt;b&gt;prompts&lt;/b&gt;" in page and "<b>prompts" not in page
+    card = card_blocks(record)[12]
+    assert f"Accepted: {row['value']:.0%} ({row['low']:.0%}–{row['high']:.0%}), against" in card
+    assert "Mean rating:" in card and "significant" in card and "<b>" not in card
+    assert "Built from decisions or reviewers' ratings" in page
+
+
+def test_a_copy_to_share_leaves_decisions_and_ratings_out(tmp_path):
+    papers, values = _planted_table()
+    table = reception_table(papers, values, SETTINGS)
+    table.to_csv(tmp_path / "reception.csv", index=False)
+    rows = [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+        for r in table.to_dict("records")
+    ]
+    record = {"available": True, "in_report": False, "topics": rows, "findings": []}
+    assert reception_section(record) == "" and brief_lines(record) == []
+    assert reception_files(record, str(tmp_path / "reception.csv"), None) == {}
+
+
+@pytest.fixture(scope="module")
+def openreview(tmp_path_factory):
+    return load_corpus(require_corpus("openreview_metadata.jsonl.gz"), tmp_path_factory.mktemp("openreview"))
+
+
+@pytest.fixture(scope="module")
+def acl(tmp_path_factory):
+    return load_corpus(require_corpus("acl_2021_2022_metadata.jsonl.gz"), tmp_path_factory.mktemp("acl"))
+
+
+@pytest.mark.parametrize("corpus", ["openreview", "acl"])
+def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(corpus, request):
+    # Decisions and ratings shuffled within each venue's year, citations within years, as tested.
+    # Each kind's tests run at BH 5%, so its rate is about 5% by design: the check is that 200 runs
+    # give no evidence of more (one-sided binomial test); bench/reception.md has the rates.
+    from scipy.stats import binomtest
+
+    rates = null_rate(request.getfixturevalue(corpus), runs=200)
+    for kind in ("decisions", "ratings", "citations"):
+        flagged_runs = round(rates[kind] * 200)
+        assert binomtest(flagged_runs, 200, 0.05, alternative="greater").pvalue > 0.05, (kind, rates)
+
+
+@pytest.mark.parametrize(
+    ("corpus", "kind", "effect"),
+    [
+        ("openreview", OUTCOME, 0.2),
+        ("openreview", RATING, 0.5),
+        ("openreview", CITATIONS, 0.5),
+        ("acl", OUTCOME, 0.2),
+        ("acl", CITATIONS, 0.5),
+    ],
+)
+def test_planted_effect_at_120_papers_is_found_with_nothing_else_flagged(corpus, kind, effect, request):
+    found = power(request.getfixturevalue(corpus), kind, 120, effect, runs=100)
+    assert found["runs"] == 100 and found["found"] >= 0.9 and found["clean"] >= 0.9, found
+
+
+def test_a_report_built_from_decisions_says_so_in_its_header_brief_section_and_cards():
+    from papertopics.report import build_report
+    from synthetic_report import report_inputs, synthetic_stage_outputs
+
+    inputs = report_inputs(synthetic_stage_outputs(200, 4, 2), with_figures=False)
+    real = [t for t in inputs.topic_details if t["topic"] != -1]
+    code_of = {t["topic"]: code for code, t in enumerate(real)}
+    codes = np.array([code_of.get(topic, -1) for topic in inputs.papers["topic"]])
+    rng = np.random.default_rng(7)
+    accepted = rng.random(len(codes)) < np.where(codes == 0, 0.1, 0.6)
+    values = ReceptionValues(
+        np.where(accepted, "Accept", "Reject").astype(object),
+        rng.normal(5, 1, len(codes)),
+        np.full(len(codes), np.nan),
+        np.full(len(codes), np.nan),
+        (),
+    )
+    years = np.full(len(codes), "2024", dtype=object)
+    papers = TopicPapers(
+        codes, np.zeros(len(codes), int), years, tuple(code_of), tuple(t["label"] for t in real)
+    )
+    table = reception_table(papers, values, SETTINGS)
+    rows = [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+        for r in table.to_dict("records")
+    ]
+    record = {
+        "available": True,
+        "papers": len(codes),
+        "given": {"decision": len(codes), "ratings": len(codes), "citations": 0},
+        "accepted": ["accept"],
+        "fields": {"decision": "decision", "ratings": "ratings", "citations": "citations"},
+        "notes": [],
+        "in_report": True,
+        "topics": rows,
+    }
+    inputs.reception = record
+    page = build_report(inputs, title="auto", hover_chars=100)
+    assert '<p class="header-confidential">' in page and '<a href="#reception">Reception</a>' in page
+    assert '<section id="reception">' in page and 'class="reception-card"' in page
+    assert '<div class="brief-reception">' in page  # topic 0 accepted at 10% against 60%: significant
+    inputs.reception = {**record, "in_report": False}
+    shared = build_report(inputs, title="auto", hover_chars=100)
+    assert '<p class="header-confidential">' not in shared and '<section id="reception">' not in shared
+    assert '<div class="reception-card">' not in shared and '<div class="brief-reception">' not in shared

@@ -1,0 +1,133 @@
+"""The reception stage, file to file: each topic's decisions, ratings and citations for its year
+against the rest of the corpus (``papertopics.changes.reception``), with the sentences the brief
+and the report's section say.
+
+Its parameters are named as the rule's inputs, outputs and params (paths first), because the
+rule's script passes them by name; heavy libraries are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from papertopics import storage
+
+_LOG = logging.getLogger(__name__)
+_FORMATS = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
+
+
+def finding_sentence(row: dict) -> str:
+    """One finding in plain words: "Papers on X were accepted at 18% (12–26%), against 32% elsewhere"."""
+    shown = _FORMATS[row["measure"]].format
+    interval = f"({shown(row['low'])}–{shown(row['high'])})"
+    subject = f"Papers on {row['label']}"
+    if row["measure"] == "acceptance":
+        said = f"were accepted at {shown(row['value'])} {interval}"
+    elif row["measure"] == "outcome":
+        said = f"were {row['outcome']} at {shown(row['value'])} {interval}"
+    elif row["measure"] == "rating":
+        said = f"were rated {shown(row['value'])} on average {interval}"
+    else:
+        said = f"were cited {shown(row['value'])} their year's mean {interval}"
+    return f"{subject} {said}, against {shown(row['rest'])} elsewhere."
+
+
+def _topic_papers(table, topic_details: list[dict]):
+    """Each paper's topic code (−1 for an outlier), pool (dump, venue, year) and year."""
+    import pandas as pd
+
+    from papertopics.changes.reception import TopicPapers
+    from papertopics.topics.fit import flag_column
+
+    topics = [t["topic"] for t in topic_details]
+    code_of = {topic: code for code, topic in enumerate(topics)}
+    codes = np.array([code_of.get(topic, -1) for topic in table["topic"]], dtype=np.int64)
+    codes[np.asarray(flag_column(table["outlier"]), dtype=bool)] = -1
+    years = table["year"].astype(str).str.strip().to_numpy(dtype=object)
+    venue = table["venue"].astype(str) if "venue" in table else ""
+    pools = pd.factorize(table["dump"].astype(str) + "|" + venue + "|" + table["year"].astype(str))[0]
+    labels = tuple(t["label"] for t in topic_details)
+    return TopicPapers(codes, pools, years, tuple(topics), labels)
+
+
+def reception(
+    papers: str, topic_papers: str, details: str, table: str, years: str, record: str, knobs: dict
+) -> None:
+    """Each topic's reception (``papertopics.changes.reception``): ``table`` one row per topic and
+    measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
+    findings in words; ``knobs``: ``papertopics.settings.ReceptionStageSettings``'s fields.
+    """
+    import pandas as pd
+
+    from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
+    from papertopics.changes.reception_values import read_values
+    from papertopics.changes.tables import json_records
+    from papertopics.ingest.parse import input_columns
+    from papertopics.settings import ReceptionStageSettings
+
+    chosen = ReceptionStageSettings(**knobs)
+    records = storage.read_jsonl(papers)
+    inputs = pd.DataFrame(
+        {
+            "id": [p["id"] for p in records],
+            "dump": [p["dump"] for p in records],
+            "location": [p["location"] for p in records],
+            **input_columns(records, reserved={"id", "dump", "location"}),
+        }
+    )
+    assigned = pd.read_csv(
+        topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic", "outlier"]
+    )
+    merged = inputs.merge(assigned, on="id", how="inner", validate="one_to_one")
+    values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
+    for note in values.notes:
+        _LOG.warning(note)
+    settings = ReceptionSettings(
+        accepted=tuple(chosen.accepted),
+        min_papers=chosen.min_papers,
+        confidence=chosen.confidence,
+        false_discovery_rate=chosen.false_discovery_rate,
+        suggestive_q=chosen.suggestive_q,
+    )
+    topic_details = storage.read_json(details)["topics"]
+    found = _topic_papers(merged, topic_details)
+    rows = reception_table(found, values, settings)
+    per_year = year_rows(found, values, settings)
+    storage.write_csv(table, rows)
+    storage.write_csv(years, per_year)
+    significant = flagged(rows).sort_values(["q_value", "topic"], kind="stable")
+    given = {
+        "decision": int((values.decision != "").sum()),
+        "ratings": int((~np.isnan(values.rating)).sum()),
+        "citations": int((~np.isnan(values.citations)).sum()),
+    }
+    storage.write_json(
+        record,
+        {
+            "available": bool(len(rows)),
+            "papers": len(merged),
+            "given": given,
+            "accepted": list(settings.accepted),
+            "fields": {
+                "decision": chosen.decision_field,
+                "ratings": chosen.ratings_field,
+                "citations": chosen.citations_field,
+            },
+            "outcomes": {
+                str(k): int(v)
+                for k, v in pd.Series(values.decision[values.decision != ""]).value_counts().items()
+            },
+            "notes": list(values.notes),
+            "in_report": chosen.in_report,
+            "findings": [finding_sentence(row) for row in json_records(significant)],
+            "topics": json_records(rows),
+            "by_year": json_records(per_year),
+        },
+    )
+    _LOG.info(
+        "reception: %d papers with a decision, %d with ratings, %d with citations; %d findings significant",
+        *given.values(),
+        len(significant),
+    )

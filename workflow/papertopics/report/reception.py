@@ -1,0 +1,172 @@
+"""The Reception section: per topic its decisions (acceptance rate or each outcome's share), its
+ratings (mean, median, how much its reviewers disagree) and its citations for their year, each
+against the rest with its interval and graded; the brief's lines (at most two, significant only);
+and the notice a report built from decisions or ratings carries. Read from the reception stage's
+record (``reception.json``).
+
+With ``reception.in_report: false`` the decisions and ratings are left out of the page, its
+downloads and its papers table (citations stay): a copy meant to be shared beyond a committee.
+"""
+
+from __future__ import annotations
+
+import html
+
+from papertopics.report.render import fragment, render
+from papertopics.report.topic_table import sortable_table, table_cell
+
+BRIEF_LINES = 2
+_CONFIDENTIAL = ("acceptance", "outcome", "rating")
+_FORMAT = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
+_HEADINGS = {"acceptance": "Accepted", "rating": "Mean rating", "citations": "Citations for their year"}
+
+
+def shown_rows(record: dict | None) -> list[dict]:
+    """The record's rows the page may show: without decisions and ratings where they are left out."""
+    if not record or not record.get("available"):
+        return []
+    rows = record["topics"]
+    if record.get("in_report", True):
+        return rows
+    return [row for row in rows if row["measure"] not in _CONFIDENTIAL]
+
+
+def confidential(record: dict | None) -> bool:
+    """Whether the page shows decisions or ratings (and so must say so on screen and on print)."""
+    return any(row["measure"] in _CONFIDENTIAL for row in shown_rows(record))
+
+
+def findings(record: dict | None) -> list[str]:
+    """The significant findings the page may show, strongest first, in plain sentences."""
+    from papertopics.changes.reception_stage import finding_sentence
+
+    found = [row for row in shown_rows(record) if row["evidence"] == "significant"]
+    return [finding_sentence(row) for row in sorted(found, key=lambda row: (row["q_value"], row["topic"]))]
+
+
+def brief_lines(record: dict | None) -> list[str]:
+    """The brief's reception lines: at most two significant findings, strongest first."""
+    return findings(record)[:BRIEF_LINES]
+
+
+def left_out_columns(record: dict | None) -> list[str]:
+    """The papers table's columns a copy without decisions and ratings leaves out."""
+    if not record or record.get("in_report", True):
+        return []
+    return [record["fields"]["decision"], record["fields"]["ratings"]]
+
+
+def _measure_name(row: dict) -> str:
+    return f"Share {row['outcome']}" if row["measure"] == "outcome" else _HEADINGS[row["measure"]]
+
+
+def _value_cells(row: dict | None) -> list[str]:
+    if row is None or row["value"] is None:
+        return [table_cell(""), table_cell("")]
+    shown = _FORMAT[row["measure"]].format
+    interval = f" ({shown(row['low'])}–{shown(row['high'])})" if row["low"] is not None else ""
+    evidence = (
+        "" if row["evidence"] in ("no evidence", "not tested") else f" {row['evidence']}, {row['direction']}"
+    )
+    rest = f"{shown(row['rest'])}" if row["rest"] is not None else ""
+    return [
+        table_cell(f"{shown(row['value'])}{interval}{evidence}", row["value"]),
+        table_cell(rest, row["rest"]),
+    ]
+
+
+def _measures(rows: list[dict]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((row["measure"], row["outcome"]) for row in rows))
+
+
+def card_blocks(record: dict | None) -> dict[int, str]:
+    """Each topic's reception for its card: every measure with its interval, the rest's value and
+    the evidence, one line each.
+    """
+    lines: dict[int, list[str]] = {}
+    for row in shown_rows(record):
+        if row["value"] is None:
+            continue
+        shown = _FORMAT[row["measure"]].format
+        interval = f" ({shown(row['low'])}–{shown(row['high'])})" if row["low"] is not None else ""
+        rest = f", against {shown(row['rest'])} elsewhere" if row["rest"] is not None else ""
+        extra = ""
+        if row["measure"] == "rating" and row["median"] is not None:
+            extra = f"; median {row['median']:.2f}"
+            if row["spread"] is not None:
+                extra += f"; its reviewers' ratings spread {row['spread']:.2f} (elsewhere {row['rest_spread']:.2f})"
+        text = f"{_measure_name(row)}: {shown(row['value'])}{interval}{rest}{extra} — {row['evidence']}"
+        lines.setdefault(row["topic"], []).append(f"<li>{html.escape(text)}</li>")
+    return {
+        topic: f'<div class="reception-card"><h4>How it was received</h4><ul>{"".join(items)}</ul></div>'
+        for topic, items in lines.items()
+    }
+
+
+def reception_table(rows: list[dict]) -> str:
+    """One row per topic: papers, then per measure its value with interval and evidence, and the rest's."""
+    measures = _measures(rows)
+    by_key = {(row["topic"], row["measure"], row["outcome"]): row for row in rows}
+    header = ["Topic", "Papers"]
+    for measure, outcome in measures:
+        name = _measure_name({"measure": measure, "outcome": outcome})
+        header += [name, f"{name}, elsewhere"]
+    rating = [row for row in rows if row["measure"] == "rating"]
+    if rating:
+        header += ["Median rating", "Reviewers' spread"]
+    body = []
+    for topic, label in dict.fromkeys((row["topic"], row["label"]) for row in rows):
+        topic_rows = [by_key.get((topic, m, o)) for m, o in measures]
+        papers = max(row["papers"] for row in topic_rows if row)
+        cells = [table_cell(f"{topic}: {label}", topic), table_cell(papers, papers)]
+        for row in topic_rows:
+            cells += _value_cells(row)
+        if rating:
+            row = by_key.get((topic, "rating", ""))
+            median = "" if not row or row["median"] is None else f"{row['median']:.2f}"
+            spread = "" if not row or row["spread"] is None else f"{row['spread']:.2f}"
+            cells += [table_cell(median, row and row["median"]), table_cell(spread, row and row["spread"])]
+        body.append((topic, cells))
+    numeric = set(range(1, len(header)))
+    return sortable_table("reception-table", header, numeric, body)
+
+
+def reception_section(record: dict | None) -> str:
+    """The Reception section, or nothing where the papers carry no decision, rating or citation."""
+    rows = shown_rows(record)
+    if not rows:
+        return ""
+    given = record["given"]
+    return render(
+        "sections/reception.html",
+        confidential=confidential(record),
+        given=given,
+        papers=record["papers"],
+        findings=findings(record),
+        notes=record["notes"],
+        accepted=", ".join(record["accepted"]),
+        table=fragment(reception_table(rows)),
+        tested_apart=not record.get("in_report", True),
+    )
+
+
+def reception_files(record: dict | None, table: str | None, years: str | None) -> dict[str, str]:
+    """The reception tables as downloads, without decisions and ratings where they are left out."""
+    import io
+
+    import pandas as pd
+
+    if not record or not record.get("available") or not table:
+        return {}
+    files = {"reception.csv": pd.read_csv(table, keep_default_na=False)}
+    if years:
+        files["reception_years.csv"] = pd.read_csv(years, keep_default_na=False)
+    texts = {}
+    for name, frame in files.items():
+        if not record.get("in_report", True):
+            frame = frame[~frame["measure"].isin(_CONFIDENTIAL)]
+        if len(frame):
+            buffer = io.StringIO()
+            frame.to_csv(buffer, index=False)
+            texts[name] = buffer.getvalue()
+    return texts
