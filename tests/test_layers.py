@@ -159,6 +159,7 @@ HEAVY_LIBRARIES = frozenset(
         "onnxruntime",
         "pandas",
         "plotly",
+        "pycountry",
         "pylatexenc",
         "pynndescent",
         "rispy",

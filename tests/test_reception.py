@@ -22,13 +22,8 @@ from papertopics.changes.reception import (
 from papertopics.changes.reception_stage import finding_sentence
 from papertopics.changes.reception_tests import mean_test, median_interval, share_test
 from papertopics.changes.reception_values import ReceptionValues
-from papertopics.report.reception import (
-    brief_lines,
-    card_blocks,
-    findings,
-    reception_files,
-    reception_section,
-)
+from papertopics.report.reception import brief_lines, card_blocks, findings, reception_section
+from papertopics.report.reception_record import reception_files
 
 from bench.reception_power import CITATIONS, OUTCOME, RATING, load_corpus, null_rate, power
 

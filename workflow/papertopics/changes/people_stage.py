@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 
 from papertopics import storage
+from papertopics.settings import PeopleSettings
 
 _LOG = logging.getLogger(__name__)
 
@@ -36,8 +37,10 @@ def people(
     """Who works on each topic and who is rising. ``knobs``: ``papertopics.settings.PeopleSettings``'s
     fields (the ``people`` section, and the levels ``compare`` grades tests at).
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Changes.people loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.people import experts, people_columns, people_table, top_names
     from papertopics.changes.people_trends import (
         GradingLevels,
@@ -46,8 +49,9 @@ def people(
         rising,
         rising_sentences,
     )
+
+    # Groups.periods loads heavy libraries: only the jobs that use it import it.
     from papertopics.groups.periods import load_groups
-    from papertopics.settings import PeopleSettings
 
     settings = PeopleSettings(**knobs)
     graded = GradingLevels(settings.confidence, settings.false_discovery_rate, settings.suggestive_q)

@@ -29,7 +29,7 @@ import pandas as pd
 
 from papertopics.changes.people import display_names, topic_rows
 from papertopics.changes.stats import benjamini_hochberg, wilson_interval
-from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, TrendTest, direction, grade
+from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, TrendTest, direction, grade, period_scores
 from papertopics.changes.venues import cell_tests
 from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
@@ -62,6 +62,7 @@ def excess_trend(counts, totals, expected_share, scores, confidence: float = 0.9
     Cochran–Armitage score test with the per-period expectation in place of the pooled share.
     A row with no variance under the null (expected share 0 or 1 throughout) gets slope 0, p 1.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import norm
 
     counts = np.asarray(counts, dtype=np.float64)
@@ -131,8 +132,6 @@ def _rising_of_kind(
     compare: GradingLevels,
 ) -> pd.DataFrame:
     """The rising table of one kind: every (topic, name) pair with ``min_papers`` tested at once."""
-    from papertopics.changes.trends import period_scores
-
     frame = corpus[corpus["topic"] != OUTLIER]
     weight = frame.groupby(["topic", "key"])["weight"].sum()
     pairs = weight[weight >= min_papers].index

@@ -13,6 +13,10 @@ import logging
 import numpy as np
 
 from papertopics import storage
+from papertopics.changes.reception_values import read_values
+from papertopics.ingest.parse import input_columns
+from papertopics.settings import ReceptionStageSettings
+from papertopics.topics.fit import flag_column
 
 _LOG = logging.getLogger(__name__)
 _FORMATS = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
@@ -36,10 +40,11 @@ def finding_sentence(row: dict) -> str:
 
 def _topic_papers(table, topic_details: list[dict]):
     """Each paper's topic code (−1 for an outlier), pool (dump, venue, year) and year."""
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Changes.reception loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.reception import TopicPapers
-    from papertopics.topics.fit import flag_column
 
     topics = [t["topic"] for t in topic_details]
     code_of = {topic: code for code, topic in enumerate(topics)}
@@ -59,13 +64,12 @@ def reception(
     measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
     findings in words; ``knobs``: ``papertopics.settings.ReceptionStageSettings``'s fields.
     """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # Changes.reception loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
-    from papertopics.changes.reception_values import read_values
     from papertopics.changes.tables import json_records
-    from papertopics.ingest.parse import input_columns
-    from papertopics.settings import ReceptionStageSettings
 
     chosen = ReceptionStageSettings(**knobs)
     records = storage.read_jsonl(papers)

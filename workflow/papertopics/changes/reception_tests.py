@@ -51,6 +51,7 @@ def share_test(hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics: i
     only); ``strata``: each paper's stratum (0 …). Only the papers given (those with a value) are
     passed.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import chi2
 
     strata_count = int(strata.max()) + 1 if len(strata) else 1
@@ -99,6 +100,7 @@ def mean_test(values: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics:
     """Is each topic's mean of ``values`` different from the rest's, within strata (Welch's t on
     stratum-centred values, every topic at once)? ``value`` and ``rest`` are the plain means.
     """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import t
 
     shifted = centred(values, strata)
@@ -124,6 +126,7 @@ def mean_test(values: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics:
 
 def mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """Student's t interval of the mean of ``values`` (NaN under two values)."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import t
 
     if len(values) < 2:
@@ -148,6 +151,7 @@ def bootstrap_mean_interval(
 
 def median_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """The distribution-free interval of the median: order statistics picked by the binomial(n, ½)."""
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import binom
 
     n = len(values)

@@ -12,6 +12,7 @@ import pandas as pd
 from papertopics import storage
 from papertopics.groups.periods import Periods, load_groups
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.report.reception_record import left_out_columns, reception_files
 from papertopics.topics.fit import flag_column
 
 
@@ -61,6 +62,7 @@ class ReportInputs:
         colours of the topics they hold as they did in the fit, so a reader sees the colours seen
         before; the topics only placed papers hold (new in a dump) take theirs after, beside them.
         """
+        # Report.colours loads heavy libraries: only the jobs that use it import it.
         from papertopics.report.colours import topic_colours, touching_topics
 
         placed = flag_column(self.papers["placed"]) if "placed" in self.papers else None
@@ -133,8 +135,6 @@ class ReportFiles:
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
     """Read the report's inputs (``ReportFiles``)."""
-    from papertopics.report.reception import left_out_columns, reception_files  # it reads ReportInputs
-
     topic_details = storage.read_json(files.details)
     summaries = [storage.read_json(path) for path in files.embedding_summaries or []]
     paper_table = pd.read_csv(
@@ -199,12 +199,14 @@ def _without_people(papers: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 
 def _left_out(files: ReportFiles) -> list[str]:
+    # Report.people loads heavy libraries: only the jobs that use it import it.
     from papertopics.report.people import left_out_columns
 
     return left_out_columns(files.people)
 
 
 def _people(files: ReportFiles):
+    # Report.people loads heavy libraries: only the jobs that use it import it.
     from papertopics.report.people import load_people
 
     return load_people(

@@ -21,7 +21,8 @@ from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
 from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
-from papertopics.report.reception import card_blocks, confidential, reception_section, shown_rows
+from papertopics.report.reception import card_blocks, confidential, reception_section
+from papertopics.report.reception_record import shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section

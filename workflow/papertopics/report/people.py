@@ -65,6 +65,7 @@ def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, 
 
     Offered: the corpus's countries and institutions with most fractional papers, 20 of each.
     """
+    # Changes.people loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.people import KINDS, display_names, people_table
 
     if people is None:

@@ -12,34 +12,23 @@ from __future__ import annotations
 
 import html
 
+from papertopics.changes.reception_stage import finding_sentence
+from papertopics.report.reception_record import CONFIDENTIAL, shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.topic_table import sortable_table, table_cell
 
 BRIEF_LINES = 2
-_CONFIDENTIAL = ("acceptance", "outcome", "rating")
 _FORMAT = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
 _HEADINGS = {"acceptance": "Accepted", "rating": "Mean rating", "citations": "Citations for their year"}
 
 
-def shown_rows(record: dict | None) -> list[dict]:
-    """The record's rows the page may show: without decisions and ratings where they are left out."""
-    if not record or not record.get("available"):
-        return []
-    rows = record["topics"]
-    if record.get("in_report", True):
-        return rows
-    return [row for row in rows if row["measure"] not in _CONFIDENTIAL]
-
-
 def confidential(record: dict | None) -> bool:
     """Whether the page shows decisions or ratings (and so must say so on screen and on print)."""
-    return any(row["measure"] in _CONFIDENTIAL for row in shown_rows(record))
+    return any(row["measure"] in CONFIDENTIAL for row in shown_rows(record))
 
 
 def findings(record: dict | None) -> list[str]:
     """The significant findings the page may show, strongest first, in plain sentences."""
-    from papertopics.changes.reception_stage import finding_sentence
-
     found = [row for row in shown_rows(record) if row["evidence"] == "significant"]
     return [finding_sentence(row) for row in sorted(found, key=lambda row: (row["q_value"], row["topic"]))]
 
@@ -47,13 +36,6 @@ def findings(record: dict | None) -> list[str]:
 def brief_lines(record: dict | None) -> list[str]:
     """The brief's reception lines: at most two significant findings, strongest first."""
     return findings(record)[:BRIEF_LINES]
-
-
-def left_out_columns(record: dict | None) -> list[str]:
-    """The papers table's columns a copy without decisions and ratings leaves out."""
-    if not record or record.get("in_report", True):
-        return []
-    return [record["fields"]["decision"], record["fields"]["ratings"]]
 
 
 def _measure_name(row: dict) -> str:
@@ -148,25 +130,3 @@ def reception_section(record: dict | None) -> str:
         table=fragment(reception_table(rows)),
         tested_apart=not record.get("in_report", True),
     )
-
-
-def reception_files(record: dict | None, table: str | None, years: str | None) -> dict[str, str]:
-    """The reception tables as downloads, without decisions and ratings where they are left out."""
-    import io
-
-    import pandas as pd
-
-    if not record or not record.get("available") or not table:
-        return {}
-    files = {"reception.csv": pd.read_csv(table, keep_default_na=False)}
-    if years:
-        files["reception_years.csv"] = pd.read_csv(years, keep_default_na=False)
-    texts = {}
-    for name, frame in files.items():
-        if not record.get("in_report", True):
-            frame = frame[~frame["measure"].isin(_CONFIDENTIAL)]
-        if len(frame):
-            buffer = io.StringIO()
-            frame.to_csv(buffer, index=False)
-            texts[name] = buffer.getvalue()
-    return texts
