@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,9 +60,25 @@ def find_field(names: list[str], candidates: tuple[str, ...]) -> str | None:
     return next((by_key[field_key(c)] for c in candidates if field_key(c) in by_key), None)
 
 
+# The summary lists this many of each kind of record (duplicates, rejections, boilerplate cuts)
+# and says how many more there are; every one of them is in the dump's details file.
+SUMMARY_EXAMPLES = 20
+# What each kind is called in the summary (and in the details file, as its ``kind``).
+DETAIL_KINDS = {
+    "duplicates": "duplicate_records",
+    "rejected": "rejections",
+    "boilerplate": "boilerplate_cuts",
+}
+
+
 @dataclass
 class ParsedDump:
-    """A dump's kept papers, with the duplicates and rejected records and why."""
+    """A dump's kept papers, with the duplicates and rejected records and why.
+
+    Of the duplicates, rejections and boilerplate cuts only the counts and the first
+    :data:`SUMMARY_EXAMPLES` of each are held (a dump of a million copies of one paper costs what
+    one paper costs); each, as it is found, also goes to ``details`` where one is given.
+    """
 
     name: str
     title: str
@@ -77,12 +94,32 @@ class ParsedDump:
     boilerplate: list[dict] = field(default_factory=list)
     # PDF-extraction artefacts removed from the texts: glyph codes, ligatures, papers touched.
     artefacts: dict = field(default_factory=lambda: {"glyph_codes": 0, "ligatures": 0, "papers": 0})
+    # How many of each kind of record there are in all (the lists above hold the first ones).
+    totals: Counter = field(default_factory=Counter)
+    rejected_by_reason: Counter = field(default_factory=Counter)
+    details: Callable[[dict], None] | None = None
+
+    def note(self, kind: str, entry: dict) -> None:
+        """Count a record of ``kind`` (``duplicates``, ``rejected``, ``boilerplate``), keeping it
+        as an example while there are few, and pass it on to ``details``.
+        """
+        self.totals[kind] += 1
+        if kind == "rejected":
+            self.rejected_by_reason[entry["reason"]] += 1
+        examples = getattr(self, kind)
+        if len(examples) < SUMMARY_EXAMPLES:
+            examples.append(entry)
+        if self.details is not None:
+            self.details({"kind": DETAIL_KINDS[kind], **entry})
 
     def summary(self) -> dict:
-        """The counts of what was read, kept, duplicated and rejected (they must add up)."""
-        if self.records_read != len(self.papers) + len(self.duplicates) + len(self.rejected):
+        """The counts of what was read, kept, duplicated and rejected (they must add up), with the
+        first examples of each and how many more there are.
+        """
+        duplicates, rejected, cuts = (self.totals[kind] for kind in ("duplicates", "rejected", "boilerplate"))
+        if self.records_read != len(self.papers) + duplicates + rejected:
             raise AssertionError(f"{self.name}: records read do not add up to kept + duplicates + rejected")
-        by_reason = Counter(rejection["reason"] for rejection in self.rejected)
+        by_reason = self.rejected_by_reason
         return {
             "dump": self.name,
             "title": self.title,
@@ -91,16 +128,20 @@ class ParsedDump:
             "abstract_field": self.abstract_field,
             "records_read": self.records_read,
             "kept": len(self.papers),
-            "duplicates": len(self.duplicates),
-            "rejected": len(self.rejected),
+            "duplicates": duplicates,
+            "rejected": rejected,
             "rejected_by_reason": {
                 reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]
             },
-            "placeholders": sum(1 for rejection in self.rejected if rejection.get("placeholder")),
-            "boilerplate_cut": len(self.boilerplate),
+            "placeholders": self.totals["placeholders"],
+            "boilerplate_cut": cuts,
             "rejections": self.rejected,
             "duplicate_records": self.duplicates,
             "boilerplate_cuts": self.boilerplate,
+            # How many records each list above leaves out (all of them are in the details file).
+            "not_listed": {
+                DETAIL_KINDS[kind]: self.totals[kind] - len(getattr(self, kind)) for kind in DETAIL_KINDS
+            },
             "warnings": self.warnings,
             "extraction_artefacts": self.artefacts,
         }
@@ -144,8 +185,15 @@ def paper_fields(fields: dict[str, str], abstract_field: str) -> tuple[dict, dic
     return known, rest
 
 
-def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str | None = None) -> ParsedDump:
-    """Read the dump at ``path`` and decide, for every record, keep, duplicate or reject."""
+def parse_dump(
+    path: str | Path,
+    min_abstract_chars: int,
+    abstract_column: str | None = None,
+    details: Callable[[dict], None] | None = None,
+) -> ParsedDump:
+    """Read the dump at ``path`` and decide, for every record, keep, duplicate or reject; each
+    duplicate, rejection and boilerplate cut is also passed to ``details`` where given.
+    """
     path = Path(path)
     raw = read_dump(path)
     name = dump_name(path)
@@ -159,33 +207,35 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         records_read=len(raw.records),
         warnings=raw.warnings,
         abstract_field=abstract_field,
+        details=details,
     )
     first_seen: dict[str, str] = {}
     separator = raw.authors_separator
     for record in raw.records:
         where = {"position": record.position, "location": record.location}
         if record.problem:
-            parsed.rejected.append({**where, "reason": "unparsable", "detail": record.problem})
+            parsed.note("rejected", {**where, "reason": "unparsable", "detail": record.problem})
             continue
         abstract, cut = cut_boilerplate(record.fields.get(abstract_field, ""))
         if cut:
-            parsed.boilerplate.append({**where, "cut": cut})
+            parsed.note("boilerplate", {**where, "cut": cut})
         text, codes, ligatures = fix_extraction_artefacts(clean_for_keywords(abstract))
         if not text:
-            parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
+            parsed.note("rejected", {**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
             continue
         if is_placeholder(text):
             detail = f"{text!r} is an export's placeholder, not an abstract"
-            parsed.rejected.append({**where, "reason": "empty", "detail": detail, "placeholder": True})
+            parsed.totals["placeholders"] += 1
+            parsed.note("rejected", {**where, "reason": "empty", "detail": detail, "placeholder": True})
             continue
         length = len(strip_html(abstract))
         if length < min_abstract_chars:
             detail = f"{length} characters, fewer than parse.min_abstract_chars = {min_abstract_chars}"
-            parsed.rejected.append({**where, "reason": "too_short", "detail": detail})
+            parsed.note("rejected", {**where, "reason": "too_short", "detail": detail})
             continue
         identifier = paper_id(abstract)
         if identifier in first_seen:
-            parsed.duplicates.append({**where, "id": identifier, "same_as": first_seen[identifier]})
+            parsed.note("duplicates", {**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
         first_seen[identifier] = record.location
         if codes or ligatures:
@@ -230,7 +280,7 @@ def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]
 
 def _no_abstracts_hint(parsed: ParsedDump, raw: RawDump) -> str:
     if parsed.rejected:
-        reasons = Counter(r["reason"] for r in parsed.rejected)
+        reasons = parsed.rejected_by_reason
         first = parsed.rejected[0]
         return (
             f"no abstracts kept: all {parsed.records_read} records were rejected "

@@ -1,0 +1,122 @@
+"""Big inputs: what parsing a large plain-text dump costs, and how many embed jobs it is planned
+(``make bench-big-dumps``).
+
+Dumps of about 0.1, 0.5 and 1 GB are written from IJCAI 2020-2024's real abstracts, two kinds:
+*repetitive* (60 distinct abstracts, repeated until the size is reached: many overlapping exports
+pasted together) and *distinct* (every abstract once, each copy made distinct by a numbered closing
+sentence). For each, in a fresh process: the parse stage's seconds and peak memory, the summary's
+size, and the embed jobs the workflow plans for the dump (counted as the Snakefile counts them, with
+that count's own seconds and peak memory). Written to bench/big-dumps.md and bench/big-dumps.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from bench.common import BENCH, IJCAI, default_config, in_fresh_process, read_corpus
+
+REPETITIVE_DISTINCT_PAPERS = 60
+MEGABYTE = 1_000_000
+
+
+def write_dump(path: str, megabytes: float, kind: str) -> dict:
+    """A plain-text dump of about ``megabytes`` MB from IJCAI's abstracts; ``kind`` is
+    ``repetitive`` (60 distinct abstracts, repeated) or ``distinct`` (every abstract once).
+    """
+    abstracts = [record["abstract"] for record in read_corpus(IJCAI)]
+    if kind == "repetitive":
+        abstracts = abstracts[:REPETITIVE_DISTINCT_PAPERS]
+    target = int(megabytes * MEGABYTE)
+    written = records = 0
+    with open(path, "w", encoding="utf-8") as out:
+        written += out.write(f"A {kind} dump of {megabytes} MB\n")
+        while written < target:
+            abstract = abstracts[records % len(abstracts)]
+            if kind == "distinct":
+                abstract = f"{abstract} This is copy {records // len(abstracts)} of it."
+            written += out.write("\n" + abstract + "\n")
+            records += 1
+    distinct = min(records, len(abstracts)) if kind == "repetitive" else records
+    return {"bytes": os.path.getsize(path), "records": records, "distinct": distinct}
+
+
+def parse_step(dump: str, papers: str, summary: str) -> dict:
+    """The parse stage on ``dump`` with the default settings; the files' sizes."""
+    from papertopics.ingest import stages
+
+    stages.parse(dump, papers, summary, knobs=default_config()["parse"])
+    return {"summary_bytes": os.path.getsize(summary), "papers_bytes": os.path.getsize(papers)}
+
+
+def planned_embed_jobs(dump: str, shard_size: int) -> dict:
+    """The embed jobs the Snakefile plans for ``dump`` (no count remembered: a new dump)."""
+    from papertopics.embed.sharding import planned_shards
+
+    return {"embed_jobs": planned_shards(dump, shard_size)}
+
+
+def measure(scratch: Path, megabytes: float, kind: str) -> dict:
+    """One dump written, parsed and planned: the figures of one row."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    dump = scratch / f"{kind}-{megabytes}.txt"
+    written = write_dump(str(dump), megabytes, kind)
+    parse = in_fresh_process(
+        parse_step,
+        dump=str(dump),
+        papers=str(scratch / "papers.jsonl"),
+        summary=str(scratch / "summary.json"),
+    )
+    plan = in_fresh_process(
+        planned_embed_jobs, dump=str(dump), shard_size=default_config()["embedding"]["shard_size"]
+    )
+    row = {
+        "kind": kind,
+        "megabytes": megabytes,
+        **written,
+        "parse_seconds": parse["seconds"],
+        "parse_peak_rss_mib": parse["peak_rss_mib"],
+        "kept_mib": round(parse["result"]["papers_bytes"] / 2**20, 1),
+        "summary_bytes": parse["result"]["summary_bytes"],
+        "embed_jobs": plan["result"]["embed_jobs"],
+        "plan_seconds": plan["seconds"],
+        "plan_peak_rss_mib": plan["peak_rss_mib"],
+    }
+    dump.unlink()
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a Markdown table."""
+    lines = [
+        "| dump | MB | records | distinct | parse s | parse peak MiB | kept MiB | summary bytes "
+        "| embed jobs | plan s | plan peak MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['kind']} | {row['bytes'] / MEGABYTE:.0f} | {row['records']:,} | {row['distinct']:,} "
+            f"| {row['parse_seconds']} | {row['parse_peak_rss_mib']} | {row['kept_mib']} "
+            f"| {row['summary_bytes']:,} | {row['embed_jobs']} | {row['plan_seconds']} "
+            f"| {row['plan_peak_rss_mib']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[100, 500, 1000], help="dump sizes in MB")
+    parser.add_argument("--kinds", nargs="+", default=["repetitive", "distinct"])
+    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch" / "big-dumps")
+    parser.add_argument("--output", type=Path, default=BENCH / "big-dumps", help="without .md/.json")
+    args = parser.parse_args()
+    rows = [measure(args.scratch, size, kind) for size in args.sizes for kind in args.kinds]
+    args.output.with_suffix(".json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    args.output.with_suffix(".md").write_text(table(rows), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
