@@ -11,8 +11,9 @@ import logging
 from pathlib import Path
 
 import pytest
-from conftest import IJCAI, require_corpus
+from conftest import IJCAI, make_workdir, planned_jobs, require_corpus
 from papertopics import storage
+from papertopics.embed.sharding import planned_shards
 from papertopics.ingest import stages as ingest_stages
 from papertopics.ingest.parse import SUMMARY_EXAMPLES
 from papertopics.text import paper_id
@@ -101,3 +102,20 @@ def test_details_file_is_the_same_bytes_for_the_same_dump(tmp_path, ijcai_abstra
         )
         written.append(details.read_bytes())
     assert written[0] == written[1]
+
+
+def test_embedding_is_planned_from_the_distinct_records(tmp_path, ijcai_abstracts):
+    dump = repetitive_dump(tmp_path, ijcai_abstracts, copies=300, too_short=0)
+    # 1,500 records of 5 abstracts: one job at a shard size of 10 (counted record by record, 150).
+    assert planned_shards(dump, shard_size=10) == 1
+    assert planned_shards(dump, shard_size=2) == 3
+
+
+def test_a_big_repetitive_dump_is_one_embed_job_in_the_workflow(tmp_path, ijcai_abstracts):
+    dumps = {
+        "merged.txt": "Merged exports\n\n" + "\n\n".join(ijcai_abstracts * 400) + "\n",
+        "other.txt": "Other\n\n" + "\n\n".join(ijcai_abstracts[:2]) + "\n",
+    }
+    workdir = make_workdir(tmp_path, dumps, embedding={"backend": "onnx", "shard_size": 100})
+    plan = planned_jobs(workdir)
+    assert (plan["parse"], plan["embed"]) == (2, 1) and "embed_shard" not in plan
