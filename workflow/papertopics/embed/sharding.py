@@ -20,7 +20,7 @@ from pathlib import Path
 
 from papertopics import storage
 from papertopics.errors import PipelineInputError
-from papertopics.ingest.formats import read_dump
+from papertopics.ingest.streaming import read_records
 
 RECORD_COUNTS = "results/cache/record-counts.json"
 
@@ -29,11 +29,12 @@ def count_records(dump_path: str | Path) -> int | None:
     """Distinct records in the dump as read (before parsing decides on each): those the same in
     every field counted once; None if it cannot be read.
     """
+    # A plain-text dump is read as a stream, and only each record's hash is kept: counting a big
+    # dump takes little memory in Snakemake's own process.
     try:
-        records = read_dump(dump_path).records
+        return len({hash(tuple(sorted(record.fields.items()))) for record in read_records(dump_path).records})
     except PipelineInputError:
         return None  # the parse job reports what is wrong with the file
-    return len({frozenset(record.fields.items()) for record in records})
 
 
 class RecordCounts:

@@ -11,6 +11,7 @@ abstract ("[No abstract available]") is rejected as ``empty``. The formats thems
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -18,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
-from papertopics.ingest.formats import RawDump, read_dump
+from papertopics.ingest.formats import RawDump
+from papertopics.ingest.streaming import read_records
 from papertopics.text import (
     clean_for_keywords,
     cut_boilerplate,
@@ -43,6 +45,9 @@ KNOWN_FIELDS = {
     "input_id": ("id", "paper_id"),
 }
 REJECTION_REASONS = ("empty", "too_short", "unparsable")
+# A long parse says how far it is every this many records.
+PROGRESS_EVERY = 100_000
+_LOG = logging.getLogger(__name__)
 
 
 # Asked for every known field of every record, of the same few names.
@@ -195,7 +200,7 @@ def parse_dump(
     duplicate, rejection and boilerplate cut is also passed to ``details`` where given.
     """
     path = Path(path)
-    raw = read_dump(path)
+    raw = read_records(path)
     name = dump_name(path)
     abstract_field = abstract_field_of(raw, path, abstract_column)
     parsed = ParsedDump(
@@ -204,7 +209,7 @@ def parse_dump(
         format=raw.format,
         encoding=raw.encoding,
         papers=[],
-        records_read=len(raw.records),
+        records_read=0,
         warnings=raw.warnings,
         abstract_field=abstract_field,
         details=details,
@@ -212,6 +217,9 @@ def parse_dump(
     first_seen: dict[str, str] = {}
     separator = raw.authors_separator
     for record in raw.records:
+        parsed.records_read += 1
+        if parsed.records_read % PROGRESS_EVERY == 0:
+            _LOG.info("%s: %d records read, %d papers kept", path, parsed.records_read, len(parsed.papers))
         where = {"position": record.position, "location": record.location}
         if record.problem:
             parsed.note("rejected", {**where, "reason": "unparsable", "detail": record.problem})
