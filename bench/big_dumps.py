@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from bench.common import BENCH, IJCAI, default_config, in_fresh_process, read_corpus
+from bench.common import IJCAI, default_config, in_fresh_process, output_arguments, read_corpus
 
 REPETITIVE_DISTINCT_PAPERS = 60
 MEGABYTE = 1_000_000
@@ -90,8 +90,17 @@ def measure(scratch: Path, megabytes: float, kind: str) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    """The rows as a Markdown table."""
+    """The rows as a Markdown page: what was measured, then the table."""
     lines = [
+        "# Big dumps: parse cost and embed jobs planned",
+        "",
+        "Written by `make bench-big-dumps` (bench/big_dumps.py): plain-text dumps of IJCAI 2020-2024's",
+        "abstracts, *repetitive* (60 distinct abstracts repeated) or *distinct* (each copy made distinct",
+        "by a numbered closing sentence). Parse: the parse stage in a fresh process, default settings",
+        "(seconds, peak RSS); kept MiB: its papers.jsonl; embed jobs: as the Snakefile plans them",
+        "(default `embedding.shard_size`), with the planning's own seconds and peak RSS (in Snakemake's",
+        "process). Wall seconds on a shared machine vary with its load.",
+        "",
         "| dump | MB | records | distinct | parse s | parse peak MiB | kept MiB | summary bytes "
         "| embed jobs | plan s | plan peak MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -110,12 +119,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[100, 500, 1000], help="dump sizes in MB")
     parser.add_argument("--kinds", nargs="+", default=["repetitive", "distinct"])
-    parser.add_argument("--scratch", type=Path, default=BENCH / "scratch" / "big-dumps")
-    parser.add_argument("--output", type=Path, default=BENCH / "big-dumps", help="without .md/.json")
+    output_arguments(parser)
     args = parser.parse_args()
-    rows = [measure(args.scratch, size, kind) for size in args.sizes for kind in args.kinds]
-    args.output.with_suffix(".json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    args.output.with_suffix(".md").write_text(table(rows), encoding="utf-8")
+    rows = []
+    for size in args.sizes:
+        for kind in args.kinds:
+            rows.append(measure(args.scratch / "big-dumps", size, kind))
+            # Written after each row: a long run stopped half-way keeps what it measured.
+            (args.results / "big-dumps.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+            (args.results / "big-dumps.md").write_text(table(rows), encoding="utf-8")
 
 
 if __name__ == "__main__":
