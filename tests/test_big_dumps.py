@@ -192,3 +192,13 @@ def test_parse_memory_does_not_grow_with_a_repetitive_dump(tmp_path, ijcai_abstr
     kept, read, grown_mib = map(int, result.stdout.split())
     assert (kept, read) == (5, dump.read_text(encoding="utf-8").count("\n\n"))
     assert grown_mib < 10
+
+
+def test_copies_of_a_kept_abstract_are_decided_as_it_was(tmp_path, ijcai_abstracts):
+    copyrighted = ijcai_abstracts[0] + " © 2020 Elsevier B.V. All rights reserved."
+    dump = tmp_path / "copies.txt"
+    dump.write_text("Copies\n\n" + "\n\n".join([copyrighted] * 3) + "\n", encoding="utf-8")
+    parsed = parse_module.parse_dump(dump, min_abstract_chars=20)
+    assert [paper["abstract"] for paper in parsed.papers] == [ijcai_abstracts[0]]
+    assert [cut["location"] for cut in parsed.boilerplate] == ["line 3", "line 5", "line 7"]
+    assert [(d["id"], d["same_as"]) for d in parsed.duplicates] == [(parsed.papers[0]["id"], "line 3")] * 2

@@ -215,6 +215,9 @@ def parse_dump(
         details=details,
     )
     first_seen: dict[str, str] = {}
+    # Kept papers by the abstract as written (the same string objects the papers hold where nothing
+    # was cut): a repetitive dump's copies are told duplicates at the cost of a lookup.
+    kept_as: dict[str, tuple[str, str]] = {}
     separator = raw.authors_separator
     for record in raw.records:
         parsed.records_read += 1
@@ -224,7 +227,14 @@ def parse_dump(
         if record.problem:
             parsed.note("rejected", {**where, "reason": "unparsable", "detail": record.problem})
             continue
-        abstract, cut = cut_boilerplate(record.fields.get(abstract_field, ""))
+        written = record.fields.get(abstract_field, "")
+        if written in kept_as:  # a kept paper's very text: decided as it was, without the work again
+            identifier, cut = kept_as[written]
+            if cut:
+                parsed.note("boilerplate", {**where, "cut": cut})
+            parsed.note("duplicates", {**where, "id": identifier, "same_as": first_seen[identifier]})
+            continue
+        abstract, cut = cut_boilerplate(written)
         if cut:
             parsed.note("boilerplate", {**where, "cut": cut})
         text, codes, ligatures = fix_extraction_artefacts(clean_for_keywords(abstract))
@@ -246,30 +256,36 @@ def parse_dump(
             parsed.note("duplicates", {**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
         first_seen[identifier] = record.location
+        kept_as[written] = (identifier, cut)
         if codes or ligatures:
             parsed.artefacts["glyph_codes"] += codes
             parsed.artefacts["ligatures"] += ligatures
             parsed.artefacts["papers"] += 1
-        known, extra = paper_fields(record.fields, abstract_field)
-        parsed.papers.append(
-            {
-                "id": identifier,
-                "dump": name,
-                "dump_title": parsed.title,
-                "position": record.position,
-                "location": record.location,
-                "display_name": display_name(
-                    text, title=known.get("title"), authors=known.get("authors"), authors_separator=separator
-                ),
-                "abstract": abstract,
-                "text": text,
-                **known,
-                "extra": extra,
-            }
-        )
+        parsed.papers.append(_paper(parsed, record, identifier, abstract, text, separator))
     if not parsed.papers:
         raise PipelineInputError(f"{path}: {_no_abstracts_hint(parsed, raw)}")
     return parsed
+
+
+def _paper(
+    parsed: ParsedDump, record, identifier: str, abstract: str, text: str, separator: str | None
+) -> dict:
+    """A kept record as a paper: its id, dump, place, display name, abstract, text and fields."""
+    known, extra = paper_fields(record.fields, parsed.abstract_field)
+    return {
+        "id": identifier,
+        "dump": parsed.name,
+        "dump_title": parsed.title,
+        "position": record.position,
+        "location": record.location,
+        "display_name": display_name(
+            text, title=known.get("title"), authors=known.get("authors"), authors_separator=separator
+        ),
+        "abstract": abstract,
+        "text": text,
+        **known,
+        "extra": extra,
+    }
 
 
 def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]]:
