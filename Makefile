@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-report js-test js-lint
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-report js-test js-lint bench-big-dumps
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -150,6 +150,11 @@ bench-quality: $(INSTALLED)
 
 bench-scale: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.scale --size 100000
+
+# Big plain-text dumps (0.1, 0.5, 1 GB; repetitive and distinct): parse seconds and peak memory,
+# summary size, embed jobs planned; bench/big-dumps.md and bench/big-dumps.json.
+bench-big-dumps: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.big_dumps
 
 # update: place against a refit on IJCAI 2020-2023 fitted, 2024 added: seconds, and how far the
 # placed topics agree with the refit's (bench/placement.md). PER_YEAR=0 takes every paper.

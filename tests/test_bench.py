@@ -172,3 +172,13 @@ def test_reception_bench_writes_its_table(tmp_path):
     }
     assert all(0 <= row["found"] <= 1 and 0 <= row["clean"] <= 1 for row in table)
     assert "| rating | −0.5 rating | 120 |" in (tmp_path / "reception.md").read_text(encoding="utf-8")
+
+
+def test_big_dumps_bench_writes_its_table(tmp_path):
+    require_corpus(IJCAI.name)
+    run_table_bench("big_dumps", tmp_path, "--sizes", "0.3", "--scratch", str(tmp_path / "scratch"))
+    rows = json.loads((tmp_path / "big-dumps.json").read_text(encoding="utf-8"))
+    repetitive, distinct = rows
+    assert (repetitive["kind"], repetitive["distinct"], repetitive["embed_jobs"]) == ("repetitive", 60, 1)
+    assert distinct["distinct"] == distinct["records"] > 200 and distinct["summary_bytes"] < 5000
+    assert "| repetitive |" in (tmp_path / "big-dumps.md").read_text(encoding="utf-8")

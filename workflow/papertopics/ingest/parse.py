@@ -11,14 +11,17 @@ abstract ("[No abstract available]") is rejected as ``empty``. The formats thems
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
-from papertopics.ingest.formats import RawDump, read_dump
+from papertopics.ingest.formats import RawDump
 from papertopics.ingest.reception_fields import RECEPTION_FIELDS
+from papertopics.ingest.streaming import read_records
 from papertopics.text import (
     clean_for_keywords,
     cut_boilerplate,
@@ -43,6 +46,9 @@ KNOWN_FIELDS = {
     "input_id": ("id", "paper_id"),
 }
 REJECTION_REASONS = ("empty", "too_short", "unparsable")
+# A long parse says how far it is every this many records.
+PROGRESS_EVERY = 100_000
+_LOG = logging.getLogger(__name__)
 
 
 # Asked for every known field of every record, of the same few names.
@@ -60,9 +66,25 @@ def find_field(names: list[str], candidates: tuple[str, ...]) -> str | None:
     return next((by_key[field_key(c)] for c in candidates if field_key(c) in by_key), None)
 
 
+# The summary lists this many of each kind of record (duplicates, rejections, boilerplate cuts)
+# and says how many more there are; every one of them is in the dump's details file.
+SUMMARY_EXAMPLES = 20
+# What each kind is called in the summary (and in the details file, as its ``kind``).
+DETAIL_KINDS = {
+    "duplicates": "duplicate_records",
+    "rejected": "rejections",
+    "boilerplate": "boilerplate_cuts",
+}
+
+
 @dataclass
 class ParsedDump:
-    """A dump's kept papers, with the duplicates and rejected records and why."""
+    """A dump's kept papers, with the duplicates and rejected records and why.
+
+    Of the duplicates, rejections and boilerplate cuts only the counts and the first
+    :data:`SUMMARY_EXAMPLES` of each are held (a dump of a million copies of one paper costs what
+    one paper costs); each, as it is found, also goes to ``details`` where one is given.
+    """
 
     name: str
     title: str
@@ -78,12 +100,32 @@ class ParsedDump:
     boilerplate: list[dict] = field(default_factory=list)
     # PDF-extraction artefacts removed from the texts: glyph codes, ligatures, papers touched.
     artefacts: dict = field(default_factory=lambda: {"glyph_codes": 0, "ligatures": 0, "papers": 0})
+    # How many of each kind of record there are in all (the lists above hold the first ones).
+    totals: Counter = field(default_factory=Counter)
+    rejected_by_reason: Counter = field(default_factory=Counter)
+    details: Callable[[dict], None] | None = None
+
+    def note(self, kind: str, entry: dict) -> None:
+        """Count a record of ``kind`` (``duplicates``, ``rejected``, ``boilerplate``), keeping it
+        as an example while there are few, and pass it on to ``details``.
+        """
+        self.totals[kind] += 1
+        if kind == "rejected":
+            self.rejected_by_reason[entry["reason"]] += 1
+        examples = getattr(self, kind)
+        if len(examples) < SUMMARY_EXAMPLES:
+            examples.append(entry)
+        if self.details is not None:
+            self.details({"kind": DETAIL_KINDS[kind], **entry})
 
     def summary(self) -> dict:
-        """The counts of what was read, kept, duplicated and rejected (they must add up)."""
-        if self.records_read != len(self.papers) + len(self.duplicates) + len(self.rejected):
+        """The counts of what was read, kept, duplicated and rejected (they must add up), with the
+        first examples of each and how many more there are.
+        """
+        duplicates, rejected, cuts = (self.totals[kind] for kind in ("duplicates", "rejected", "boilerplate"))
+        if self.records_read != len(self.papers) + duplicates + rejected:
             raise AssertionError(f"{self.name}: records read do not add up to kept + duplicates + rejected")
-        by_reason = Counter(rejection["reason"] for rejection in self.rejected)
+        by_reason = self.rejected_by_reason
         return {
             "dump": self.name,
             "title": self.title,
@@ -92,16 +134,20 @@ class ParsedDump:
             "abstract_field": self.abstract_field,
             "records_read": self.records_read,
             "kept": len(self.papers),
-            "duplicates": len(self.duplicates),
-            "rejected": len(self.rejected),
+            "duplicates": duplicates,
+            "rejected": rejected,
             "rejected_by_reason": {
                 reason: by_reason[reason] for reason in REJECTION_REASONS if by_reason[reason]
             },
-            "placeholders": sum(1 for rejection in self.rejected if rejection.get("placeholder")),
-            "boilerplate_cut": len(self.boilerplate),
+            "placeholders": self.totals["placeholders"],
+            "boilerplate_cut": cuts,
             "rejections": self.rejected,
             "duplicate_records": self.duplicates,
             "boilerplate_cuts": self.boilerplate,
+            # How many records each list above leaves out (all of them are in the details file).
+            "not_listed": {
+                DETAIL_KINDS[kind]: self.totals[kind] - len(getattr(self, kind)) for kind in DETAIL_KINDS
+            },
             "warnings": self.warnings,
             "extraction_artefacts": self.artefacts,
         }
@@ -145,10 +191,17 @@ def paper_fields(fields: dict[str, str], abstract_field: str) -> tuple[dict, dic
     return known, rest
 
 
-def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str | None = None) -> ParsedDump:
-    """Read the dump at ``path`` and decide, for every record, keep, duplicate or reject."""
+def parse_dump(
+    path: str | Path,
+    min_abstract_chars: int,
+    abstract_column: str | None = None,
+    details: Callable[[dict], None] | None = None,
+) -> ParsedDump:
+    """Read the dump at ``path`` and decide, for every record, keep, duplicate or reject; each
+    duplicate, rejection and boilerplate cut is also passed to ``details`` where given.
+    """
     path = Path(path)
-    raw = read_dump(path)
+    raw = read_records(path)
     name = dump_name(path)
     abstract_field = abstract_field_of(raw, path, abstract_column)
     parsed = ParsedDump(
@@ -157,62 +210,83 @@ def parse_dump(path: str | Path, min_abstract_chars: int, abstract_column: str |
         format=raw.format,
         encoding=raw.encoding,
         papers=[],
-        records_read=len(raw.records),
+        records_read=0,
         warnings=raw.warnings,
         abstract_field=abstract_field,
+        details=details,
     )
     first_seen: dict[str, str] = {}
+    # Kept papers by the abstract as written (the same string objects the papers hold where nothing
+    # was cut): a repetitive dump's copies are told duplicates at the cost of a lookup.
+    kept_as: dict[str, tuple[str, str]] = {}
     separator = raw.authors_separator
     for record in raw.records:
+        parsed.records_read += 1
+        if parsed.records_read % PROGRESS_EVERY == 0:
+            _LOG.info("%s: %d records read, %d papers kept", path, parsed.records_read, len(parsed.papers))
         where = {"position": record.position, "location": record.location}
         if record.problem:
-            parsed.rejected.append({**where, "reason": "unparsable", "detail": record.problem})
+            parsed.note("rejected", {**where, "reason": "unparsable", "detail": record.problem})
             continue
-        abstract, cut = cut_boilerplate(record.fields.get(abstract_field, ""))
+        written = record.fields.get(abstract_field, "")
+        if written in kept_as:  # a kept paper's very text: decided as it was, without the work again
+            identifier, cut = kept_as[written]
+            if cut:
+                parsed.note("boilerplate", {**where, "cut": cut})
+            parsed.note("duplicates", {**where, "id": identifier, "same_as": first_seen[identifier]})
+            continue
+        abstract, cut = cut_boilerplate(written)
         if cut:
-            parsed.boilerplate.append({**where, "cut": cut})
+            parsed.note("boilerplate", {**where, "cut": cut})
         text, codes, ligatures = fix_extraction_artefacts(clean_for_keywords(abstract))
         if not text:
-            parsed.rejected.append({**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
+            parsed.note("rejected", {**where, "reason": "empty", "detail": f"no text in {abstract_field!r}"})
             continue
         if is_placeholder(text):
             detail = f"{text!r} is an export's placeholder, not an abstract"
-            parsed.rejected.append({**where, "reason": "empty", "detail": detail, "placeholder": True})
+            parsed.totals["placeholders"] += 1
+            parsed.note("rejected", {**where, "reason": "empty", "detail": detail, "placeholder": True})
             continue
         length = len(strip_html(abstract))
         if length < min_abstract_chars:
             detail = f"{length} characters, fewer than parse.min_abstract_chars = {min_abstract_chars}"
-            parsed.rejected.append({**where, "reason": "too_short", "detail": detail})
+            parsed.note("rejected", {**where, "reason": "too_short", "detail": detail})
             continue
         identifier = paper_id(abstract)
         if identifier in first_seen:
-            parsed.duplicates.append({**where, "id": identifier, "same_as": first_seen[identifier]})
+            parsed.note("duplicates", {**where, "id": identifier, "same_as": first_seen[identifier]})
             continue
         first_seen[identifier] = record.location
+        kept_as[written] = (identifier, cut)
         if codes or ligatures:
             parsed.artefacts["glyph_codes"] += codes
             parsed.artefacts["ligatures"] += ligatures
             parsed.artefacts["papers"] += 1
-        known, extra = paper_fields(record.fields, abstract_field)
-        parsed.papers.append(
-            {
-                "id": identifier,
-                "dump": name,
-                "dump_title": parsed.title,
-                "position": record.position,
-                "location": record.location,
-                "display_name": display_name(
-                    text, title=known.get("title"), authors=known.get("authors"), authors_separator=separator
-                ),
-                "abstract": abstract,
-                "text": text,
-                **known,
-                "extra": extra,
-            }
-        )
+        parsed.papers.append(_paper(parsed, record, identifier, abstract, text, separator))
     if not parsed.papers:
         raise PipelineInputError(f"{path}: {_no_abstracts_hint(parsed, raw)}")
     return parsed
+
+
+def _paper(
+    parsed: ParsedDump, record, identifier: str, abstract: str, text: str, separator: str | None
+) -> dict:
+    """A kept record as a paper: its id, dump, place, display name, abstract, text and fields."""
+    known, extra = paper_fields(record.fields, parsed.abstract_field)
+    return {
+        "id": identifier,
+        "dump": parsed.name,
+        "dump_title": parsed.title,
+        "position": record.position,
+        "location": record.location,
+        "display_name": display_name(
+            text, title=known.get("title"), authors=known.get("authors"), authors_separator=separator
+        ),
+        "abstract": abstract,
+        "text": text,
+        **known,
+        "extra": extra,
+    }
 
 
 def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]]:
@@ -235,7 +309,7 @@ def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]
 
 def _no_abstracts_hint(parsed: ParsedDump, raw: RawDump) -> str:
     if parsed.rejected:
-        reasons = Counter(r["reason"] for r in parsed.rejected)
+        reasons = parsed.rejected_by_reason
         first = parsed.rejected[0]
         return (
             f"no abstracts kept: all {parsed.records_read} records were rejected "

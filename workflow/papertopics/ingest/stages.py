@@ -7,31 +7,36 @@ are imported inside the functions, only when the stage that needs them runs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
-from pathlib import Path
 
 from papertopics import storage
 
 _LOG = logging.getLogger(__name__)
 
 
-def parse(dump: str, papers: str, summary: str, knobs: dict) -> None:
-    """Read one dump file into its papers (JSON Lines) and a summary of what was kept and rejected;
-    ``knobs``: ``papertopics.settings.ParseSettings``'s fields.
+def parse(dump: str, papers: str, summary: str, knobs: dict, details: str | None = None) -> None:
+    """Read one dump file into its papers (JSON Lines), a summary of what was kept and rejected
+    (counts, and the first few of each kind) and, where ``details`` is given, every duplicate,
+    rejection and boilerplate cut there (gzipped JSON Lines); ``knobs``:
+    ``papertopics.settings.ParseSettings``'s fields.
     """
     from papertopics.ingest.parse import parse_dump
     from papertopics.settings import ParseSettings
 
     settings = ParseSettings(**knobs)
-    parsed = parse_dump(
-        dump, min_abstract_chars=settings.min_abstract_chars, abstract_column=settings.abstract_column
-    )
-    record = {
-        **parsed.summary(),
-        "source": str(dump),
-        "sha256": hashlib.sha256(Path(dump).read_bytes()).hexdigest(),
-    }
+    with contextlib.ExitStack() as stack:
+        write_detail = stack.enter_context(storage.gzip_lines_writer(details)) if details else None
+        parsed = parse_dump(
+            dump,
+            min_abstract_chars=settings.min_abstract_chars,
+            abstract_column=settings.abstract_column,
+            details=write_detail,
+        )
+    with open(dump, "rb") as stream:
+        sha256 = hashlib.file_digest(stream, "sha256").hexdigest()
+    record = {**parsed.summary(), "source": str(dump), "sha256": sha256}
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
     if parsed.artefacts["papers"]:
@@ -53,6 +58,15 @@ def parse(dump: str, papers: str, summary: str, knobs: dict) -> None:
         )
     for cut in parsed.boilerplate:
         _LOG.info("%s %s: publisher boilerplate cut from the abstract: %r", dump, cut["location"], cut["cut"])
+    for kind, more in record["not_listed"].items():
+        if more:
+            _LOG.info(
+                "%s: %d more %s than listed here%s",
+                dump,
+                more,
+                kind.replace("_", " "),
+                f", each in {details}" if details else "",
+            )
     storage.write_jsonl(papers, parsed.papers)
     storage.write_json(summary, record)
     _LOG.info(

@@ -52,7 +52,22 @@ def _rejected_cell(dump: dict) -> str:
     return f"{dump['rejected']} ({detail})" if detail else str(dump["rejected"])
 
 
+def _shared_cell(dump: dict) -> str:
+    """The papers a dump shares with the other dumps and how those found in an earlier one were
+    matched, e.g. ``40 (in earlier dumps: 32 by identifier, 8 by text)``.
+    """
+    how = [
+        f"{dump.get(f'matched_by_{kind}', 0)} by {kind}"
+        for kind in ("identifier", "text")
+        if dump.get(f"matched_by_{kind}")
+    ]
+    shared = dump.get("shared_with_other_dumps", 0)
+    return f"{shared} (in earlier dumps: {', '.join(how)})" if how else str(shared)
+
+
 def _dump_table(corpus_summary: dict) -> str:
+    # Only where dumps overlap: the column would say 0 for each dump otherwise.
+    sharing = any(dump.get("shared_with_other_dumps") for dump in corpus_summary["dumps"])
     rows = []
     for dump in corpus_summary["dumps"]:
         cells = [
@@ -63,7 +78,7 @@ def _dump_table(corpus_summary: dict) -> str:
             dump["duplicates"],
             dump["also_in_earlier_dumps"],
             _rejected_cell(dump),
-        ]
+        ] + ([_shared_cell(dump)] if sharing else [])
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     header = "".join(
         f"<th>{h}</th>"
@@ -76,6 +91,7 @@ def _dump_table(corpus_summary: dict) -> str:
             "Also in an earlier dump",
             "Rejected",
         )
+        + (("Shared with other dumps",) if sharing else ())
     )
     table = f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     return table + _cut_note(corpus_summary)
