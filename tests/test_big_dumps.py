@@ -20,8 +20,8 @@ from papertopics import storage
 from papertopics.embed.sharding import planned_shards
 from papertopics.ingest import parse as parse_module
 from papertopics.ingest import stages as ingest_stages
-from papertopics.ingest.formats import read_dump
 from papertopics.ingest.parse import SUMMARY_EXAMPLES
+from papertopics.ingest.readers import read_dump
 from papertopics.ingest.streaming import read_records
 from papertopics.text import paper_id
 

@@ -199,7 +199,7 @@ def open_report(context, workdir: Path) -> OpenedReport:
 
 
 def paragraphs_of(dump: Path) -> tuple[str, list[str]]:
-    from papertopics.ingest.formats import read_dump
+    from papertopics.ingest.readers import read_dump
 
     raw = read_dump(dump)
     return raw.title, [record.fields["abstract"] for record in raw.records]

@@ -7,6 +7,7 @@ place, so that a killed or failed job never leaves a half-written file behind.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import secrets
@@ -112,8 +113,6 @@ def gzip_lines_writer(destination: str | os.PathLike) -> Iterator:
     """Yield a function that writes one record as a JSON line of ``destination``, gzip-compressed,
     atomically (on success); byte for byte the same for the same records (no time in the header).
     """
-    import gzip
-
     with (
         atomic_path(destination) as temporary,
         open(temporary, "wb") as raw,

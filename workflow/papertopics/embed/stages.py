@@ -8,11 +8,23 @@ are imported inside the functions, only when the stage that needs them runs.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import numpy as np
 
 from papertopics import storage
+from papertopics.embed.cache import EmbeddingCache, embed_missing
+from papertopics.embed.encoders import (
+    embedding_text,
+    encoder_identity,
+    load_encoder,
+    over_window,
+    resolve_backend,
+    window_size,
+)
+from papertopics.embed.models import effective_max_seq_length, resolve_model_location
+from papertopics.embed.sharding import shard_bounds
 from papertopics.settings import EmbeddingSettings
 
 _LOG = logging.getLogger(__name__)
@@ -25,8 +37,6 @@ def embed_shard(
     ``truncated`` marks those longer than the model's window (when it can be counted). ``knobs``:
     ``papertopics.settings.EmbeddingSettings``'s fields.
     """
-    from papertopics.embed.sharding import shard_bounds
-
     records = storage.read_jsonl(papers)
     start, end = shard_bounds(len(records), shard, shards)
     embedder = _Embedder(EmbeddingSettings(**knobs), threads)
@@ -39,8 +49,6 @@ class _Embedder:
     """
 
     def __init__(self, settings: EmbeddingSettings, threads: int):
-        from papertopics.embed.cache import EmbeddingCache
-        from papertopics.embed.encoders import encoder_identity, load_encoder, resolve_backend
 
         model, max_seq_length, device = settings.model, settings.max_seq_length, settings.device
         self.model, self.batch_size, self.max_seq_length = model, settings.batch_size, max_seq_length
@@ -71,9 +79,6 @@ class _Embedder:
         for all their texts missing from the cache: embedding many small dumps costs what
         embedding their papers as one dump does.
         """
-        from papertopics.embed.cache import embed_missing
-        from papertopics.embed.encoders import embedding_text
-
         texts = [[embedding_text(p) for p in records] for records, _, _ in dumps]
         flat = [text for dump_texts in texts for text in dump_texts]
         rebuilt = self.cache.rebuilt
@@ -102,7 +107,6 @@ class _Embedder:
     def _write(
         self, records: list[dict], texts: list[str], vectors: np.ndarray, embeddings: str, what: str
     ) -> None:
-        from papertopics.embed.encoders import over_window, window_size
 
         truncated, window = self.cache.window_verdicts(texts), window_size(self.model, self.max_seq_length)
         if truncated is None:
@@ -134,8 +138,6 @@ def embed(
     ``papers`` give its own ``embeddings`` file and ``summaries`` record (see ``embedding_summary``).
     ``knobs``: ``papertopics.settings.EmbeddingSettings``'s fields.
     """
-    import time
-
     started = time.perf_counter()
     settings = EmbeddingSettings(**knobs)
     embedder = _Embedder(settings, threads)
@@ -173,8 +175,6 @@ def embedding_summary(embeddings: str, summary: str, model: str, max_seq_length:
     """A dump's embedding ``summary``: its papers, the model's window, and the papers longer than
     the window (ids; null where they could not be counted), read by the report.
     """
-    from papertopics.embed.models import effective_max_seq_length, resolve_model_location
-
     stored = storage.read_arrays(embeddings)
     location = resolve_model_location(model)
     storage.write_json(

@@ -71,6 +71,7 @@ def normalise_country(text: str) -> str | None:
     """One short name per country (``"U.S.A."``, ``"USA"``, ``"United States"`` → ``"United States"``),
     or None where ``text`` names no country ISO 3166 or the exports know.
     """
+    # pycountry reads its ISO databases when imported: only a dump that names countries pays.
     import pycountry
 
     cleaned = re.sub(r"[.\s]+", " ", text.replace(".", "")).strip(" ,;").strip()

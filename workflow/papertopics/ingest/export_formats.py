@@ -14,7 +14,6 @@ the run with one line naming the file, the record and the problem; nothing is re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
@@ -24,7 +23,7 @@ from papertopics.ingest.affiliations import (
     split_wos_addresses,
     wos_affiliations,
 )
-from papertopics.ingest.formats import RawDump, Record
+from papertopics.ingest.formats import RawDump, Record, read_table
 from papertopics.text import normalise_text
 
 # The fields every export is mapped onto, in the order papers.csv gets them.
@@ -332,8 +331,6 @@ def read_scopus_csv(text: str, path: Path) -> RawDump:
     """A Scopus CSV export: its columns mapped (``Source title`` → venue, ``Author Keywords`` →
     keywords, ``Authors`` or ``Author full names`` → authors), rows as any CSV's.
     """
-    from papertopics.ingest.formats import read_table
-
     table = read_table(text, path, ",")
     records = []
     for record in table.records:
@@ -358,24 +355,3 @@ def read_scopus_csv(text: str, path: Path) -> RawDump:
             )
         )
     return export_dump(records, "scopus")
-
-
-def export_reader(text: str, extension: str) -> Callable[[str, Path], RawDump] | None:
-    """The export reader a dump's content and extension call for; None for the plain formats."""
-    from papertopics.ingest import export_records
-
-    if extension == ".bib":
-        return export_records.read_bibtex
-    if extension == ".ris" or (extension == ".txt" and export_records.is_ris(text)):
-        return export_records.read_ris
-    if extension == ".nbib" or (extension == ".txt" and is_medline(text)):
-        return read_medline
-    if extension == ".txt" and is_wos_plain_text(text):
-        return read_wos_plain_text
-    if extension in (".txt", ".tsv") and is_wos_tab_delimited(text):
-        return read_wos_tab_delimited
-    if extension == ".csv" and is_scopus_csv(text):
-        return read_scopus_csv
-    if extension in (".json", ".jsonl"):
-        return export_records.json_export_reader(text, extension)
-    return None

@@ -1,7 +1,7 @@
 """Exports read with a parser library or from JSON: BibTeX (bibtexparser, LaTeX decoded by
 pylatexenc), RIS (rispy), OpenAlex works and the arXiv metadata snapshot. Each is mapped onto the
 fields of :data:`papertopics.ingest.export_formats.EXPORT_FIELDS`; which reader a file gets is decided
-in :func:`papertopics.ingest.export_formats.export_reader`.
+in :func:`papertopics.ingest.readers.export_reader`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ def read_bibtex(text: str, path: Path) -> RawDump:
     r"""A BibTeX file (Zotero, Mendeley, Google Scholar): one record per entry, LaTeX accents and
     escapes decoded (``M{\"u}ller`` → ``Müller``, ``50\%`` → ``50%``), ``@string`` macros resolved.
     """
+    # A format's parser loads only for a dump of that format.
     import bibtexparser
     from bibtexparser import middlewares
     from bibtexparser.model import DuplicateBlockKeyBlock
@@ -69,6 +70,7 @@ def _latex_decoder():
     bare), with ``\copyright`` written as ``©`` (pylatexenc drops it) so that the copyright
     line it starts is recognised and cut.
     """
+    # A format's parser loads only for a dump of that format.
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
@@ -122,6 +124,7 @@ def read_ris(text: str, path: Path) -> RawDump:
     """A RIS file: records from ``TY  -`` to ``ER  -``, read by rispy once the structure is checked
     (rispy drops a record with no ``ER`` without a word).
     """
+    # A format's parser loads only for a dump of that format.
     import rispy
 
     starts = []

@@ -101,23 +101,6 @@ def dump_format(path: str | Path) -> str:
     return extension
 
 
-def read_dump(path: str | Path) -> RawDump:
-    """Read the dump at ``path`` with the reader its content and extension call for: a database's
-    export where the content is one (:func:`papertopics.ingest.export_formats.export_reader`), else the
-    reader its extension names.
-    """
-    from papertopics.ingest.export_formats import export_reader
-
-    path = Path(path)
-    extension = dump_format(path)
-    text, encoding, warnings = decode(read_bytes(path), path)
-    reader = export_reader(text, extension) or _READERS[extension]
-    dump = reader(text, path)
-    dump.encoding = encoding
-    dump.warnings = warnings + dump.warnings
-    return dump
-
-
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, gunzipped when its name ends in ``.gz``."""
     raw = path.read_bytes()
@@ -422,7 +405,8 @@ def read_table(text: str, path: Path, delimiter: str) -> RawDump:
     )
 
 
-_READERS = {
+# The readers of the plain formats, by extension (papertopics.ingest.readers picks an export's first).
+PLAIN_READERS = {
     ".txt": read_text,
     ".md": read_markdown,
     ".jsonl": read_json_lines,

@@ -73,6 +73,7 @@ def _latex_symbols() -> dict[str, str]:
     """LaTeX's symbol commands (``epsilon`` → ``ϵ``, ``ss`` → ``ß``) as pylatexenc decodes them
     (as the BibTeX reader does): the commands it writes as one or two characters.
     """
+    # A format's parser loads only for a dump of that format.
     from pylatexenc.latex2text import get_default_latex_context_db
 
     return {

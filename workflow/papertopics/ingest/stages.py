@@ -12,6 +12,9 @@ import hashlib
 import logging
 
 from papertopics import storage
+from papertopics.ingest.corpus import merge_dumps
+from papertopics.ingest.parse import parse_dump
+from papertopics.settings import ParseSettings
 
 _LOG = logging.getLogger(__name__)
 
@@ -22,9 +25,6 @@ def parse(dump: str, papers: str, summary: str, knobs: dict, details: str | None
     rejection and boilerplate cut there (gzipped JSON Lines); ``knobs``:
     ``papertopics.settings.ParseSettings``'s fields.
     """
-    from papertopics.ingest.parse import parse_dump
-    from papertopics.settings import ParseSettings
-
     settings = ParseSettings(**knobs)
     with contextlib.ExitStack() as stack:
         write_detail = stack.enter_context(storage.gzip_lines_writer(details)) if details else None
@@ -90,8 +90,6 @@ def parse(dump: str, papers: str, summary: str, knobs: dict, details: str | None
 
 def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -> None:
     """Merge the parsed dumps (in order) into the corpus: one record per paper, with the dumps it is in."""
-    from papertopics.ingest.corpus import merge_dumps
-
     dumps = [
         (storage.read_json(dump_summary), storage.read_jsonl(dump_papers))
         for dump_papers, dump_summary in zip(parsed, summaries, strict=True)

@@ -1,6 +1,6 @@
 """Read a plain-text dump as a stream of records, in memory that does not grow with the file.
 
-:func:`papertopics.ingest.formats.read_dump` holds the whole file (its bytes, its text, its lines and
+:func:`papertopics.ingest.readers.read_dump` holds the whole file (its bytes, its text, its lines and
 its records at once: about four times a dump's size). A plain-text ``.txt`` dump that is clean
 UTF-8 is instead read twice as a stream: once to check it as ``read_dump`` checks every file
 (valid UTF-8, not binary, not empty), then record by record. Every other file, and one that fails
@@ -25,8 +25,8 @@ from papertopics.ingest.formats import (
     Record,
     _title_warnings,
     dump_format,
-    read_dump,
 )
+from papertopics.ingest.readers import export_reader, read_dump
 from papertopics.text import CONTROL_CHARACTER, is_blank, normalise_text
 
 # What is read of a file to decide its format (every export is recognised by its first line).
@@ -69,7 +69,6 @@ def _streamable_encoding(path: Path) -> str | None:
     """
     if dump_format(path) != ".txt":
         return None
-    from papertopics.ingest.export_formats import export_reader
 
     try:
         with _open_binary(path) as stream:
