@@ -37,7 +37,7 @@ report: "workflow/report/workflow.rst"
 # this the only run here and settles what a killed run left behind.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/parse.smk"
-include: "workflow/rules/groups.smk"
+include: "workflow/rules/periods.smk"
 include: "workflow/rules/embed.smk"
 include: "workflow/rules/mapping.smk"
 include: "workflow/rules/topics.smk"

@@ -32,7 +32,7 @@ from papertopics.changes.bursts import detect_bursts
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.topics.across_runs import lineage_events, paper_flows
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from papertopics.changes.people import people_columns, people_table
 from papertopics.changes.people_trends import GradingLevels, rising
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.settings import PeopleSettings
 
 from bench.common import BENCH, CORPORA

@@ -31,16 +31,16 @@ import sys
 from papertopics.changes.people_stage import PeopleOutputs, people
 folder = sys.argv[1]
 outputs = PeopleOutputs(**{name: f"{folder}/{name}.out" for name in ("top", "experts", "rising", "topics", "periods", "record")})
-people(f"{folder}/papers.csv", f"{folder}/details.json", f"{folder}/groups.csv", f"{folder}/groups.json", outputs,
+people(f"{folder}/papers.csv", f"{folder}/details.json", f"{folder}/periods.csv", f"{folder}/periods.json", outputs,
        {"in_report": True, "top": 10, "experts": 20, "min_papers": 5, "affiliation_column": None, "country_column": None},
        {"confidence": 0.95, "false_discovery_rate": 0.05, "suggestive_q": 0.25})
 """
 
 
 def write_inputs(folder: Path, size: int) -> None:
-    """The topics stage's paper table and details and the groups stage's files, for ``size`` papers."""
+    """The topics stage's paper table and details and the periods stage's files, for ``size`` papers."""
     from papertopics import storage
-    from papertopics.groups.stages import groups
+    from papertopics.periods.stages import groups
 
     records = []
     for name in ("openreview_metadata.jsonl.gz", "acl_2021_2022_metadata.jsonl.gz"):
@@ -66,8 +66,8 @@ def write_inputs(folder: Path, size: int) -> None:
     storage.write_jsonl(folder / "corpus.jsonl", rows)
     groups(
         str(folder / "corpus.jsonl"),
-        str(folder / "groups.csv"),
-        str(folder / "groups.json"),
+        str(folder / "periods.csv"),
+        str(folder / "periods.json"),
         "year",
         ["corpus"],
     )

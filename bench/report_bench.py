@@ -167,13 +167,13 @@ def _shipped_report(results: Path, path: Path) -> Path:
         figures=str(results / "topics/figures.json"),
         metrics=str(results / "metrics.json") if (results / "metrics.json").exists() else None,
         **({"similar": str(similar)} if shows_similar else {}),
-        # The groups stage's periods, where the package reads them (an earlier one set them itself).
+        # The periods stage's periods, where the package reads them (an earlier one set them itself).
         **(
             {
-                "groups_table": str(results / "groups/papers.csv"),
-                "groups_settings": str(results / "groups/groups.json"),
+                "periods_table": str(results / "groups/papers.csv"),
+                "periods_settings": str(results / "periods/periods.json"),
             }
-            if "groups_table" in accepted
+            if "periods_table" in accepted
             else {}
         ),
     )

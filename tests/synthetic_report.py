@@ -212,7 +212,7 @@ def report_inputs(outputs: dict, with_figures: bool):
 
 
 def _periods(papers: pd.DataFrame, fields) -> dict:
-    """The groups stage's periods of the papers (one dump) where the package's ``ReportInputs``
+    """The periods stage's periods of the papers (one dump) where the package's ``ReportInputs``
     requires them; an earlier commit's, which the report benchmark's "before" builds with, set
     them itself.
     """
@@ -220,7 +220,7 @@ def _periods(papers: pd.DataFrame, fields) -> dict:
 
     if not any(f.name == "periods" and f.default is dataclasses.MISSING for f in fields):
         return {}
-    from papertopics.groups.periods import paper_periods
+    from papertopics.periods.assign import paper_periods
 
     return {"periods": paper_periods(papers, "auto", ["synthetic"])}
 

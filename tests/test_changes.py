@@ -11,7 +11,7 @@ from papertopics.changes.shares import compare_periods, dump_shares, recomputed_
 from papertopics.changes.stats import benjamini_hochberg, share_difference_interval, wilson_interval
 from papertopics.changes.tables import trend_table
 from papertopics.errors import PipelineInputError
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 

@@ -14,7 +14,7 @@ PACKAGE = REPO / "workflow" / "papertopics"
 # Lowest first. The modules directly in papertopics/ (errors, settings, storage, text) are below
 # them all. figures/ draws plotly figures for the topics stage (from the fitted model) and the
 # report, and imports none of the stages' packages, so it sits below topics.
-LAYERS = ("ingest", "embed", "groups", "mapping", "figures", "topics", "changes", "report", "runtime")
+LAYERS = ("ingest", "embed", "periods", "mapping", "figures", "topics", "changes", "report", "runtime")
 SHARED = "the shared modules"
 
 

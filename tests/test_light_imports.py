@@ -40,7 +40,7 @@ def imported_after(code: str) -> list[str]:
 def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
     # What every rule's script imports (workflow/scripts/*.py: the adapter and the stages), and
     # the report's modules, whose map wraps labels by papertopics.topics.label_layout.
-    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.groups.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
+    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.periods.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
     assert imported_after(code) == []
 
 
@@ -109,8 +109,8 @@ def test_the_report_stage_imports_no_heavy_library(seed_run, tmp_path):
         metrics=results / "metrics.json",
         changes=results / "topics" / "changes.json",
         similar=results / "similar" / "papers.npz",
-        groups_table=results / "groups" / "papers.csv",
-        groups_settings=results / "groups" / "groups.json",
+        periods_table=results / "periods" / "papers.csv",
+        periods_settings=results / "periods" / "periods.json",
     )
     report = tmp_path / "index.html"
     code = (
@@ -134,8 +134,8 @@ def test_the_changes_stage_imports_no_heavy_library(seed_run, tmp_path):
         f"topic_papers={str(topics / 'papers.csv')!r}, details={str(topics / 'topic_details.json')!r}, "
         f"lineage={str(topics / 'lineage.json')!r}, shares={str(tmp_path / 'shares.csv')!r}, "
         f"changes={str(tmp_path / 'changes.json')!r}, trends={str(tmp_path / 'trends.csv')!r}, "
-        f"groups_table={str(results / 'groups' / 'papers.csv')!r}, "
-        f"groups_settings={str(results / 'groups' / 'groups.json')!r}, "
+        f"periods_table={str(results / 'periods' / 'papers.csv')!r}, "
+        f"periods_settings={str(results / 'periods' / 'periods.json')!r}, "
         f"embeddings={[str(p) for p in sorted((results / 'embeddings').glob('*.npz'))]!r}, "
         f"history=[], next_history={str(tmp_path / 'shares.json')!r}, knobs={changes_knobs!r})\n"
         "changes_stages.changes(**stage_arguments(changes_stages.changes, files))\n"

@@ -266,7 +266,7 @@ def test_the_neighbour_graph_is_skipped_only_where_the_fit_can_place_the_corpus(
 
 
 def test_a_placed_update_words_afresh_only_the_periods_whose_topics_papers_changed():
-    from papertopics.groups.periods import Periods
+    from papertopics.periods.assign import Periods
     from papertopics.topics.wording import periods_to_word, with_kept_wording
 
     # Six papers: two in 2022, two in 2023 (one of them placed in topic 1), two in 2024 (a year

@@ -11,8 +11,8 @@ import pandas as pd
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.tables import burst_table
-from papertopics.groups.periods import paper_periods
 from papertopics.ingest.parse import parse_dump
+from papertopics.periods.assign import paper_periods
 from papertopics.report.overview import extraction_note
 from papertopics.text import fix_extraction_artefacts
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.report.brief import (
     burst_findings,
     counts_line,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import default_config, offline_chromium
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.report import ReportFiles, build_report, load_report_inputs
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -56,8 +56,8 @@ def seed_inputs(seed_run):
         papers=results / "topics/papers.csv",
         details=results / "topics/topic_details.json",
         figures=results / "topics/figures.json",
-        groups_table=results / "groups/papers.csv",
-        groups_settings=results / "groups/groups.json",
+        periods_table=results / "groups/papers.csv",
+        periods_settings=results / "groups/groups.json",
         metrics=results / "metrics.json",
         changes=results / "topics/changes.json",
         shares=results / "topics/dump_shares.csv",

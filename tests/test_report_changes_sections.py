@@ -7,7 +7,7 @@ import re
 import pandas as pd
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.report.changes import changes_section
 from papertopics.report.colours import OUTLIER_COLOUR
 from papertopics.report.lineage_flow import lineage_sankey, lineage_section

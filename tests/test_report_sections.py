@@ -7,7 +7,7 @@ import re
 import pandas as pd
 import pytest
 from papertopics.figures import model_figures
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
     OUTLIER_COLOUR,

@@ -19,7 +19,7 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 STAGE_SETTINGS = [
     settings.ParseSettings,
     settings.EmbeddingSettings,
-    settings.GroupSettings,
+    settings.PeriodSettings,
     settings.NeighbourSettings,
     settings.MapSettings,
     settings.ClusterSpaceSettings,
@@ -38,7 +38,7 @@ RULES = REPO / "workflow" / "rules"
 
 def _built(kind, config: dict):
     """``kind`` from ``config`` as its rule builds it (the groups rule gives the dumps' order)."""
-    return kind.from_config(config, **({"dump_order": ["a", "b"]} if kind is settings.GroupSettings else {}))
+    return kind.from_config(config, **({"dump_order": ["a", "b"]} if kind is settings.PeriodSettings else {}))
 
 
 def _sections() -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from conftest import default_config, require_corpus
 from papertopics.changes.compare import CompareSettings
 from papertopics.changes.themes import best_split, era_keywords, split_pvalue, topic_themes
-from papertopics.groups.periods import Periods
+from papertopics.periods.assign import Periods
 
 
 def settings(**overrides) -> CompareSettings:

@@ -19,7 +19,7 @@ from papertopics.changes.trajectories import (
     planted_shares,
     turn_span,
 )
-from papertopics.groups.periods import paper_periods
+from papertopics.periods.assign import paper_periods
 from planted_trajectories import AISTATS_PAPERS, AISTATS_YEARS, PLANTED, simulate_shapes
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}

@@ -21,7 +21,7 @@ from papertopics.changes.venue_trends import (
     trend_rows,
     venue_series,
 )
-from papertopics.groups.periods import Periods
+from papertopics.periods.assign import Periods
 
 SETTINGS = CompareSettings(**{**default_config()["compare"], "by": ["venue", "year"]})
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import default_config, require_corpus
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.venues import cell_tests, compare_groups, describe_venues
-from papertopics.groups.periods import Periods
+from papertopics.periods.assign import Periods
 from papertopics.report.venues import venue_lines, venues_section
 from scipy.stats import chi2_contingency, false_discovery_control, fisher_exact
 

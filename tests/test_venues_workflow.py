@@ -27,7 +27,7 @@ def test_three_venues_give_the_venues_table_and_section_and_no_trend(tmp_path, s
     run_workflow(workdir)
     results = workdir / "results"
 
-    groups = pd.read_csv(results / "groups" / "papers.csv", keep_default_na=False)
+    groups = pd.read_csv(results / "periods" / "papers.csv", keep_default_na=False)
     assert len(groups) == len(seed_papers) and (groups["group"] == "").sum() == 3
     table = pd.read_csv(results / "topics" / "venues.csv", keep_default_na=False)
     assert table.columns.tolist() == [

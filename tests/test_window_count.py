@@ -12,8 +12,8 @@ from papertopics import storage
 from papertopics.embed import stages as embed_stages
 from papertopics.embed.encoders import embedding_text, over_window
 from papertopics.embed.models import PACKAGED_MODEL, resolve_model_location
-from papertopics.groups.periods import groups_record, paper_groups
 from papertopics.ingest.parse import parse_dump
+from papertopics.periods.assign import groups_record, paper_groups
 from papertopics.report.inputs import ReportFiles, load_report_inputs
 from papertopics.report.overview import method_section
 from test_report_sections import _inputs
@@ -88,14 +88,17 @@ def test_the_report_reads_the_counts_of_every_dump(tmp_path):
     for name, table in (("topics", inputs.topics), ("papers", inputs.papers)):
         table.to_csv(tmp_path / f"{name}.csv", index=False)
         paths[name] = str(tmp_path / f"{name}.csv")
-    # The groups stage's files, as it decides the periods.
+    # The periods stage's files, as it decides the periods.
     dump_order = [d["dump"] for d in inputs.corpus_summary["dumps"]]
     table, record = groups_record(
         inputs.papers["id"].tolist(), *paper_groups(inputs.papers, "auto", dump_order)
     )
     storage.write_csv(tmp_path / "groups.csv", table)
     storage.write_json(tmp_path / "groups.json", record)
-    paths |= {"groups_table": str(tmp_path / "groups.csv"), "groups_settings": str(tmp_path / "groups.json")}
+    paths |= {
+        "periods_table": str(tmp_path / "groups.csv"),
+        "periods_settings": str(tmp_path / "groups.json"),
+    }
     loaded = load_report_inputs(ReportFiles(embedding_summaries=summaries, **paths))
     assert loaded.over_window == {"p1", "p2"} and loaded.window_tokens == 256
     # One dump embedded before the count existed: nothing is claimed.

@@ -231,7 +231,7 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "parse": 1,
         "embed": 1,
         "corpus": 1,
-        "groups": 1,
+        "periods": 1,
         "neighbours": 1,
         "reduce": 1,
         "consensus_run": 2,

@@ -118,7 +118,7 @@ class EmbeddingSettings(_Settings):
 
 
 @dataclass(frozen=True)
-class GroupSettings(_Settings):
+class PeriodSettings(_Settings):
     """``compare.by``: which period (dump or year) and which group each paper belongs to."""
 
     section: ClassVar[str] = "compare"

@@ -6,8 +6,8 @@ rule changes:
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
         lineage="results/staged/topics/lineage.json",
-        groups_table="results/groups/papers.csv",
-        groups_settings="results/groups/groups.json",
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
         # Themes within a topic: how far its papers of one era are from those of another.
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         # The last good run's shares, to show where the shares it published moved.
@@ -41,8 +41,8 @@ rule changes:
 # trends. Only headers when no field is compared.
 rule venues:
     input:
-        groups_table="results/groups/papers.csv",
-        groups_settings="results/groups/groups.json",
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:

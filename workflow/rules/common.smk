@@ -11,7 +11,7 @@ from papertopics.embed.encoders import device_problem
 from papertopics.embed.models import model_problem
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.formats import dump_format
-from papertopics.groups.periods import read_compare_by
+from papertopics.periods.assign import read_compare_by
 from papertopics.ingest.parse import dump_name
 from papertopics.mapping.placement import FIT
 from papertopics.topics.history import HISTORY, SHARES, TOPICS, start_history
@@ -23,7 +23,7 @@ from papertopics.settings import (
     CompareSettings,
     EmbeddingSettings,
     EvaluateSettings,
-    GroupSettings,
+    PeriodSettings,
     MapSettings,
     NeighbourSettings,
     ParseSettings,

@@ -7,8 +7,8 @@ rule people:
     input:
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
-        groups_table="results/groups/papers.csv",
-        groups_settings="results/groups/groups.json",
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
     output:
         top="results/staged/topics/people_top.csv",
         experts="results/staged/topics/experts.csv",

@@ -8,8 +8,8 @@ rule topics:
         guide_file=guide_file(),
         curation_file=curation_file(),
         # Each topic's keywords per period (dump or year) and per group, as the later stages compare them.
-        groups_table="results/groups/papers.csv",
-        groups_settings="results/groups/groups.json",
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
         # The last good run's topics, which this run's are matched against (stable ids).
         history=published_history(TOPICS),
         # update: place words afresh only the periods whose topics' papers changed; the others as fitted.

@@ -1,1 +1,1 @@
-"""What changed over the groups stage's periods: shares and their tests, trends, trajectories, bursts, themes, venues."""
+"""What changed over the periods stage's periods: shares and their tests, trends, trajectories, bursts, themes, venues."""

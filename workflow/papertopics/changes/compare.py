@@ -32,7 +32,7 @@ from papertopics.changes.shares import (
 from papertopics.changes.signals import term_bursts, topic_trends, unordered_reason
 from papertopics.changes.tables import json_records
 from papertopics.changes.trends import NOT_TESTED, grade
-from papertopics.groups.periods import Periods
+from papertopics.periods.assign import Periods
 from papertopics.settings import CompareSettings
 
 
@@ -75,7 +75,7 @@ def describe_changes(
         texts: each paper's text (title and abstract), in the order of ``papers``, for the terms.
         topic_details: the topics stage's topic records (label, representative papers).
         lineage: the topics stage's events since the previous run (``lineage.json``).
-        periods: the papers' periods, in the order of ``papers`` (the groups stage's).
+        periods: the papers' periods, in the order of ``papers`` (the periods stage's).
         settings: the ``compare`` knobs.
         stop_words: the stop-word list of the keyphrases that may burst (``topics.stop_words``).
 

@@ -1,6 +1,6 @@
 """The people stage, file to file: who works on each topic (``papertopics.changes.people``) and who
 is rising (``papertopics.changes.people_trends``), from the topics stage's paper table (which
-carries every input column: authors, affiliations, countries) and the groups stage's periods.
+carries every input column: authors, affiliations, countries) and the periods stage's periods.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ class PeopleOutputs:
 def people(
     topic_papers: str,
     details: str,
-    groups_table: str,
-    groups_settings: str,
+    periods_table: str,
+    periods_settings: str,
     outputs: PeopleOutputs,
     knobs: dict,
 ) -> None:
@@ -50,13 +50,13 @@ def people(
         rising_sentences,
     )
 
-    # Groups.periods loads heavy libraries: only the jobs that use it import it.
-    from papertopics.groups.periods import load_groups
+    # papertopics.periods.assign loads heavy libraries: only the jobs that use it import it.
+    from papertopics.periods.assign import load_groups
 
     settings = PeopleSettings(**knobs)
     graded = GradingLevels(settings.confidence, settings.false_discovery_rate, settings.suggestive_q)
     papers = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
-    periods, _ = load_groups(groups_table, groups_settings, papers["id"].tolist())
+    periods, _ = load_groups(periods_table, periods_settings, papers["id"].tolist())
     labels = {t["topic"]: t["label"] for t in storage.read_json(details)["topics"]}
     topic = papers["topic"].astype(int).to_numpy()
     columns = people_columns(list(papers.columns), settings, source="the dumps (results/topics/papers.csv)")

@@ -31,8 +31,8 @@ from papertopics.changes.people import display_names, topic_rows
 from papertopics.changes.stats import benjamini_hochberg, wilson_interval
 from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, TrendTest, direction, grade, period_scores
 from papertopics.changes.venues import cell_tests
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 TESTED_KINDS = ("institution", "country")
 RISING_COLUMNS = ["kind", "topic", "label", "name", "papers", "first_period", "first_share", "last_period"]

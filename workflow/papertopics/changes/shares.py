@@ -15,8 +15,8 @@ from papertopics.changes.stats import (
 )
 from papertopics.changes.tables import json_records
 from papertopics.errors import PipelineInputError
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 # The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
 TESTED_ON = "clustered"

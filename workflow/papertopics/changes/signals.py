@@ -25,8 +25,8 @@ from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.tables import json_records, json_value
 from papertopics.changes.trajectories import topic_shapes
 from papertopics.changes.trends import SIGNIFICANT, cochran_armitage, direction, grade, period_scores
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 if TYPE_CHECKING:
     from papertopics.settings import CompareSettings

@@ -1,4 +1,4 @@
-"""The change stages, file to file: the topics' shares and trends over the groups stage's
+"""The change stages, file to file: the topics' shares and trends over the periods stage's
 periods, and the venues compared.
 
 Each function is what one Snakemake rule runs. Its parameters are named as the rule's inputs,
@@ -24,7 +24,7 @@ _LOG = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class ChangeInputs:
     """What the changes stage reads (the rule's inputs, by name): the corpus, the topics stage's
-    papers, details and lineage, the groups stage's periods, the embeddings (themes within a
+    papers, details and lineage, the periods stage's periods, the embeddings (themes within a
     topic), and the published share history (``papertopics.topics.history``; zero or one path),
     where the previous run's shares are compared with this run's.
     """
@@ -33,8 +33,8 @@ class ChangeInputs:
     topic_papers: str
     details: str
     lineage: str
-    groups_table: str
-    groups_settings: str
+    periods_table: str
+    periods_settings: str
     embeddings: list[str]
     history: list[str]
 
@@ -56,7 +56,7 @@ class ChangeOutputs:
 def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     """Topic shares per dump (or year) with intervals, trends across them, terms that burst, what
     changed between two of them, and themes that changed within a topic (``papertopics.changes.themes``),
-    over the groups stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
+    over the periods stage's periods; ``knobs``: ``papertopics.settings.ChangeSettings``'s fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -66,7 +66,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     from papertopics.changes.shares import recomputed_shares
     from papertopics.changes.tables import burst_table, trend_table
     from papertopics.changes.themes import theme_table, topic_themes
-    from papertopics.groups.periods import load_groups
+    from papertopics.periods.assign import load_groups
 
     assigned = pd.read_csv(
         inputs.topic_papers,
@@ -80,7 +80,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     # The compare knobs, with the stop words the bursting terms are counted with.
     settings = ChangeSettings(**knobs)
     topic_details = storage.read_json(inputs.details)["topics"]
-    periods = load_groups(inputs.groups_table, inputs.groups_settings, assigned["id"].tolist())[0]
+    periods = load_groups(inputs.periods_table, inputs.periods_settings, assigned["id"].tolist())[0]
     share_table, record = describe_changes(
         assigned,
         [texts[i] for i in assigned["id"]],
@@ -141,8 +141,8 @@ def _log_changes(record: dict) -> None:
 
 
 def venues(
-    groups_table: str,
-    groups_settings: str,
+    periods_table: str,
+    periods_settings: str,
     topic_papers: str,
     details: str,
     table: str,
@@ -162,7 +162,7 @@ def venues(
     # Changes.venue_trends loads heavy libraries: only the jobs that use it import it.
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
-    from papertopics.groups.periods import load_groups
+    from papertopics.periods.assign import load_groups
 
     assigned = pd.read_csv(
         topic_papers,
@@ -170,7 +170,7 @@ def venues(
         dtype={"id": str},
         usecols=lambda name: name in {"id", "topic", "outlier"},
     )
-    periods, groups = load_groups(groups_table, groups_settings, assigned["id"].tolist())
+    periods, groups = load_groups(periods_table, periods_settings, assigned["id"].tolist())
     topic_details = storage.read_json(details)["topics"]
     labels = {t["topic"]: t["label"] for t in topic_details}
     settings = CompareSettings(**knobs)

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from papertopics.changes.stats import benjamini_hochberg
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 THEME_TEST = (
     "best single split of the topic's periods into two eras by the share of its embedding spread the eras "

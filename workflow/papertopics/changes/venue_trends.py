@@ -43,8 +43,8 @@ from papertopics.changes.trends import (
     grade,
     period_scores,
 )
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 TEST = (
     "Cochran-Armitage test for trend in each topic's share of each venue's papers, Benjamini-Hochberg "
@@ -253,8 +253,8 @@ def describe_venue_trends(
     Args:
         topic: each paper's topic (the paper table's order, which the periods' rows index).
         clustered: each paper's flag: HDBSCAN clustered it (not an assigned outlier).
-        periods: the papers' periods (the groups stage's); trends need them ordered.
-        groups: the papers' venues (the groups stage's), None where no field is compared.
+        periods: the papers' periods (the periods stage's); trends need them ordered.
+        groups: the papers' venues (the periods stage's), None where no field is compared.
         labels: each topic's label; the real topics (not ``OUTLIER``) are tested.
         settings: the ``compare`` knobs (``papertopics.settings.CompareSettings``).
     """

@@ -25,8 +25,8 @@ import pandas as pd
 from papertopics.changes.shares import TESTED_ON
 from papertopics.changes.stats import benjamini_hochberg, wilson_interval
 from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, grade
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 
 # Below this many expected papers in a cell of a 2 × 2 table, Fisher's exact test replaces the chi-square.
 EXACT_BELOW = 5
@@ -93,7 +93,7 @@ def compare_groups(
     Args:
         topic: each paper's topic (the paper table's order, which ``groups.rows`` indexes).
         clustered: each paper's flag: HDBSCAN clustered it (not an assigned outlier).
-        groups: the papers' groups (the groups stage's).
+        groups: the papers' groups (the periods stage's).
         labels: each topic's label; the real topics (not ``OUTLIER``) are tested.
         confidence: the level of the share intervals.
         false_discovery_rate: q below this is graded significant.

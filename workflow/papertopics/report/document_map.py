@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.groups.periods import Periods
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
@@ -50,7 +50,7 @@ class MapPeriods:
 
 
 def map_periods(periods: Periods, n_papers: int, dump_labels: dict[str, str]) -> MapPeriods:
-    """The periods as the "What changed" section counts them (the groups stage's, ``compare.by``),
+    """The periods as the "What changed" section counts them (the periods stage's, ``compare.by``),
     for the ``n_papers`` papers of the table their rows index.
     """
     index = {name: i for i, name in enumerate(periods.names)}

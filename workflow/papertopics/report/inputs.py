@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from papertopics import storage
-from papertopics.groups.periods import Periods, load_groups
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods, load_groups
 from papertopics.report.reception_record import left_out_columns, reception_files
 from papertopics.topics.fit import flag_column
 
@@ -28,7 +28,7 @@ class ReportInputs:
     topics: pd.DataFrame
     papers: pd.DataFrame
     figures: dict[str, dict]  # BERTopic's figures of the model, drawn by the topics stage
-    periods: Periods  # the groups stage's periods, in the order of ``papers``
+    periods: Periods  # the periods stage's periods, in the order of ``papers``
     metrics: dict | None = None  # results/metrics.json (topic quality)
     topic_groups: list[dict] | None = None  # the coarse layer, when there is one
     changes: dict | None = None  # results/topics/changes.json (what changed between dumps and runs)
@@ -94,8 +94,8 @@ class ReportInputs:
 
 @dataclass(frozen=True)
 class ReportFiles:
-    """The report's input files (the report rule's inputs, by name), among them the groups stage's
-    ``groups_table`` and ``groups_settings`` (each paper's period). ``metrics`` (a JSON file of
+    """The report's input files (the report rule's inputs, by name), among them the periods stage's
+    ``periods_table`` and ``periods_settings`` (each paper's period). ``metrics`` (a JSON file of
     quality figures), ``changes`` (the comparison of dumps, with its ``shares`` per dump and
     ``trends`` tables), ``similar`` (each paper's similar papers), ``embedding_summaries`` (the
     embed stage's, per dump) and the venues stage's ``venues`` record, ``venues_table`` and
@@ -110,8 +110,8 @@ class ReportFiles:
     papers: str
     details: str
     figures: str
-    groups_table: str
-    groups_settings: str
+    periods_table: str
+    periods_settings: str
     metrics: str | None = None
     changes: str | None = None
     shares: str | None = None
@@ -140,7 +140,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     paper_table = pd.read_csv(
         files.papers, keep_default_na=False, dtype={"id": str, "dump": str, "dumps": str}
     )
-    periods = load_groups(files.groups_table, files.groups_settings, paper_table["id"].tolist())[0]
+    periods = load_groups(files.periods_table, files.periods_settings, paper_table["id"].tolist())[0]
     paper_table = _without_people(paper_table, _left_out(files))
     venue_record = storage.read_json(files.venues) if files.venues else None
     compared = venue_record is not None and venue_record.get("available")

@@ -117,7 +117,7 @@ def _structure_section(inputs: ReportInputs) -> str:
 
 
 def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
-    """The map of papers, coloured and filtered by the groups stage's periods, and the similar
+    """The map of papers, coloured and filtered by the periods stage's periods, and the similar
     papers' table it links to.
     """
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)

@@ -17,7 +17,7 @@ _LOG = logging.getLogger(__name__)
 
 def report(page: str, knobs: dict, **inputs) -> None:
     """The HTML report (``page``) from the stages' outputs (``inputs``, see ``ReportFiles``;
-    the groups stage's periods are those the map colours and filters papers by); ``knobs``:
+    the periods stage's periods are those the map colours and filters papers by); ``knobs``:
     ``papertopics.settings.ReportSettings``'s fields.
     """
     # Report loads heavy libraries: only the jobs that use it import it.

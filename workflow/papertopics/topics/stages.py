@@ -40,9 +40,9 @@ class TopicInputs:
         guide_file: ``topics.guide`` when it is a file (zero or one path); an input, so that
             editing the file reruns the stage.
         curation_file: ``topics.curation`` (zero or one path); an input, likewise.
-        groups_table: the groups stage's papers (each paper's period and group), for each
+        periods_table: the periods stage's papers (each paper's period and group), for each
             topic's wording per period (and per group, with ``compare.by`` naming a field).
-        groups_settings: the groups stage's settings (``groups.json``).
+        periods_settings: the periods stage's settings (``groups.json``).
         history: the published history's topic record (``papertopics.topics.history``; zero or
             one path), which this run's topics are matched against.
         fitted_wording: under ``update: place``, each fitted topic's wording per period as the
@@ -56,8 +56,8 @@ class TopicInputs:
     cluster_settings: str
     guide_file: list[str]
     curation_file: list[str]
-    groups_table: str
-    groups_settings: str
+    periods_table: str
+    periods_settings: str
     history: list[str]
     fitted_wording: list[str]
 
@@ -91,7 +91,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     """
     # Figures loads heavy libraries: only the jobs that use it import it.
     from papertopics.figures import model_figures
-    from papertopics.groups.periods import load_groups
+    from papertopics.periods.assign import load_groups
     from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
     from papertopics.topics.run import Given, run_topics
 
@@ -123,7 +123,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     # A placed update's new papers ("" in the fit); none in a refit.
     placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
     paper_table = _paper_table(records, found, map_2d, placed)
-    periods, groups = load_groups(inputs.groups_table, inputs.groups_settings, ids)
+    periods, groups = load_groups(inputs.periods_table, inputs.periods_settings, ids)
     # The fit's wording, where this run places papers on that fit (a refit words every period).
     _add_wording(found, texts, (periods, groups), inputs.fitted_wording if fitted_labels is not None else [])
     storage.write_csv(outputs.topics, topic_table(found.details))

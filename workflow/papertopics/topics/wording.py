@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from papertopics.groups.periods import Periods
+from papertopics.periods.assign import Periods
 
 WORDS_PER_PERIOD = 5
 

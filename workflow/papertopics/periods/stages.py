@@ -1,4 +1,4 @@
-"""The groups stage, file to file: each paper's period and group, decided once for every later stage.
+"""The periods stage, file to file: each paper's period and group, decided once for every later stage.
 
 Its parameters are named as the rule's inputs, outputs and params (paths first), because the
 rule's script passes them by name; heavy libraries are imported inside the function.
@@ -10,27 +10,27 @@ import logging
 
 from papertopics import storage
 from papertopics.ingest.parse import input_columns
-from papertopics.settings import GroupSettings
+from papertopics.settings import PeriodSettings
 
 _LOG = logging.getLogger(__name__)
 
 
-def groups(papers: str, table: str, settings: str, knobs: dict) -> None:
-    """Each paper's period and group (``papertopics.groups.periods``), decided once for every later stage.
+def periods(papers: str, table: str, settings: str, knobs: dict) -> None:
+    """Each paper's period and group (``papertopics.periods.assign``), decided once for every later stage.
 
     Args:
         papers: the corpus (JSON Lines).
         table: output, one row per paper: its ``id``, ``period`` and ``group``.
         settings: output, the periods' and groups' names, order and the papers left out.
-        knobs: ``papertopics.settings.GroupSettings``' fields: ``compare_by`` (``compare.by``: auto,
+        knobs: ``papertopics.settings.PeriodSettings``' fields: ``compare_by`` (``compare.by``: auto,
             dump, year, a paper field (venue), or a list of a field and one of those) and
             ``dump_order`` (the dumps in the order of ``inputs``: their order when comparing dumps).
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Groups.periods loads heavy libraries: only the jobs that use it import it.
-    from papertopics.groups.periods import PIPELINE_COLUMNS, groups_record, paper_groups
+    # papertopics.periods.assign loads heavy libraries: only the jobs that use it import it.
+    from papertopics.periods.assign import PIPELINE_COLUMNS, groups_record, paper_groups
 
     records = storage.read_jsonl(papers)
     paper_table = pd.DataFrame(
@@ -40,15 +40,15 @@ def groups(papers: str, table: str, settings: str, knobs: dict) -> None:
             **input_columns(records, reserved=set(PIPELINE_COLUMNS)),
         }
     )
-    chosen = GroupSettings(**knobs)
-    periods, found = paper_groups(paper_table, chosen.compare_by, chosen.dump_order)
-    rows, record = groups_record(paper_table["id"].tolist(), periods, found)
+    chosen = PeriodSettings(**knobs)
+    assigned, found = paper_groups(paper_table, chosen.compare_by, chosen.dump_order)
+    rows, record = groups_record(paper_table["id"].tolist(), assigned, found)
     storage.write_csv(table, rows)
     storage.write_json(settings, record)
     _LOG.info(
         "%d papers: %d %ss%s",
         len(rows),
-        len(periods.names),
-        periods.by,
-        f", {len(found.names)} {found.by} groups" if found is not None and found is not periods else "",
+        len(assigned.names),
+        assigned.by,
+        f", {len(found.names)} {found.by} groups" if found is not None and found is not assigned else "",
     )

@@ -1,6 +1,6 @@
 """Which period (dump or year) and which group (a venue, a track: any categorical field) each
-paper belongs to, decided once, by the groups stage, for the topics, changes, venues and report
-stages alike (``results/groups/papers.csv`` and ``groups.json``).
+paper belongs to, decided once, by the periods stage, for the topics, changes, venues and report
+stages alike (``results/periods/papers.csv`` and ``groups.json``).
 
 ``compare.by`` names what is compared: ``auto``, ``dump`` or ``year`` (ordered periods, as
 before), a paper field such as ``venue`` (unordered groups: the periods are those groups and no
@@ -233,7 +233,7 @@ def _read(
     missing = [i for i in ids if i not in by_id]
     if missing:
         raise RuntimeError(
-            f"{source} lacks {len(missing)} papers (first {missing[0]}); rerun the groups stage."
+            f"{source} lacks {len(missing)} papers (first {missing[0]}); rerun the periods stage."
         )
     listed = [by_id[i].split(";") if by_id[i] else [] for i in ids]
     rows = np.repeat(np.arange(len(ids)), [len(names) for names in listed])
@@ -250,7 +250,7 @@ def _read(
 
 
 def load_groups(table: str, settings: str, ids: list[str]) -> tuple[Periods, Periods | None]:
-    """The groups stage's periods and groups, in the order of ``ids`` (a stage's paper table)."""
+    """The periods stage's periods and groups, in the order of ``ids`` (a stage's paper table)."""
     frame = pd.read_csv(table, keep_default_na=False, dtype=str)
     record = storage.read_json(settings)
     return (

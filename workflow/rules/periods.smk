@@ -1,18 +1,18 @@
 # Which period (dump or year) and which group (compare.by a paper field: venue, track) each paper
 # belongs to, decided once here; the topics, changes, venues and report stages read it.
-rule groups:
+rule periods:
     input:
         papers="results/corpus/papers.jsonl",
     output:
-        table="results/groups/papers.csv",
-        settings="results/groups/groups.json",
+        table="results/periods/papers.csv",
+        settings="results/periods/periods.json",
     log:
-        "results/logs/groups.log",
+        "results/logs/periods.log",
     benchmark:
-        "results/benchmarks/groups.tsv"
+        "results/benchmarks/periods.tsv"
     conda:
         ENVIRONMENT
     params:
-        knobs=knobs(GroupSettings.from_config(config, dump_order=list(DUMPS))),
+        knobs=knobs(PeriodSettings.from_config(config, dump_order=list(DUMPS))),
     script:
-        "../scripts/groups.py"
+        "../scripts/periods.py"

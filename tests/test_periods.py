@@ -1,4 +1,4 @@
-"""Each paper's period and group, decided once by the groups stage and read back by the others."""
+"""Each paper's period and group, decided once by the periods stage and read back by the others."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from papertopics import storage
 from papertopics.errors import PipelineInputError
-from papertopics.groups.periods import (
+from papertopics.ingest.parse import parse_dump
+from papertopics.periods.assign import (
     group_key,
     group_names,
     groups_record,
@@ -18,7 +19,6 @@ from papertopics.groups.periods import (
     paper_periods,
     read_compare_by,
 )
-from papertopics.ingest.parse import parse_dump
 
 EXPORTS = Path(__file__).parent / "data" / "exports"
 

@@ -1,1 +1,0 @@
-"""Each paper's period (dump or year) and group (a venue, a track), decided once, by the groups stage, for every later stage."""
