@@ -113,6 +113,7 @@ TOPICS_ONWARD = {
     "keep_fit": 1,
     "changes": 1,
     "reception": 1,
+    "people": 1,
     "venues": 1,
     "evaluate": 1,
     "report": 1,
