@@ -40,7 +40,7 @@ def people(
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Changes.people loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.people imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.people import experts, people_columns, people_table, top_names
     from papertopics.changes.people_trends import (
         GradingLevels,

@@ -43,7 +43,7 @@ def _topic_papers(table, topic_details: list[dict]):
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Changes.reception loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.reception import TopicPapers
 
     topics = [t["topic"] for t in topic_details]
@@ -67,7 +67,7 @@ def reception(
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Changes.reception loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
     from papertopics.changes.tables import json_records
 

@@ -61,7 +61,7 @@ def changes(inputs: ChangeInputs, outputs: ChangeOutputs, knobs: dict) -> None:
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Changes.compare loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.compare imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.compare import describe_changes
     from papertopics.changes.shares import recomputed_shares
     from papertopics.changes.tables import burst_table, trend_table
@@ -159,7 +159,7 @@ def venues(
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # Changes.venue_trends loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.venue_trends imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.venue_trends import describe_venue_trends
     from papertopics.changes.venues import COLUMNS, compare_groups, describe_venues
     from papertopics.periods.assign import load_groups

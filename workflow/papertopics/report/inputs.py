@@ -62,7 +62,7 @@ class ReportInputs:
         colours of the topics they hold as they did in the fit, so a reader sees the colours seen
         before; the topics only placed papers hold (new in a dump) take theirs after, beside them.
         """
-        # Report.colours loads heavy libraries: only the jobs that use it import it.
+        # papertopics.report.colours imports heavy libraries at its top: only the jobs that use it load them.
         from papertopics.report.colours import topic_colours, touching_topics
 
         placed = flag_column(self.papers["placed"]) if "placed" in self.papers else None
@@ -199,14 +199,14 @@ def _without_people(papers: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 
 def _left_out(files: ReportFiles) -> list[str]:
-    # Report.people loads heavy libraries: only the jobs that use it import it.
+    # papertopics.report.people imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.report.people import left_out_columns
 
     return left_out_columns(files.people)
 
 
 def _people(files: ReportFiles):
-    # Report.people loads heavy libraries: only the jobs that use it import it.
+    # papertopics.report.people imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.report.people import load_people
 
     return load_people(

@@ -65,7 +65,7 @@ def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, 
 
     Offered: the corpus's countries and institutions with most fractional papers, 20 of each.
     """
-    # Changes.people loads heavy libraries: only the jobs that use it import it.
+    # papertopics.changes.people imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.changes.people import KINDS, display_names, people_table
 
     if people is None:

@@ -48,7 +48,7 @@ def label_topics(
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    # Topics.label_choice loads heavy libraries: only the jobs that use it import it.
+    # papertopics.topics.label_choice imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases

@@ -164,7 +164,7 @@ def _add_wording(found, texts: list[str], compared, fitted_wording: list[str]) -
     zero or one path; used where it worded the same kind of periods), only the periods whose
     topics' papers changed since are worded afresh.
     """
-    # Topics.wording loads heavy libraries: only the jobs that use it import it.
+    # papertopics.topics.wording imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.topics.wording import periods_to_word, with_kept_wording, wording_per_period
 
     periods, groups = compared
