@@ -50,7 +50,7 @@ def people(
         rising_sentences,
     )
 
-    # papertopics.periods.assign loads heavy libraries: only the jobs that use it import it.
+    # papertopics.periods.assign imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.periods.assign import load_groups
 
     settings = PeopleSettings(**knobs)

@@ -29,7 +29,7 @@ def periods(papers: str, table: str, settings: str, knobs: dict) -> None:
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # papertopics.periods.assign loads heavy libraries: only the jobs that use it import it.
+    # papertopics.periods.assign imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.periods.assign import PIPELINE_COLUMNS, groups_record, paper_groups
 
     records = storage.read_jsonl(papers)

@@ -20,7 +20,7 @@ def report(page: str, knobs: dict, **inputs) -> None:
     the periods stage's periods are those the map colours and filters papers by); ``knobs``:
     ``papertopics.settings.ReportSettings``'s fields.
     """
-    # Report loads heavy libraries: only the jobs that use it import it.
+    # papertopics.report imports heavy libraries at its top: only the report job loads them.
     from papertopics.report import ReportFiles, build_report, load_report_inputs
 
     settings = ReportSettings(**knobs)

@@ -89,7 +89,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     """Find the topics of the clusters (``papertopics.topics.run``) and write them; ``knobs``:
     ``papertopics.settings.TopicStageSettings``'s fields.
     """
-    # Figures loads heavy libraries: only the jobs that use it import it.
+    # papertopics.figures imports plotly at its top: only the topics job loads it.
     from papertopics.figures import model_figures
     from papertopics.periods.assign import load_groups
     from papertopics.topics.place import placed_fitted_labels, settle_placed_topics
