@@ -217,8 +217,9 @@ def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tm
 @pytest.mark.slow
 def test_adding_a_dump_and_editing_an_abstract_embed_only_those_in_one_job(seed_run, tmp_path):
     from conftest import good_run, planned_jobs, run_workflow
+    from tests.workflow_support import workdir_config
 
-    workdir = good_run(seed_run, tmp_path)  # the default backend, auto; the cache the seed run filled
+    workdir = good_run(seed_run, tmp_path)  # the cache the seed run filled
     raw = workdir / "data" / "raw"
     dump = raw / SEEDS[0].name
     title, first, *rest = dump.read_text(encoding="utf-8").split("\n\n")
@@ -233,7 +234,8 @@ def test_adding_a_dump_and_editing_an_abstract_embed_only_those_in_one_job(seed_
     embeddings = [f"results/embeddings/{name}.npz" for name in ("new_dump", SEEDS[0].stem, SEEDS[1].stem)]
     run_workflow(workdir, *embeddings)  # the embeddings only: what follows them is tested elsewhere
     log = (workdir / "results" / "logs" / "embed.log").read_text(encoding="utf-8")
-    backend = resolve_backend("auto")
+    # The backend the seed run's config names (auto, or the one make test-backends forces), resolved.
+    backend = resolve_backend(workdir_config(workdir)["embedding"]["backend"])
     assert f"dump {SEEDS[0].stem}: 1 embedded now ({backend} on cpu)" in log, log
     assert f"dump {SEEDS[1].stem}: 0 embedded now ({backend} on cpu)" in log, log
     assert f"dump new_dump: 2 embedded now ({backend} on cpu), 1 from the cache" in log, log
