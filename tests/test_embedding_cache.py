@@ -217,6 +217,7 @@ def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tm
 @pytest.mark.slow
 def test_adding_a_dump_and_editing_an_abstract_embed_only_those_in_one_job(seed_run, tmp_path):
     from conftest import good_run, planned_jobs, run_workflow
+
     from tests.workflow_support import workdir_config
 
     workdir = good_run(seed_run, tmp_path)  # the cache the seed run filled
