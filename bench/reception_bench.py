@@ -19,7 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from papertopics import storage
+from papertopics.settings import ReceptionStageSettings
+from papertopics.settings import knobs as settings_knobs
 
+from bench.common import default_config
 from bench.reception_power import CORPORA, EFFECTS, SIZES, load_corpus, null_rate, power
 
 HERE = Path(__file__).parent
@@ -77,19 +80,8 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
     storage.write_json(
         folder / "details.json", {"topics": [{"topic": t, "label": f"topic {t}"} for t in range(40)]}
     )
-    knobs = {
-        "reception": {
-            "decision_field": "decision",
-            "ratings_field": "ratings",
-            "citations_field": "citations",
-            "accepted": ["accept", "oral", "spotlight", "poster", "notable"],
-            "min_papers": 10,
-            "in_report": True,
-        },
-        "confidence": 0.95,
-        "false_discovery_rate": 0.05,
-        "suggestive_q": 0.25,
-    }
+    # The stage's knobs as the rule passes them, from config.yaml's defaults.
+    knobs = settings_knobs(ReceptionStageSettings.from_config(default_config()))
     call = (
         "from papertopics.changes.reception_stage import reception; "
         f"reception('{folder}/papers.jsonl', '{folder}/topic_papers.csv', '{folder}/details.json', "

@@ -170,7 +170,7 @@ def _shipped_report(results: Path, path: Path) -> Path:
         # The periods stage's periods, where the package reads them (an earlier one set them itself).
         **(
             {
-                "periods_table": str(results / "groups/papers.csv"),
+                "periods_table": str(results / "periods/papers.csv"),
                 "periods_settings": str(results / "periods/periods.json"),
             }
             if "periods_table" in accepted

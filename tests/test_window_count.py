@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from conftest import SEEDS
+from conftest import SEEDS, default_config
 from papertopics import storage
 from papertopics.embed import stages as embed_stages
 from papertopics.embed.encoders import embedding_text, over_window
@@ -16,6 +16,7 @@ from papertopics.ingest.parse import parse_dump
 from papertopics.periods.assign import groups_record, paper_groups
 from papertopics.report.inputs import ReportFiles, load_report_inputs
 from papertopics.report.overview import method_section
+from papertopics.settings import EmbeddingSettings, knobs
 from test_report_sections import _inputs
 
 
@@ -48,8 +49,7 @@ def test_a_dump_embedded_in_shards_counts_as_one_embedded_whole(tmp_path):
         shards,
         str(tmp_path / "dump.npz"),
         str(tmp_path / "dump.json"),
-        model=PACKAGED_MODEL,
-        max_seq_length=256,
+        knobs(EmbeddingSettings.from_config(default_config())),
     )
     summary = json.loads((tmp_path / "dump.json").read_text(encoding="utf-8"))
     assert summary == {"papers": 3, "window_tokens": 256, "over_window": ["a", "c"]}

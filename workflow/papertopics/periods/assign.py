@@ -1,6 +1,6 @@
 """Which period (dump or year) and which group (a venue, a track: any categorical field) each
 paper belongs to, decided once, by the periods stage, for the topics, changes, venues and report
-stages alike (``results/periods/papers.csv`` and ``groups.json``).
+stages alike (``results/periods/papers.csv`` and ``periods.json``).
 
 ``compare.by`` names what is compared: ``auto``, ``dump`` or ``year`` (ordered periods, as
 before), a paper field such as ``venue`` (unordered groups: the periods are those groups and no

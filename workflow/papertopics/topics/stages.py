@@ -42,7 +42,7 @@ class TopicInputs:
         curation_file: ``topics.curation`` (zero or one path); an input, likewise.
         periods_table: the periods stage's papers (each paper's period and group), for each
             topic's wording per period (and per group, with ``compare.by`` naming a field).
-        periods_settings: the periods stage's settings (``groups.json``).
+        periods_settings: the periods stage's settings (``periods.json``).
         history: the published history's topic record (``papertopics.topics.history``; zero or
             one path), which this run's topics are matched against.
         fitted_wording: under ``update: place``, each fitted topic's wording per period as the
