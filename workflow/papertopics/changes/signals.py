@@ -62,7 +62,10 @@ def topic_trends(shares: pd.DataFrame, by: str, tested: list[str], settings: Com
         }
     real = shares[(shares["topic"] != OUTLIER) & shares["period"].isin(tested)]
     if real.empty:
-        return {"available": False, "reason": "no topic was found: every paper fits none, so no share can move"}
+        return {
+            "available": False,
+            "reason": "no topic was found: every paper fits none, so no share can move",
+        }
     counts = real.pivot(index="topic", columns="period", values="papers")[tested]
     clustered = real.pivot(index="topic", columns="period", values="clustered_papers")[tested]
     totals = real.groupby("period")["period_papers"].first()[tested].to_numpy()
