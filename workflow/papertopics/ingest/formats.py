@@ -28,6 +28,7 @@ import io
 import json
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,20 +185,26 @@ def _utf16_without_mark(raw: bytes) -> str | None:
     return None
 
 
-def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
-    """Runs of non-blank lines, each with its first line's 1-based number."""
-    blocks, current, start = [], [], 0
+def iter_blocks(lines) -> Iterator[tuple[int, list[str]]]:
+    """Runs of non-blank lines, each with its first line's 1-based number; ``lines`` may be a
+    stream (``papertopics.ingest.streaming``), so nothing is held but the current run.
+    """
+    current: list[str] = []
+    start = 0
     for number, line in enumerate(lines, start=1):
         if not is_blank(line):
             if not current:
                 start = number
             current.append(line)
         elif current:
-            blocks.append((start, current))
+            yield start, current
             current = []
     if current:
-        blocks.append((start, current))
-    return blocks
+        yield start, current
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    return list(iter_blocks(lines))
 
 
 def _title_warnings(title: str, path: Path) -> list[str]:

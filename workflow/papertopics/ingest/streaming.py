@@ -25,6 +25,7 @@ from papertopics.ingest.formats import (
     Record,
     _title_warnings,
     dump_format,
+    iter_blocks,
 )
 from papertopics.ingest.readers import export_reader, read_dump
 from papertopics.text import CONTROL_CHARACTER, is_blank, normalise_text
@@ -43,7 +44,7 @@ def read_records(path: str | Path) -> RawDump:
     encoding = _streamable_encoding(path)
     if encoding is None:
         return read_dump(path)
-    blocks = _blocks(_lines(path, encoding))
+    blocks = iter_blocks(_lines(path, encoding))
     title_line, first_block = next(blocks)  # the checks found a visible character: there is one
     title = normalise_text(first_block[0])
     rest = [(title_line + 1, first_block[1:])] if len(first_block) > 1 else []
@@ -105,22 +106,6 @@ def _lines(path: Path, encoding: str) -> Iterator[str]:
         for number, line in enumerate(stream):
             line = line.removesuffix("\n")
             yield line.lstrip("\ufeff") if number == 0 else line
-
-
-def _blocks(lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
-    """Runs of non-blank lines, each with its first line's 1-based number (as formats._blocks)."""
-    current: list[str] = []
-    start = 0
-    for number, line in enumerate(lines, start=1):
-        if not is_blank(line):
-            if not current:
-                start = number
-            current.append(line)
-        elif current:
-            yield start, current
-            current = []
-    if current:
-        yield start, current
 
 
 def _text_records(
