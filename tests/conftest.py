@@ -14,6 +14,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 from tests.workflow_support import (  # noqa: F401  (the tests import these from here)
@@ -40,6 +41,12 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
 # As the workflow's jobs do (Snakefile): the encoders a test loads in its own process share the
 # two cores with the other pytest worker, and spinning OpenMP threads would take them.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# `make test` draws the same property-test examples on every run and machine, so a red CI names a
+# change, not a lucky draw; HYPOTHESIS_PROFILE=explore draws fresh ones to hunt for new cases.
+hypothesis.settings.register_profile("make-test", derandomize=True)
+hypothesis.settings.register_profile("explore", derandomize=False)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "make-test"))
 
 
 @contextmanager

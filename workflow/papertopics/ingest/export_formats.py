@@ -94,12 +94,14 @@ def is_wos_plain_text(text: str) -> bool:
     """A Web of Science plain-text export: the ``FN``/``VR`` header, or records from ``PT`` to ``ER``.
 
     A seed-style dump whose first abstract begins "AB ..." is none: its first line is its title,
-    and no line of it is a lone ``ER``.
+    and no line of it is a lone ``ER``. Nor is one titled "FN ...": the header counts only with
+    the version line that follows it in every export, or with a record's closing ``ER``.
     """
     first = _first_line(text)
+    closes_a_record = re.search(r"^ER\s*$", text, re.MULTILINE) is not None
     if re.match(r"^(?:\ufeff)?(?:FN|VR) ", first):
-        return True
-    return bool(re.match(r"^PT [A-Z]\s*$", first)) and re.search(r"^ER\s*$", text, re.MULTILINE) is not None
+        return closes_a_record or re.search(r"^VR \d", text, re.MULTILINE) is not None
+    return bool(re.match(r"^PT [A-Z]\s*$", first)) and closes_a_record
 
 
 def _wos_value(tag: str, values: dict[str, list[str]]) -> str | None:
