@@ -102,6 +102,19 @@ def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_paper
     assert labels.tolist() == [0] * n_papers and "too few" in settings["note"]
 
 
+def test_a_topic_size_limit_that_leaves_no_topic_is_lifted_and_said():
+    # Three dense groups of 40, each above a limit of 30 and none splitting into parts of at least
+    # 10: HDBSCAN under the limit selects nothing, as 250 real papers in fp32 made it do.
+    rng = np.random.default_rng(0)
+    points = np.vstack([rng.normal(centre, 0.05, (40, 5)) for centre in (0.0, 3.0, 6.0)])
+    labels, settings = cluster_points(points, 10, None, "eom", max_cluster_share=0.25)
+    assert sorted(np.bincount(labels[labels != OUTLIER]).tolist()) == [40, 40, 40]
+    assert settings["cluster_selection_method"] == "leaf" and "limit of 25%" in settings["note"]
+    # Where the limit leaves topics, it holds and nothing is said.
+    _, kept = cluster_points(points[:80], 10, None, "eom", max_cluster_share=0.9)
+    assert kept["max_cluster_size"] == 72 and kept["note"] is None
+
+
 def test_seed_topics_from_passed_through_clusters(encoder, seed_papers, seed_embeddings):
     cluster_space, _ = _reduce(seed_embeddings, n_components=5, min_dist=0.0)
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
