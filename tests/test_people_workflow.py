@@ -1,7 +1,8 @@
 """The whole workflow on real papers with their authors, affiliations and countries (a JSON Lines
-export, countries written as names or ISO codes): the people stage's tables, the report's People
-section and card lines, escaped; and ``people.in_report: false`` leaves people out of the report,
-rerunning only the people stage and what follows.
+export, countries written as names or ISO codes, with the decisions, ratings and citations an
+OpenReview export carries): the people stage's tables, the report's People section and card
+lines, escaped, and the map's colouring by reception; and ``people.in_report: false`` leaves
+people out of the report, rerunning only the people stage and what follows.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def _dump() -> tuple[str, list[dict]]:
                 "authors": authors,
                 "affiliations": record["affiliations"] or [],
                 "countries": countries,
+                "decision": record["decision"],
+                "ratings": record["ratings"] or [],
+                "citations": record["citations"],
             }
         )
     return "".join(json.dumps(row) + "\n" for row in rows), rows
@@ -77,6 +81,17 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
         and '<optgroup label="Countries"><option value="0">United States<' in page
     )
     assert "<b>Bold</b>" not in page
+    # The map offers colouring by decision, mean rating and citations for their year, with legends.
+    packed = re.search(r'id="map-data">([^<]*)<', page).group(1)
+    data = json.loads(gzip.decompress(base64.b64decode(packed)))
+    colourings = data["colourings"]
+    assert [c["key"] for c in colourings] == ["decision", "rating", "citations"]
+    decisions = dict(zip(papers["id"], papers["decision"], strict=True))
+    names, of_paper = colourings[0]["names"], colourings[0]["of_paper"]
+    assert [names[c] for c in of_paper] == [decisions[paper] for paper in data["ids"]]
+    assert sorted(set(decisions.values())) == ["Oral", "Poster"]
+    assert '<option value="decision">decision</option>' in page
+    assert page.count('class="legend colouring-legend"') == 3
     assert ">experts.csv<" in page and ">people_rising.csv<" in page
 
     write_config(workdir, umap={"consensus_runs": 1}, people={"in_report": False})

@@ -443,7 +443,7 @@ def test_many_years_get_a_colour_bar_and_few_are_categories():
 
     def controls(count: int) -> str:
         periods = MapPeriods("year", [str(1995 + i) for i in range(count)], [0], {})
-        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)[1]
+        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods, [])[1]
 
     many = controls(23)
     assert 'id="period-colour-bar"' in many and "linear-gradient(to right, " in many

@@ -184,7 +184,17 @@ def period_colours(count: int) -> list[str]:
     if count == 0:
         return []
     if not periods_are_sequential(count):
-        return _PERIOD_CATEGORIES[:count]
+        return category_colours(count)
+    return scale_colours(count)
+
+
+def category_colours(count: int) -> list[str]:
+    """Up to eight colour-blind-safe colours for unordered categories (periods, decisions)."""
+    return _PERIOD_CATEGORIES[:count]
+
+
+def scale_colours(count: int) -> list[str]:
+    """``count`` colours along the sequential scale, low (dark) to high (light)."""
     points = list(np.linspace(0, _PERIOD_SCALE_END, count))
     return [_hex(c) for c in sample_colorscale(_PERIOD_SCALE, points)]
 

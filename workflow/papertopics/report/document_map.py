@@ -23,6 +23,7 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.embedding import gzip_block, packed_json_block, web_link
+from papertopics.report.render import render
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680
@@ -170,9 +171,11 @@ def _swatch(colour: str) -> str:
 
 
 def _controls(
-    topic_details: list[dict], colours: dict[int, str], periods: MapPeriods
+    topic_details: list[dict], colours: dict[int, str], periods: MapPeriods, colourings: list[dict]
 ) -> tuple[str, str, str]:
-    """The topic filter; with two periods or more the colouring and the period filter; the topics' legend."""
+    """The topic filter; the colouring (with two periods or more, or a reception colouring, as
+    ``reception_map`` makes them) and with two periods or more the period filter; the legends.
+    """
     topic_options = '<option value="-1">all topics</option>' + "".join(
         f'<option value="{i}">{html.escape(str(t["topic"]))}: {html.escape(t["label"])}</option>'
         for i, t in enumerate(topic_details)
@@ -186,9 +189,18 @@ def _controls(
         for i, t in enumerate(topic_details)
     )
     legend = f'<ul id="topic-legend" class="legend" aria-label="Topics">{legend}</ul>'
-    if len(periods.names) < 2:
+    legend += str(render("sections/colouring_legends.html", colourings=colourings))
+    by_period = len(periods.names) >= 2
+    if not by_period and not colourings:
         return topic_filter, "", legend
     kind = {"year": "Years", "dump": "Dumps"}.get(periods.by, f"{periods.by.capitalize()}s")
+    options = [("topic", "topic")] + ([("period", kind[:-1].lower())] if by_period else [])
+    options += [(colouring["key"], colouring["label"]) for colouring in colourings]
+    select = '<label for="colour-by">Colour by</label><select id="colour-by">' + "".join(
+        f'<option value="{value}">{html.escape(label)}</option>' for value, label in options
+    )
+    if not by_period:
+        return topic_filter, f'<div id="map-controls">{select}</select></div>', legend
     boxes = "".join(
         f'<label><input type="checkbox" data-period="{i}" checked>{_swatch(colour)}{html.escape(name)}</label>'
         for i, (name, colour) in enumerate(
@@ -197,8 +209,7 @@ def _controls(
     )
     return (
         topic_filter,
-        '<div id="map-controls"><label for="colour-by">Colour by</label><select id="colour-by">'
-        f'<option value="topic">topic</option><option value="period">{kind[:-1].lower()}</option></select>'
+        f'<div id="map-controls">{select}</select>'
         f"{_colour_bar(periods)}"
         f'<fieldset id="period-filter"><legend>{kind}</legend>{boxes}'
         '<button type="button" data-periods="all">all</button><button type="button" data-periods="none">none</button>'
@@ -234,7 +245,7 @@ def map_section(
     screen) the search's results, the selection and the paper shown, in view while one types or selects.
     ``people_filter``: the control that keeps a country's or institution's papers (``report.people``).
     """
-    topic_filter, controls, legend = _controls(topic_details, colours, periods)
+    topic_filter, controls, legend = _controls(topic_details, colours, periods, data.get("colourings", []))
     return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
 <p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read
 it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>

@@ -22,6 +22,7 @@ from papertopics.report.overview import method_section
 from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
 from papertopics.report.reception import card_blocks, confidential, reception_section
+from papertopics.report.reception_map import map_colourings
 from papertopics.report.reception_record import shown_rows
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
@@ -117,8 +118,8 @@ def _structure_section(inputs: ReportInputs) -> str:
 
 
 def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
-    """The map of papers, coloured and filtered by the periods stage's periods, and the similar
-    papers' table it links to.
+    """The map of papers, coloured by topic, by the periods stage's periods or by reception and
+    filtered by period, topic and people, and the similar papers' table it links to.
     """
     similar, similar_count = similar_rows(inputs.papers["id"].tolist(), inputs.similar)
     periods = map_periods(inputs.periods, len(inputs.papers), inputs.dump_labels)
@@ -126,6 +127,7 @@ def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[
     groups = inputs.topic_groups or []
     data = map_data(shown_papers, inputs.topic_details, groups, hover_chars, colours, periods, similar_count)
     people_control, data["people"] = map_filter(inputs.people, inputs.papers)
+    data["colourings"] = map_colourings(inputs.reception, inputs.papers)
     return map_section(data, inputs.topic_details, colours, periods, people_control), similar
 
 

@@ -10,10 +10,19 @@ function lighter(colour, amount) {
   return "#" + channels.map((c) => Math.round(c + (255 - c) * amount).toString(16).padStart(2, "0")).join("");
 }
 
-// Each paper's colour: its topic's (lighter where HDBSCAN left it out) or its period's.
+// The classes the map can be coloured by besides topic: the period, and each reception
+// colouring (decision, rating, citations), each with ``colours`` and every paper's class in
+// ``of_paper`` (-1: none, drawn in ``none_colour``). Undefined for "topic".
+export function colouring(map, by) {
+  return by === "period" ? map.periods : (map.colourings || []).find((candidate) => candidate.key === by);
+}
+
+// Each paper's colour: its topic's (lighter where HDBSCAN left it out), or its class's in the
+// colouring chosen.
 export function paperColours(map, by) {
-  if (by === "period") {
-    return map.periods.of_paper.map((period) => (period < 0 ? map.periods.none_colour : map.periods.colours[period]));
+  const classes = colouring(map, by);
+  if (classes) {
+    return classes.of_paper.map((at) => (at < 0 ? classes.none_colour : classes.colours[at]));
   }
   return map.topic.map((topic, paper) => (map.outlier[paper] ? map.topics[topic].assigned_colour : map.topics[topic].colour));
 }
@@ -57,7 +66,7 @@ export function wireFilters(map, onChange) {
   const peopleFilter = document.getElementById("people-filter");  // none where people are left out
   const periodBoxes = Array.from(document.querySelectorAll("#period-filter input[data-period]"));
   const table = document.getElementById("topic-table");
-  const by = () => (colourBy ? colourBy.value : "topic");  // no colouring by period with one period
+  const by = () => (colourBy ? colourBy.value : "topic");  // no choice with one period and no reception
   let colours = paperColours(map, by());
 
   function periodsChosen() {

@@ -4,6 +4,7 @@
 // 100,000 WebGL points are not redrawn at each keystroke (restyling plotly's selectedpoints did
 // that, and was most of a keystroke's time).
 import { addExportButtons, exportTitle, TITLE_SPACE } from "./figure-export.js";
+import { colouring } from "./filters.js";
 import { placeLabels } from "./labels.js";
 import { PLOT_CONFIG } from "./plot-config.js";
 import { plotlyText } from "./text.js";
@@ -65,10 +66,11 @@ export function createPaperMap(div, map, { hoverTexts, colours, onPaperClicked, 
     });
   }
 
-  // What the exported map's legend lists: the topics, or the periods when coloured by period.
+  // What the exported map's legend lists: the topics, or the classes of the colouring chosen.
   function legendEntries() {
-    if (div.closest("[data-colour-by]")?.dataset.colourBy === "period") {
-      return map.periods.names.map((name, i) => ({ name, colour: map.periods.colours[i] }));
+    const classes = colouring(map, div.closest("[data-colour-by]")?.dataset.colourBy);
+    if (classes) {
+      return classes.names.map((name, i) => ({ name, colour: classes.colours[i] }));
     }
     return map.topics.map((t) => ({ name: t.topic === -1 ? t.label : `${t.topic}: ${t.label}`, colour: t.colour }));
   }
