@@ -76,6 +76,11 @@ def test_artefacts_and_stop_phrases_never_burst_and_each_period_shows_a_readable
     # The report's notes on the input say what was cleaned.
     note = extraction_note({"dumps": [parsed.summary()]})
     assert note.startswith(f"{artefacts['papers']:,} abstracts carried PDF-extraction artefacts")
+    one = {"papers": 1, "glyph_codes": 1, "ligatures": 0}
+    assert extraction_note({"dumps": [{"extraction_artefacts": one}]}) == (
+        "1 abstract carried PDF-extraction artefacts, cleaned before the topics: "
+        "1 glyph code such as (cid:173) removed."
+    )
     texts = [p["text"] for p in parsed.papers]
     assert not any("cid" in t or "\ufb01" in t for t in texts)
     papers = pd.DataFrame(

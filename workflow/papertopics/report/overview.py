@@ -213,9 +213,14 @@ def extraction_note(corpus_summary: dict) -> str | None:
     if not papers:
         return None
     codes, ligatures = sum(f.get("glyph_codes", 0) for f in found), sum(f.get("ligatures", 0) for f in found)
-    done = [f"{codes:,} glyph codes such as (cid:173) removed"] if codes else []
-    done += [f"{ligatures:,} ligatures such as \ufb01 read as letters"] if ligatures else []
-    return f"{papers:,} abstracts carried PDF-extraction artefacts, cleaned before the topics: {' and '.join(done)}."
+    done = [f"{codes:,} glyph {'code' if codes == 1 else 'codes'} such as (cid:173) removed"] if codes else []
+    done += (
+        [f"{ligatures:,} {'ligature' if ligatures == 1 else 'ligatures'} such as \ufb01 read as letters"]
+        if ligatures
+        else []
+    )
+    carried = "abstract carried" if papers == 1 else "abstracts carried"
+    return f"{papers:,} {carried} PDF-extraction artefacts, cleaned before the topics: {' and '.join(done)}."
 
 
 def _coherence_table(inputs: ReportInputs) -> str:
