@@ -31,9 +31,8 @@ def arxiv_papers() -> list[dict]:
         for line in lines:
             record = json.loads(line)
             abstract = record["abstract"]
-            # A BibTeX field cannot hold unbalanced braces; and the BibTeX reader (pylatexenc) fails
-            # on \href{url}{text} (a known gap, left to its own fix).
-            if abstract.count("{") != abstract.count("}") or "\\href" in abstract:
+            # A BibTeX field cannot hold unbalanced braces.
+            if abstract.count("{") != abstract.count("}"):
                 continue
             chosen = latex if LATEX_COMMAND.search(abstract) else plain
             if len(chosen) < (10 if chosen is latex else 30):

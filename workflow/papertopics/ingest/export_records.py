@@ -68,18 +68,34 @@ def read_bibtex(text: str, path: Path) -> RawDump:
 def _latex_decoder():
     r"""The LaTeX-to-text decoder (pylatexenc) as bibtexparser sets it up (maths kept as written, URLs
     bare), with ``\copyright`` written as ``©`` (pylatexenc drops it) so that the copyright
-    line it starts is recognised and cut.
+    line it starts is recognised and cut, and ``\href{url}{text}`` read as its text.
     """
     # A format's parser loads only for a dump of that format.
+    from pylatexenc import latexwalker, macrospec
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
     context.add_context_category(
         "papertopics-bibtex",
         prepend=True,
-        macros=[MacroTextSpec("url", simplify_repl="%s"), MacroTextSpec("copyright", simplify_repl="©")],
+        macros=[
+            MacroTextSpec("url", simplify_repl="%s"),
+            MacroTextSpec("copyright", simplify_repl="©"),
+            MacroTextSpec("href", simplify_repl="%(2)s"),
+        ],
     )
-    return LatexNodes2Text(latex_context=context, math_mode="verbatim")
+    # pylatexenc's parser knows no arguments of \href, and its text writer then fails on the macro
+    # ("list index out of range"): the parser is told \href takes two.
+    arguments = latexwalker.get_default_latex_context_db()
+    arguments.add_context_category(
+        "papertopics-bibtex", prepend=True, macros=[macrospec.MacroSpec("href", "{{")]
+    )
+
+    class Decoder(LatexNodes2Text):
+        def latex_to_text(self, latex, **parse_flags):
+            return super().latex_to_text(latex, latex_context=arguments, **parse_flags)
+
+    return Decoder(latex_context=context, math_mode="verbatim")
 
 
 def _bibtex_problem(block) -> str:

@@ -66,6 +66,8 @@ def paper_identifiers(paper: dict, dump_format: str) -> dict[str, str]:
 
 
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+)|\\(?=[^A-Za-z])")
+# \href{url}{text}'s url: a LaTeX decoder (the BibTeX reader's) keeps only the text.
+_HREF_TARGET = re.compile(r"\\href\s*\{[^{}]*\}")
 
 
 @functools.cache
@@ -92,11 +94,11 @@ def _symbol_or_nothing(command: re.Match) -> str:
 def text_key(abstract: str) -> str:
     r"""A key of the abstract's words that exports do not change (see the module's description):
     a symbol command becomes its character, any other command goes (its arguments' words stay,
-    as a LaTeX decoder keeps them: ``\textit{log}`` is ``log``).
+    as a LaTeX decoder keeps them: ``\textit{log}`` is ``log``; of ``\href`` only the link's text).
     """
     text = strip_html(abstract)
     if "\\" in text:
-        text = _LATEX_COMMAND.sub(_symbol_or_nothing, text)
+        text = _LATEX_COMMAND.sub(_symbol_or_nothing, _HREF_TARGET.sub("", text))
     if text.isascii():  # most abstracts: a translation table, ten times faster than the expression
         letters = text.lower().translate(_ASCII_NOT_LETTER_OR_DIGIT)
     else:
