@@ -23,7 +23,17 @@ from papertopics.settings import ReceptionStageSettings
 from papertopics.settings import knobs as settings_knobs
 
 from bench.common import default_config
-from bench.reception_power import CORPORA, EFFECTS, SIZES, load_corpus, null_rate, power
+from bench.reception_power import (
+    CHANGE_EFFECTS,
+    CORPORA,
+    EFFECTS,
+    SIZES,
+    change_null_rate,
+    change_power,
+    load_corpus,
+    null_rate,
+    power,
+)
 
 HERE = Path(__file__).parent
 SHARED = HERE.parent.parent / "shared" / "corpora"
@@ -44,7 +54,30 @@ def measure(runs: int) -> dict:
             for effect in effects
             for size in SIZES
         ]
-        results[name] = {"null": null_rate(corpus, runs), "power": [row for row in rows if row["runs"]]}
+        results[name] = {
+            "null": null_rate(corpus, runs),
+            "power": [row for row in rows if row["runs"]],
+            **measure_changes(corpus, runs),
+        }
+    return results
+
+
+def measure_changes(corpus, runs: int) -> dict:
+    """The error rate and power of the test of a topic's decisions changing across the years."""
+    rows = [change_power(corpus, 120, effect, runs) for effect in CHANGE_EFFECTS]
+    return {
+        "change_null": change_null_rate(corpus, runs),
+        "change_power": [row for row in rows if row["runs"]],
+    }
+
+
+def add_changes(results: dict, runs: int) -> dict:
+    """``results`` (an earlier run's reception.json) with the change tests measured anew."""
+    for name in CORPORA:
+        source = SHARED / f"{name}.jsonl.gz"
+        if name in results and source.exists():
+            with tempfile.TemporaryDirectory() as folder:
+                results[name].update(measure_changes(load_corpus(source, Path(folder)), runs))
     return results
 
 
@@ -139,6 +172,19 @@ def markdown(results: dict, runs: int) -> str:
                 f"| {row['clean_any_kind']:.1%} |"
             )
         lines.append("")
+        if "change_null" in found:
+            lines += [
+                "A topic's decisions changing across the years (the tier share followed against its venue's "
+                f"year's): shuffled runs flagging some topic {found['change_null']:.1%}.",
+                "",
+                "| planted in the later half of its years | papers | found | nothing else flagged |",
+                "|---|---:|---:|---:|",
+            ]
+            lines += [
+                f"| +{row['effect']:.0%} tier share | {row['size']} | {row['found']:.1%} | {row['clean']:.1%} |"
+                for row in found["change_power"]
+            ]
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -147,12 +193,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--cost-size", type=int, default=10_000)
     parser.add_argument("--results", type=Path, default=HERE, help="folder of reception.md and .json")
+    parser.add_argument(
+        "--changes-only",
+        action="store_true",
+        help="keep the other figures of the reception.json there and measure the change tests only",
+    )
     arguments = parser.parse_args()
     runs = arguments.runs
-    results = measure(runs)
-    with tempfile.TemporaryDirectory() as folder:
-        source = SHARED / f"{CORPORA[0]}.jsonl.gz"
-        results["cost"] = stage_cost(source, arguments.cost_size, Path(folder))
+    earlier = arguments.results / "reception.json"
+    if arguments.changes_only and earlier.exists():
+        results = add_changes(json.loads(earlier.read_text(encoding="utf-8")), runs)
+    else:
+        results = measure(runs)
+        with tempfile.TemporaryDirectory() as folder:
+            source = SHARED / f"{CORPORA[0]}.jsonl.gz"
+            results["cost"] = stage_cost(source, arguments.cost_size, Path(folder))
     arguments.results.mkdir(parents=True, exist_ok=True)
     (arguments.results / "reception.json").write_text(
         json.dumps(results, indent=1, default=float) + "\n", encoding="utf-8"

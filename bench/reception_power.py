@@ -12,14 +12,17 @@ Then only the reception tests are rerun, 200 times each:
 - planted: a random set of 30, 60 or 120 papers of one real topic (those with a value of the kind
   planted) made a topic of its own, everything shuffled as above, and then their tier share raised
   by 10, 20 or 30 points, their ratings lowered by 0.3, 0.5 or 1.0, or their citations halved: the
-  share of runs that flag that topic (found), and that flag nothing else (clean).
+  share of runs that flag that topic (found), and that flag nothing else (clean);
+- a change across the years (``year_rows``' test): shuffled as above, the share of runs in which
+  some topic's decisions changed significantly; planted, a topic of 120 papers whose tier share
+  is raised by 10, 20 or 30 points over its venue's year's in the later half of its years only.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +35,8 @@ from papertopics.changes.reception import (
     TopicPapers,
     flagged,
     reception_table,
+    year_measure,
+    year_rows,
 )
 from papertopics.changes.reception_values import ReceptionValues, read_values
 from papertopics.ingest.parse import input_columns, parse_dump
@@ -39,6 +44,7 @@ from papertopics.ingest.parse import input_columns, parse_dump
 CORPORA = ("openreview_metadata", "acl_2021_2022_metadata")
 SIZES = (30, 60, 120)
 EFFECTS = {OUTCOME: (0.10, 0.20, 0.30), RATING: (0.3, 0.5, 1.0), CITATIONS: (0.5,)}
+CHANGE_EFFECTS = (0.10, 0.20, 0.30)
 SETTINGS = ReceptionSettings(
     accepted=("accept", "oral", "poster", "spotlight", "notable"),
     min_papers=10,
@@ -135,11 +141,11 @@ def _has_value(values: ReceptionValues, kind: str) -> np.ndarray:
     }[kind]
 
 
-def planted(
-    corpus: Corpus, kind: str, size: int, effect: float, rng
-) -> tuple[ReceptionValues, TopicPapers] | None:
-    """A shuffled copy with ``size`` papers of one real topic made a topic of their own, their
-    ``kind`` moved by ``effect``; None where no topic has that many papers with a value.
+def _planted_topic(
+    corpus: Corpus, kind: str, size: int, rng
+) -> tuple[ReceptionValues, TopicPapers, np.ndarray] | None:
+    """A shuffled copy with ``size`` papers of one real topic (with a value of ``kind``) made a
+    topic of their own, and those papers; None where no topic has that many.
     """
     values = shuffled(corpus.values, corpus.papers, rng)
     has = _has_value(values, kind)
@@ -158,6 +164,17 @@ def planted(
         (*corpus.papers.topics, len(corpus.papers.topics)),
         (*corpus.papers.labels, "planted"),
     )
+    return values, papers, chosen
+
+
+def planted(
+    corpus: Corpus, kind: str, size: int, effect: float, rng
+) -> tuple[ReceptionValues, TopicPapers] | None:
+    """A planted topic (``_planted_topic``) with its papers' ``kind`` moved by ``effect``."""
+    made = _planted_topic(corpus, kind, size, rng)
+    if made is None:
+        return None
+    values, papers, chosen = made
     return _moved(values, kind, chosen, effect, rng), papers
 
 
@@ -224,4 +241,73 @@ def power(corpus: Corpus, kind: str, size: int, effect: float, runs: int, seed: 
         "found": found / done if done else None,
         "clean": clean / done if done else None,
         "clean_any_kind": clean_any / done if done else None,
+    }
+
+
+def _tier_within_pools(
+    decision: np.ndarray, papers: TopicPapers, chosen: np.ndarray, later: np.ndarray, effect: float, rng
+) -> np.ndarray:
+    """``decision`` with each ``chosen`` paper drawn anew from its pool (venue's year): the followed
+    tier at the pool's share, plus ``effect`` for the papers of the ``later`` years; else another
+    decision of its pool.
+    """
+    decision = decision.copy()
+    _, outcome, tier = year_measure(decision, papers.years, SETTINGS.accepted)
+    for pool in np.unique(papers.pools[chosen]):
+        members = np.flatnonzero((papers.pools == pool) & (decision != ""))
+        drawn = chosen[papers.pools[chosen] == pool]
+        drawn = drawn[decision[drawn] != ""]
+        share = tier[members].mean()
+        others = decision[members][~tier[members]]
+        if not len(drawn) or not len(others):
+            continue
+        raised = rng.random(len(drawn)) < share + np.where(later[drawn], effect, 0.0)
+        tier_decision = decision[members][tier[members]]
+        decision[drawn] = np.where(
+            raised,
+            rng.choice(tier_decision, len(drawn)) if len(tier_decision) else outcome,
+            rng.choice(others, len(drawn)),
+        )
+    return decision
+
+
+def _changed(table: pd.DataFrame) -> set:
+    return set(table.loc[table["change_evidence"] == "significant", "topic"])
+
+
+def change_null_rate(corpus: Corpus, runs: int, seed: int = 0) -> float:
+    """How often shuffled decisions make some topic's decisions change significantly across years."""
+    rng = np.random.default_rng(seed)
+    shuffled_runs = (
+        year_rows(corpus.papers, shuffled(corpus.values, corpus.papers, rng), SETTINGS) for _ in range(runs)
+    )
+    return sum(bool(_changed(table)) for table in shuffled_runs) / runs
+
+
+def change_power(corpus: Corpus, size: int, effect: float, runs: int, seed: int = 1) -> dict:
+    """How often a topic whose share of the followed tier (``year_measure``'s) rises by
+    ``effect`` over its venue's year's in the later half of its years only is found to change,
+    and how often no other topic is.
+    """
+    rng = np.random.default_rng(seed)
+    found = clean = done = 0
+    for _ in range(runs):
+        made = _planted_topic(corpus, OUTCOME, size, rng)
+        if made is None:
+            break
+        values, papers, chosen = made
+        # The later half of the topic's own years: a topic of COLM's (2024-25) changes in 2025.
+        years = np.unique(papers.years[chosen][papers.years[chosen] != ""])
+        later = np.isin(papers.years, years[len(years) // 2 :])
+        decision = _tier_within_pools(values.decision, papers, chosen, later, effect, rng)
+        changed = _changed(year_rows(papers, replace(values, decision=decision), SETTINGS))
+        found += papers.topics[-1] in changed
+        clean += not (changed - {papers.topics[-1]})
+        done += 1
+    return {
+        "size": size,
+        "effect": effect,
+        "runs": done,
+        "found": found / done if done else None,
+        "clean": clean / done if done else None,
     }

@@ -3,6 +3,8 @@ compared only within a year, and on real papers with their real topics (the shar
 and ACL metadata, topics from their text) 200 shuffled runs give no evidence that more than 5%
 flag some topic, while a planted effect at 120 papers is found in at least 90% of runs with
 nothing else of its kind flagged (bench/reception_power.py; the full table in bench/reception.md).
+A topic's decisions changing from year to year is tested the same way: shuffled, no evidence of
+more than 5% of runs; planted (30 points more of a tier in its later years), found in at least 80%.
 """
 
 from __future__ import annotations
@@ -19,13 +21,22 @@ from papertopics.changes.reception import (
     reception_table,
     year_rows,
 )
-from papertopics.changes.reception_stage import finding_sentence
-from papertopics.changes.reception_tests import mean_test, median_interval, share_test
+from papertopics.changes.reception_stage import change_sentence, finding_sentence
+from papertopics.changes.reception_tests import change_test, mean_test, median_interval, share_test
 from papertopics.changes.reception_values import ReceptionValues
 from papertopics.report.reception import brief_lines, card_blocks, findings, reception_section
 from papertopics.report.reception_record import reception_files
 
-from bench.reception_power import CITATIONS, OUTCOME, RATING, load_corpus, null_rate, power
+from bench.reception_power import (
+    CITATIONS,
+    OUTCOME,
+    RATING,
+    change_null_rate,
+    change_power,
+    load_corpus,
+    null_rate,
+    power,
+)
 
 SETTINGS = ReceptionSettings(("accept", "oral", "poster", "spotlight", "notable"), 10, 0.95, 0.05, 0.25)
 
@@ -95,6 +106,89 @@ def test_citations_are_compared_within_their_year_never_raw():
     table = reception_table(papers, values, SETTINGS)
     old = table[(table["topic"] == 0) & (table["measure"] == CITATIONS)].iloc[0]
     assert old["value"] == pytest.approx(1.0) and old["evidence"] == "no evidence"
+
+
+def _two_venues_over_three_years(topic_rates: dict[str, float]) -> tuple[np.ndarray, ...]:
+    """600 papers: venue A (accepts 20%) in 2021-23, venue B (accepts 60%) in 2023 only; topic 0
+    is 40 papers of each venue's year, accepted at ``topic_rates`` (pool → rate, else the pool's),
+    each group's accepted papers exactly its rate's share.
+    """
+    pools, rates = ["A2021", "A2022", "A2023", "B2023"], [0.2, 0.2, 0.2, 0.6]
+    pool = np.repeat(np.arange(4), 150)
+    codes = np.tile(np.r_[np.zeros(40, int), np.full(110, -1)], 4)
+    hit = np.zeros(600, dtype=bool)
+    for at, name in enumerate(pools):
+        for code, size in ((0, 40), (-1, 110)):
+            rate = topic_rates.get(name, rates[at]) if code == 0 else rates[at]
+            members = np.flatnonzero((pool == at) & (codes == code))
+            hit[members[: round(rate * size)]] = True
+    return hit, codes, pool, np.array([0, 1, 2, 2])
+
+
+def test_a_topic_received_alike_every_year_is_no_change_and_one_that_turned_is():
+    # Accepted as the rest in each venue's year, or at odds 8/3 times the rest's in each: no change.
+    # (That venues are compared apart is held by the shuffled runs on OpenReview, where COLM joins
+    # CoRL in 2024: by years alone, 97.5% of them found a change.)
+    alike = change_test(*_two_venues_over_three_years({}), topics=1)
+    assert alike[0] > 0.2
+    doubled = {"A2021": 0.4, "A2022": 0.4, "A2023": 0.4, "B2023": 0.8}  # odds ratio 8/3 in each
+    assert change_test(*_two_venues_over_three_years(doubled), topics=1)[0] > 0.2
+    # Accepted at twice the rest's rate in 2021, at the rest's in 2022 and at none in 2023: a change.
+    turned = {"A2021": 0.45, "A2023": 0.0, "B2023": 0.2}
+    assert change_test(*_two_venues_over_three_years(turned), topics=1)[0] < 0.001
+
+
+def test_a_topic_whose_decisions_changed_is_said_per_year_in_the_section_and_not_in_a_copy_to_share():
+    hit, codes, pool, pool_years = _two_venues_over_three_years({"A2021": 0.45, "A2023": 0.0, "B2023": 0.2})
+    years = np.array(["2021", "2022", "2023", "2023"], dtype=object)[pool]
+    papers = TopicPapers(codes, pool, years, (7,), ("<i>graphs</i>",))
+    decisions = np.where(hit, "Accept", "Reject").astype(object)
+    values = ReceptionValues(decisions, np.full(600, np.nan), np.full(600, np.nan), np.full(600, np.nan), ())
+    rows = year_rows(papers, values, SETTINGS)
+    assert rows["year"].tolist() == ["2021", "2022", "2023"] and set(rows["change_evidence"]) == {
+        "significant"
+    }
+    sentence = change_sentence(rows.to_dict("records"))
+    assert sentence == (
+        "Papers on <i>graphs</i> were accepted at 45% (31%–60%) in 2021, 20% (10%–35%) in 2022 and "
+        "10% (5%–19%) in 2023, against 20%, 20% and 40% elsewhere: a change beyond the rest's."
+    )
+    table = reception_table(papers, values, SETTINGS)
+    record = {
+        "available": True,
+        "papers": 600,
+        "given": {"decision": 600, "ratings": 0, "citations": 0},
+        "accepted": ["accept"],
+        "notes": [],
+        "in_report": True,
+        "topics": [
+            {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+            for r in table.to_dict("records")
+        ],
+        "changes": [sentence],
+    }
+    page = str(reception_section(record))
+    assert (
+        '<ul class="reception-changes">' in page
+        and "Papers on &lt;i&gt;graphs&lt;/i&gt; were accepted" in page
+    )
+    assert 'class="reception-changes"' not in str(reception_section({**record, "in_report": False}))
+
+
+@pytest.mark.parametrize("corpus", ["openreview", "acl"])
+def test_shuffled_decisions_change_some_topic_across_years_in_at_most_five_percent_of_200_runs(
+    corpus, request
+):
+    from scipy.stats import binomtest
+
+    rate = change_null_rate(request.getfixturevalue(corpus), runs=200)
+    assert binomtest(round(rate * 200), 200, 0.05, alternative="greater").pvalue > 0.05, rate
+
+
+@pytest.mark.parametrize("corpus", ["openreview", "acl"])
+def test_a_planted_change_of_30_points_at_120_papers_is_found_in_80_percent_of_runs(corpus, request):
+    found = change_power(request.getfixturevalue(corpus), 120, 0.3, runs=100)
+    assert found["runs"] == 100 and found["found"] >= 0.8 and found["clean"] >= 0.8, found
 
 
 def _planted_table():

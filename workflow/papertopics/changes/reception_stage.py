@@ -14,6 +14,7 @@ import numpy as np
 
 from papertopics import storage
 from papertopics.changes.reception_values import read_values
+from papertopics.changes.trends import SIGNIFICANT
 from papertopics.ingest.parse import input_columns
 from papertopics.settings import ReceptionStageSettings
 from papertopics.topics.fit import flag_column
@@ -36,6 +37,25 @@ def finding_sentence(row: dict) -> str:
     else:
         said = f"were cited {shown(row['value'])} their year's mean {interval}"
     return f"{subject} {said}, against {shown(row['rest'])} elsewhere."
+
+
+def change_sentence(rows: list[dict]) -> str:
+    """A topic's rate across the years against the rest's, from its ``year_rows``.
+
+    For example "Papers on X were accepted at 12% (…) in 2021 and 30% (…) in 2022, against 25%
+    and 24% elsewhere: a change beyond the rest's."
+    """
+    first = rows[0]
+    verb = "accepted" if first["measure"] == "acceptance" else first["outcome"]
+
+    def listed(parts: list[str]) -> str:
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+    rates = listed(
+        [f"{row['value']:.0%} ({row['low']:.0%}–{row['high']:.0%}) in {row['year']}" for row in rows]
+    )
+    rest = listed([f"{row['rest']:.0%}" for row in rows])
+    return f"Papers on {first['label']} were {verb} at {rates}, against {rest} elsewhere: a change beyond the rest's."
 
 
 def _topic_papers(table, topic_details: list[dict]):
@@ -128,6 +148,12 @@ def reception(
             "findings": [finding_sentence(row) for row in json_records(significant)],
             "topics": json_records(rows),
             "by_year": json_records(per_year),
+            "changes": [
+                change_sentence(json_records(rows_of_topic))
+                for _, rows_of_topic in per_year[per_year["change_evidence"] == SIGNIFICANT]
+                .sort_values(["change_q_value", "topic", "year"], kind="stable")
+                .groupby("topic", sort=False)
+            ],
         },
     )
     _LOG.info(

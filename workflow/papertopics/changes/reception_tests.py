@@ -160,3 +160,49 @@ def median_interval(values: np.ndarray, confidence: float) -> tuple[float, float
     ordered = np.sort(values)
     rank = int(binom.ppf((1 - confidence) / 2, n, 0.5))  # the k-th smallest and k-th largest
     return float(ordered[max(rank - 1, 0)]), float(ordered[min(n - rank, n - 1)])
+
+
+def change_test(
+    hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, stratum_years: np.ndarray, topics: int
+) -> np.ndarray:
+    """Did each topic's share of ``hit`` papers, against the rest's, change across the years?
+
+    Within each stratum (a venue's year, as :func:`share_test` compares) the topic's hits are set
+    against those expected were it like the rest there, and the hypergeometric variance, as the
+    Cochran–Mantel–Haenszel test does; summed per year (``stratum_years``: each stratum's year
+    code), the excess ``U`` and its variance ``V`` are the score of the topic's log odds ratio that
+    year. The statistic is the score test that this odds ratio is the same every year, ΣU²/V −
+    (ΣU)²/ΣV, χ² with one degree of freedom fewer than the years that say something (a year where
+    the topic has no paper, or every paper was accepted, says nothing). A topic received
+    differently in every year alike is no change; strata keep a venue's rate from passing for one.
+    Returns each topic's p-value; NaN where fewer than two years say something.
+    """
+    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
+    from scipy.stats import chi2
+
+    strata_count = int(strata.max()) + 1 if len(strata) else 1
+    inside = codes >= 0
+    shape = (topics, strata_count)
+    size = _cell_sums(codes[inside], strata[inside], np.ones(inside.sum()), shape)
+    hits = _cell_sums(codes[inside], strata[inside], hit[inside].astype(np.float64), shape)
+    stratum_size = np.bincount(strata, minlength=strata_count).astype(np.float64)
+    stratum_hits = np.bincount(strata, weights=hit.astype(np.float64), minlength=strata_count)
+    excess = hits - size * stratum_hits / np.maximum(stratum_size, 1)
+    variance = (
+        size
+        * (stratum_size - size)
+        * stratum_hits
+        * (stratum_size - stratum_hits)
+        / np.maximum(stratum_size**2 * (stratum_size - 1), 1)
+    )
+    years = int(stratum_years.max()) + 1 if len(stratum_years) else 1
+    to_year = np.zeros((strata_count, years))
+    to_year[np.arange(strata_count), stratum_years[:strata_count]] = 1.0
+    excess, variance = excess @ to_year, variance @ to_year
+    speaking = variance > 1e-12
+    safe = np.where(speaking, variance, 1.0)
+    statistic = np.sum(np.where(speaking, excess**2 / safe, 0.0), axis=1) - np.sum(
+        np.where(speaking, excess, 0.0), axis=1
+    ) ** 2 / np.maximum(np.sum(np.where(speaking, variance, 0.0), axis=1), 1e-12)
+    freedom = speaking.sum(axis=1) - 1
+    return np.where(freedom >= 1, chi2.sf(np.maximum(statistic, 0.0), np.maximum(freedom, 1)), np.nan)

@@ -125,6 +125,8 @@ def reception_section(record: dict | None) -> str:
         given=given,
         papers=record["papers"],
         findings=findings(record),
+        # A change of decisions across the years is itself a finding about decisions.
+        changes=record.get("changes", []) if record.get("in_report", True) else [],
         notes=record["notes"],
         accepted=", ".join(record["accepted"]),
         table=fragment(reception_table(rows)),
