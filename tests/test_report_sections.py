@@ -19,7 +19,7 @@ from papertopics.report.colours import (
     touching_topics,
 )
 from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows
-from papertopics.report.embedding import gzip_block
+from papertopics.report.html_blocks import gzip_block
 from papertopics.report.overview import method_section
 from papertopics.report.topic_table import topic_table_section
 
@@ -351,7 +351,7 @@ def test_a_corpus_without_topics_gives_a_page_with_notices_instead_of_charts(hos
 
 
 def test_only_plain_web_addresses_become_links():
-    from papertopics.report.embedding import web_link
+    from papertopics.report.html_blocks import web_link
 
     assert web_link("https://openreview.net/forum?id=abc") == "https://openreview.net/forum?id=abc"
     assert web_link(" http://arxiv.org/abs/2501.00001 ") == "http://arxiv.org/abs/2501.00001"

@@ -12,7 +12,7 @@ from conftest import default_config, require_corpus
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.venues import cell_tests, compare_groups, describe_venues
 from papertopics.periods.assign import Periods
-from papertopics.report.venues import venue_lines, venues_section
+from papertopics.report.venues_section import venue_lines, venues_section
 from scipy.stats import chi2_contingency, false_discovery_control, fisher_exact
 
 GRADING = {"confidence": 0.95, "false_discovery_rate": 0.05, "suggestive_q": 0.25}

@@ -22,7 +22,7 @@ import pandas as pd
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
-from papertopics.report.embedding import gzip_block, packed_json_block, web_link
+from papertopics.report.html_blocks import gzip_block, packed_json_block, web_link
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from papertopics.figures.sankey import Flows, SankeyStyle, flow_sankey
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import figure_block
+from papertopics.report.html_blocks import figure_block
 
 _NODE_PX = 18
 _KEPT, _MOVED, _ADDED, _REMOVED = (

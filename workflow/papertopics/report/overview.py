@@ -9,7 +9,7 @@ import html
 from importlib import metadata
 
 from papertopics import __version__
-from papertopics.report.embedding import definition_list
+from papertopics.report.html_blocks import definition_list
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic, quality_figures
 from papertopics.report.topic_table import sortable_table, table_cell

@@ -12,10 +12,9 @@ from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
 from papertopics.report.brief import brief_section
 from papertopics.report.bundle import bundle
-from papertopics.report.changes import changes_section
 from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
+from papertopics.report.html_blocks import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
@@ -27,7 +26,8 @@ from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
-from papertopics.report.venues import venues_section
+from papertopics.report.venues_section import venues_section
+from papertopics.report.what_changed_section import changes_section
 
 # The page's sections as the header's links name them.
 _NAV = (

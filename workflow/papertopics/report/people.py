@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from papertopics import storage
-from papertopics.report.embedding import gzip_block
+from papertopics.report.html_blocks import gzip_block
 from papertopics.report.render import render
 
 _LINE_NAMES = 3  # names per kind on a topic card's line

@@ -12,7 +12,7 @@ import pandas as pd
 
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import packed_json_block, web_link
+from papertopics.report.html_blocks import packed_json_block, web_link
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 
 # The block of each topic's paper rows, most central first (read by assets/topic-papers.js).

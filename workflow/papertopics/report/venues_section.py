@@ -1,6 +1,6 @@
 """The Venues section (``compare.by`` a paper field: venue, track): a topic × venue heatmap, what
 each venue holds more and fewer of than the others, each venue's own trends (with years too,
-``report.venue_trends``), each topic's wording per venue, and the
+``report.venue_trends_subsection``), each topic's wording per venue, and the
 brief's lines naming what each venue stands for. Read from the venues stage's record
 (``venues.json``) and table (``venues.csv``).
 """
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from papertopics.figures.venues import venue_heatmap
-from papertopics.report.embedding import figure_block
+from papertopics.report.html_blocks import figure_block
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.report.venue_trends import venue_trends_block
+from papertopics.report.venue_trends_subsection import venue_trends_block
 
 _NAMED = 3  # topics a venue's line in the brief names
 

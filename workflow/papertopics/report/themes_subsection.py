@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from papertopics.figures.themes import era_span, thematic_evolution
-from papertopics.report.embedding import figure_block
+from papertopics.report.html_blocks import figure_block
 
 
 def theme_phrase(row: dict, period_label) -> str:

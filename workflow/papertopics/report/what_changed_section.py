@@ -12,13 +12,13 @@ import html
 import plotly.graph_objects as go
 
 from papertopics.figures.text import plotly_text
-from papertopics.report.bursts import bursts_block
+from papertopics.report.bursts_subsection import bursts_block
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import figure_block, notice
+from papertopics.report.html_blocks import figure_block, notice
 from papertopics.report.sparkline import counts_phrase
-from papertopics.report.themes import themes_block
+from papertopics.report.themes_subsection import themes_block
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.report.trends import share_change_text, topics, trends_block
+from papertopics.report.trends_subsection import share_change_text, topics, trends_block
 
 _ROW_PX = 22
 _SERIES_SHOWN = 8  # topics drawn at first in the share-over-time chart; the others are a click away
