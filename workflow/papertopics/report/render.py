@@ -4,9 +4,18 @@ an HTML fragment (``Markup``) that a section built and escaped itself.
 
 from __future__ import annotations
 
+import html
 from functools import cache
 
 from markupsafe import Markup
+
+
+def _escaped(value) -> Markup:
+    """A template's value as the page's text, unless it is already HTML: escaped as ``html.escape``
+    escapes, quotes as ``&quot;`` and ``&#x27;`` (Jinja's own escaping writes ``&#34;`` and ``&#39;``),
+    so that the whole page spells them as the sections written in Python always have.
+    """
+    return value if hasattr(value, "__html__") else Markup(html.escape(str(value)))
 
 
 @cache
@@ -17,6 +26,7 @@ def _environment():
     return Environment(
         loader=PackageLoader("papertopics.report", "templates"),
         autoescape=True,
+        finalize=_escaped,
         undefined=StrictUndefined,  # a value the template names but nobody passed fails, not renders empty
         trim_blocks=True,
         lstrip_blocks=True,
