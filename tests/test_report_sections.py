@@ -439,11 +439,11 @@ def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_co
 
 
 def test_many_years_get_a_colour_bar_and_few_are_categories():
-    from papertopics.report.document_map import MapPeriods, _controls
+    from papertopics.report.document_map import MapPeriods, map_section
 
     def controls(count: int) -> str:
         periods = MapPeriods("year", [str(1995 + i) for i in range(count)], [0], {})
-        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)[1]
+        return map_section({}, [{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)
 
     many = controls(23)
     assert 'id="period-colour-bar"' in many and "linear-gradient(to right, " in many

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 import plotly.graph_objects as go
+from markupsafe import Markup
 from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
@@ -61,7 +62,7 @@ def _asset(name: str) -> str:
     return resources.files("papertopics.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
+def _model_figure(figure_id: str, figures: dict[str, dict]) -> Markup:
     """A figure the topics stage drew from the model (see ``model_figures``), or why there is none."""
     entry = figures[figure_id]
     return (
@@ -73,7 +74,7 @@ def _download_id(filename: str) -> str:
     return filename.replace(".", "-")
 
 
-def _keywords_section(inputs: ReportInputs) -> str:
+def _keywords_section(inputs: ReportInputs) -> Markup:
     """Each topic's keywords as bars, or why there are none."""
     if len(inputs.real_topics):
         chart = figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
@@ -81,10 +82,10 @@ def _keywords_section(inputs: ReportInputs) -> str:
         chart = notice(
             "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
         )
-    return render("sections/keywords.html", chart=fragment(chart))
+    return render("sections/keywords.html", chart=chart)
 
 
-def _structure_section(inputs: ReportInputs) -> str:
+def _structure_section(inputs: ReportInputs) -> Markup:
     """The intertopic map, the topic hierarchy and similarity, and each topic's share per dump."""
     n_topics = len(inputs.real_topics)
     intertopic_problem = too_few_topics("intertopic", n_topics)
@@ -113,10 +114,10 @@ def _structure_section(inputs: ReportInputs) -> str:
         ("Topic similarity", _model_figure("topic-heatmap", inputs.figures)),
         ("Topic share per dump", dump_share),
     )
-    return render("sections/structure.html", parts=[(heading, fragment(body)) for heading, body in parts])
+    return render("sections/structure.html", parts=parts)
 
 
-def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
+def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[Markup, list]:
     """The map of papers, coloured and filtered by the periods stage's periods, and the similar
     papers' table it links to.
     """
@@ -174,11 +175,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         render("sections/downloads.html", downloads=[(name, _download_id(name)) for name in downloads]),
         method_section(inputs),
     ]
-    tables = (
-        "".join(gzip_block(_download_id(name), text) for name, text in downloads.items())
-        + similar_block(similar)
-        + experts_blocks(inputs.people)
-    )
+    tables = [
+        *(gzip_block(_download_id(name), text) for name, text in downloads.items()),
+        similar_block(similar),
+        *experts_blocks(inputs.people),
+    ]
     return render(
         "page.html",
         title=heading,
@@ -186,8 +187,8 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         css=fragment(_asset("report.css")),
         plotly_js=fragment(get_plotlyjs()),
         nav=_nav(inputs),
-        sections=[fragment(section) for section in sections if section],
-        worker=fragment(text_block("search-worker", bundle("worker.js"))),
+        sections=[section for section in sections if section],
+        worker=text_block("search-worker", bundle("worker.js")),
         main_js=fragment(bundle("main.js")),
-        tables=fragment(tables),
+        tables=tables,
     )
