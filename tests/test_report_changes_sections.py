@@ -8,9 +8,9 @@ import pandas as pd
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.periods.assign import paper_periods
-from papertopics.report.changes import changes_section
 from papertopics.report.colours import OUTLIER_COLOUR
 from papertopics.report.lineage_flow import lineage_sankey, lineage_section
+from papertopics.report.what_changed_section import changes_section
 
 HOSTILE = "<script>alert(1)</script>"
 LATER_RUN = {

@@ -19,7 +19,7 @@ from papertopics.report.colours import (
     touching_topics,
 )
 from papertopics.report.document_map import label_lines, map_data, map_periods, similar_rows
-from papertopics.report.embedding import gzip_block
+from papertopics.report.html_blocks import gzip_block
 from papertopics.report.overview import method_section
 from papertopics.report.topic_table import topic_table_section
 
@@ -351,7 +351,7 @@ def test_a_corpus_without_topics_gives_a_page_with_notices_instead_of_charts(hos
 
 
 def test_only_plain_web_addresses_become_links():
-    from papertopics.report.embedding import web_link
+    from papertopics.report.html_blocks import web_link
 
     assert web_link("https://openreview.net/forum?id=abc") == "https://openreview.net/forum?id=abc"
     assert web_link(" http://arxiv.org/abs/2501.00001 ") == "http://arxiv.org/abs/2501.00001"
@@ -439,11 +439,11 @@ def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_co
 
 
 def test_many_years_get_a_colour_bar_and_few_are_categories():
-    from papertopics.report.document_map import MapPeriods, _controls
+    from papertopics.report.document_map import MapPeriods, map_section
 
     def controls(count: int) -> str:
         periods = MapPeriods("year", [str(1995 + i) for i in range(count)], [0], {})
-        return _controls([{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods, [])[1]
+        return map_section({}, [{"topic": 0, "label": "a topic"}], {0: "#123456"}, periods)
 
     many = controls(23)
     assert 'id="period-colour-bar"' in many and "linear-gradient(to right, " in many

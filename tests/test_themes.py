@@ -244,7 +244,7 @@ def themes_record() -> dict:
 
 
 def test_the_section_says_the_theme_changed_with_each_eras_words_and_counts_escaped():
-    from papertopics.report.themes import themes_block
+    from papertopics.report.themes_subsection import themes_block
 
     block = themes_block({"themes": themes_record(), "false_discovery_rate": 0.05}, str, {1: "#123456"})
     assert HOSTILE not in block

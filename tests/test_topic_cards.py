@@ -9,7 +9,7 @@ import json
 import re
 
 import pandas as pd
-from papertopics.report.embedding import gzip_block
+from papertopics.report.html_blocks import gzip_block
 from papertopics.report.topic_cards import ORDER_BLOCK, topic_cards_section, topic_paper_order
 
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -153,7 +153,7 @@ def test_shuffled_years_give_no_shape():
 
 def test_the_brief_and_the_section_say_when_largest_move_first():
     from papertopics.report.brief import what_changed
-    from papertopics.report.trends import trends_block
+    from papertopics.report.trends_subsection import trends_block
 
     years = list(range(1990, 2020))
     shapes = {

@@ -91,8 +91,8 @@ def test_each_venue_is_tested_on_its_own_papers_with_bh_across_every_venue_and_t
 
 def test_the_venues_section_and_the_brief_say_where_a_topic_rose_and_where_it_did_not():
     from papertopics.changes.venues import compare_groups, describe_venues
-    from papertopics.report.venue_trends import brief_line
-    from papertopics.report.venues import venues_section
+    from papertopics.report.venue_trends_subsection import brief_line
+    from papertopics.report.venues_section import venues_section
 
     rng = np.random.default_rng(5)
     years = [2020, 2021, 2022, 2023]

@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 
 export const ASSETS = new URL("../../workflow/papertopics/report/assets/", import.meta.url);
 
-// Text or bytes gzip-compressed and base64-encoded, as report/embedding.py's gzip_block writes them.
+// Text or bytes gzip-compressed and base64-encoded, as report/html_blocks.py's gzip_block writes them.
 export function gzipBase64(content) {
   return gzipSync(typeof content === "string" ? Buffer.from(content, "utf-8") : content).toString("base64");
 }

@@ -39,6 +39,16 @@ def finding_sentence(row: dict) -> str:
     return f"{subject} {said}, against {shown(row['rest'])} elsewhere."
 
 
+def change_sentences(per_year) -> list[str]:
+    """The significant changes across the years (``year_rows``), strongest first, in words."""
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    from papertopics.changes.tables import json_records
+
+    changed = per_year[per_year["change_evidence"] == SIGNIFICANT]
+    ordered = changed.sort_values(["change_q_value", "topic", "year"], kind="stable")
+    return [change_sentence(json_records(rows)) for _, rows in ordered.groupby("topic", sort=False)]
+
+
 def change_sentence(rows: list[dict]) -> str:
     """A topic's rate across the years against the rest's, from its ``year_rows``.
 
@@ -148,12 +158,7 @@ def reception(
             "findings": [finding_sentence(row) for row in json_records(significant)],
             "topics": json_records(rows),
             "by_year": json_records(per_year),
-            "changes": [
-                change_sentence(json_records(rows_of_topic))
-                for _, rows_of_topic in per_year[per_year["change_evidence"] == SIGNIFICANT]
-                .sort_values(["change_q_value", "topic", "year"], kind="stable")
-                .groupby("topic", sort=False)
-            ],
+            "changes": change_sentences(per_year),
         },
     )
     _LOG.info(

@@ -1,7 +1,9 @@
 """The self-contained HTML topic report.
 
-One small module per section, each a function from the report's data to an HTML fragment
-or a plotly figure (mirroring BERTopic's ``bertopic/plotting``); ``page`` puts them together.
+One small module per section, named for it, each computing the section's values from the
+report's data (text, numbers, plotly figures, as BERTopic's ``bertopic/plotting`` draws them) for
+its template in ``templates/sections/``, which writes the markup; ``render`` escapes the values,
+the page's one place of escaping; ``page`` puts the sections together.
 """
 
 from papertopics.report.inputs import ReportFiles, ReportInputs, load_report_inputs

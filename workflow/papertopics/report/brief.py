@@ -22,9 +22,9 @@ from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.title import year_span
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
-from papertopics.report.trends import slope_text
-from papertopics.report.venue_trends import brief_line as venue_trend_line
-from papertopics.report.venues import venue_lines, venues_none_found
+from papertopics.report.trends_subsection import slope_text
+from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
+from papertopics.report.venues_section import venue_lines, venues_none_found
 
 _THEMES = 8
 _FINDINGS = 5

@@ -12,17 +12,17 @@ labels (topic groups zoomed out, topics zoomed in), each over its own papers in 
 
 from __future__ import annotations
 
-import html
 import textwrap
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
-from papertopics.report.embedding import gzip_block, packed_json_block, web_link
+from papertopics.report.html_blocks import gzip_block, packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
@@ -166,71 +166,23 @@ def _topic_entry(topic: dict, colours: dict[int, str]) -> dict:
     }
 
 
-def _swatch(colour: str) -> str:
-    return f'<span class="swatch" style="background:{html.escape(colour)}"></span>'
-
-
-def _controls(
-    topic_details: list[dict], colours: dict[int, str], periods: MapPeriods, colourings: list[dict]
-) -> tuple[str, str, str]:
-    """The topic filter; the colouring (with two periods or more, or a reception colouring, as
-    ``reception_map`` makes them) and with two periods or more the period filter; the legends.
+def _period_controls(periods: MapPeriods) -> dict | None:
+    """With two periods or more, the colouring by period and the period filter: each period with its
+    colour, and for many periods the sequential scale as a bar from the first to the last.
     """
-    topic_options = '<option value="-1">all topics</option>' + "".join(
-        f'<option value="{i}">{html.escape(str(t["topic"]))}: {html.escape(t["label"])}</option>'
-        for i, t in enumerate(topic_details)
-    )
-    topic_filter = (
-        f'<label for="topic-filter">Topic</label><select id="topic-filter">{topic_options}</select>'
-    )
-    legend = "".join(
-        f'<li data-topic="{i}" title="Show only this topic (click again for all)">'
-        f"{_swatch(colours.get(t['topic'], OUTLIER_COLOUR))}{html.escape(str(t['topic']))}: {html.escape(t['label'])}</li>"
-        for i, t in enumerate(topic_details)
-    )
-    legend = f'<ul id="topic-legend" class="legend" aria-label="Topics">{legend}</ul>'
-    legend += str(render("sections/colouring_legends.html", colourings=colourings))
-    by_period = len(periods.names) >= 2
-    if not by_period and not colourings:
-        return topic_filter, "", legend
-    kind = {"year": "Years", "dump": "Dumps"}.get(periods.by, f"{periods.by.capitalize()}s")
-    options = [("topic", "topic")] + ([("period", kind[:-1].lower())] if by_period else [])
-    options += [(colouring["key"], colouring["label"]) for colouring in colourings]
-    select = '<label for="colour-by">Colour by</label><select id="colour-by">' + "".join(
-        f'<option value="{value}">{html.escape(label)}</option>' for value, label in options
-    )
-    if not by_period:
-        return topic_filter, f'<div id="map-controls">{select}</select></div>', legend
-    boxes = "".join(
-        f'<label><input type="checkbox" data-period="{i}" checked>{_swatch(colour)}{html.escape(name)}</label>'
-        for i, (name, colour) in enumerate(
-            zip(periods.names, period_colours(len(periods.names)), strict=True)
-        )
-    )
-    return (
-        topic_filter,
-        f'<div id="map-controls">{select}</select>'
-        f"{_colour_bar(periods)}"
-        f'<fieldset id="period-filter"><legend>{kind}</legend>{boxes}'
-        '<button type="button" data-periods="all">all</button><button type="button" data-periods="none">none</button>'
-        "</fieldset></div>",
-        legend,
-    )
-
-
-def _colour_bar(periods: MapPeriods) -> str:
-    """For many periods, the sequential scale as a bar from the first period to the last."""
-    if not periods_are_sequential(len(periods.names)):
-        return ""
+    if len(periods.names) < 2:
+        return None
     colours = period_colours(len(periods.names))
-    stops = ", ".join(f"{c} {100 * i / (len(colours) - 1):.1f}%" for i, c in enumerate(colours))
-    first, middle, last = periods.names[0], periods.names[len(periods.names) // 2], periods.names[-1]
-    return (
-        f'<div id="period-colour-bar" role="img" aria-label="{html.escape(f"colour scale from {first} to {last}")}">'
-        f'<span class="bar" style="background:linear-gradient(to right, {stops})"></span>'
-        f'<span class="ticks"><span>{html.escape(first)}</span><span>{html.escape(middle)}</span>'
-        f"<span>{html.escape(last)}</span></span></div>"
-    )
+    bar = None
+    if periods_are_sequential(len(periods.names)):
+        names = periods.names
+        stops = ", ".join(f"{c} {100 * i / (len(colours) - 1):.1f}%" for i, c in enumerate(colours))
+        bar = {"first": names[0], "middle": names[len(names) // 2], "last": names[-1], "stops": stops}
+    return {
+        "kind": {"year": "Years", "dump": "Dumps"}.get(periods.by, f"{periods.by.capitalize()}s"),
+        "boxes": list(zip(periods.names, colours, strict=True)),
+        "bar": bar,
+    }
 
 
 def map_section(
@@ -238,31 +190,28 @@ def map_section(
     topic_details: list[dict],
     colours: dict[int, str],
     periods: MapPeriods,
-    people_filter: str = "",
-) -> str:
+    people_filter: Markup | None = None,
+) -> Markup:
     """The map's section: search, filters, colouring, the map's placeholder and its compressed
     data (``map_data``). The legend is under the map, whole; beside it (under it on a narrow
     screen) the search's results, the selection and the paper shown, in view while one types or selects.
     ``people_filter``: the control that keeps a country's or institution's papers (``report.people``).
     """
-    topic_filter, controls, legend = _controls(topic_details, colours, periods, data.get("colourings", []))
-    return f"""<section id="map" data-colour-by="topic"><h2>Map of papers</h2>
-<p class="hint">Each point is a paper, placed by the similarity of its abstract. Hover for its name, click to read
-it and see the papers most like it; the lasso or box in the map's tool bar selects papers.</p>
-<div class="search"><label for="search-box">Search papers</label>
-<input type="search" id="search-box" placeholder="words of a title, an abstract, an author, a keyword or a topic" autocomplete="off">
-{topic_filter}{people_filter}<span id="search-count" aria-live="polite"></span></div>
-{controls}
-<div class="map-layout"><div class="map-column">
-<div class="figure" id="document-map" data-map="map-data" style="height:{_MAP_HEIGHT}px"></div>
-{legend}</div>
-<div class="map-side" style="--side-height:{_MAP_HEIGHT}px"><div id="search-topics"></div>
-<ol id="search-results"></ol>
-<div id="selection" hidden></div>
-<aside id="paper-panel" aria-live="polite"><p class="hint">Click a point to show the paper here.</p></aside></div></div>
-{packed_json_block("map-data", data)}</section>"""
+    topics = [
+        {"topic": t["topic"], "label": t["label"], "colour": colours.get(t["topic"], OUTLIER_COLOUR)}
+        for t in topic_details
+    ]
+    return render(
+        "sections/map.html",
+        topics=topics,
+        periods=_period_controls(periods),
+        colourings=data.get("colourings") or [],
+        people_filter=people_filter,
+        height=_MAP_HEIGHT,
+        data=packed_json_block("map-data", data),
+    )
 
 
-def similar_block(similar: np.ndarray) -> str:
+def similar_block(similar: np.ndarray) -> Markup:
     """The papers' similar papers (``similar_rows``) as little-endian 32-bit integers, compressed."""
     return gzip_block("similar-papers", similar.astype("<i4").tobytes())

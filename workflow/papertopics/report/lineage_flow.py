@@ -5,13 +5,13 @@ rerun, not new research: that is what the trends and the "new in" lists are for.
 
 from __future__ import annotations
 
-import html
-
 import plotly.graph_objects as go
+from markupsafe import Markup
 
 from papertopics.figures.sankey import Flows, SankeyStyle, flow_sankey
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import figure_block
+from papertopics.report.html_blocks import figure_block
+from papertopics.report.render import render
 
 _NODE_PX = 18
 _KEPT, _MOVED, _ADDED, _REMOVED = (
@@ -75,31 +75,14 @@ def lineage_sankey(lineage: dict, colours: dict[int, str]) -> go.Figure:
     return flow_sankey(names, node_colours, flows, style)
 
 
-def _sentence(text: str) -> str:
-    return f"<p>{html.escape(text)}</p>"
-
-
-def lineage_section(lineage: dict | None, colours: dict[int, str]) -> str:
+def lineage_section(lineage: dict | None, colours: dict[int, str]) -> Markup:
     """The "Topics since the previous run" section: a first-run sentence, or the Sankey and the
     lists of new, gone, merged, split and relabelled topic ids.
     """
     if lineage is None:
-        return ""
-    intro = (
-        '<section id="lineage"><h2>Topics since the previous run</h2><p class="hint">How this run numbered '
-        "its topics against the previous run's: renumbering after a rerun, not new research. A topic that "
-        "persists keeps its id; an id listed as new here is a topic the refit drew differently. For research "
-        "that rose or faded, see What changed.</p>"
-    )
+        return Markup()
     if lineage.get("first_run", True):
-        return (
-            intro
-            + _sentence(
-                "This is the first run (or topic history was reset): topics are numbered by size. "
-                "From the next run on, a topic that persists keeps its id and label."
-            )
-            + "</section>"
-        )
+        return render("sections/lineage.html", first_run=True)
 
     def named(topic: dict) -> str:
         return f"{topic['id']}: {topic['label']}"
@@ -123,17 +106,10 @@ def lineage_section(lineage: dict | None, colours: dict[int, str]) -> str:
         ),
         ("Relabelled", [f"{r['id']}: {r['from']} → {r['to']}" for r in lineage["relabelled"]]),
     ]
-    lists = "".join(
-        f"<h4>{html.escape(title)} ({len(entries)})</h4><ul>{''.join(f'<li>{html.escape(e)}</li>' for e in entries)}</ul>"
-        for title, entries in parts
-        if entries
-    )
+    flows = lineage.get("flows", {})
     flow = (
-        '<p class="hint">Each band is the papers a topic of the previous run (left) shares with a topic of '
-        "this run (right): grey where the id was kept, orange where papers moved to another id, green for "
-        "papers new to the corpus, red for papers no longer in it.</p>"
-        + figure_block("lineage-sankey", lineage_sankey(lineage, colours))
-        if lineage.get("flows", {}).get("links") or lineage.get("flows", {}).get("new_papers")
-        else ""
+        figure_block("lineage-sankey", lineage_sankey(lineage, colours))
+        if flows.get("links") or flows.get("new_papers")
+        else None
     )
-    return intro + f'<p id="since-previous-run">{html.escape(summary)}</p>' + flow + lists + "</section>"
+    return render("sections/lineage.html", first_run=False, summary=summary, flow=flow, lists=parts)

@@ -5,13 +5,14 @@ settings actually used, versions and the input hash; and the stages' notes on th
 from __future__ import annotations
 
 import hashlib
-import html
 from importlib import metadata
 
+from markupsafe import Markup
+
 from papertopics import __version__
-from papertopics.report.embedding import definition_list
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic, quality_figures
+from papertopics.report.render import render
 from papertopics.report.topic_table import sortable_table, table_cell
 
 _PACKAGES = (
@@ -65,7 +66,7 @@ def _shared_cell(dump: dict) -> str:
     return f"{shared} (in earlier dumps: {', '.join(how)})" if how else str(shared)
 
 
-def _dump_table(corpus_summary: dict) -> str:
+def _dump_table(corpus_summary: dict) -> Markup:
     # Only where dumps overlap: the column would say 0 for each dump otherwise.
     sharing = any(dump.get("shared_with_other_dumps") for dump in corpus_summary["dumps"])
     rows = []
@@ -79,26 +80,23 @@ def _dump_table(corpus_summary: dict) -> str:
             dump["also_in_earlier_dumps"],
             _rejected_cell(dump),
         ] + ([_shared_cell(dump)] if sharing else [])
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
-    header = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "Dump",
-            "Title",
-            "Records read",
-            "Papers kept",
-            "Duplicates in dump",
-            "Also in an earlier dump",
-            "Rejected",
-        )
-        + (("Shared with other dumps",) if sharing else ())
-    )
-    table = f'<table class="dumps"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-    return table + _cut_note(corpus_summary)
+        rows.append(cells)
+    header = (
+        "Dump",
+        "Title",
+        "Records read",
+        "Papers kept",
+        "Duplicates in dump",
+        "Also in an earlier dump",
+        "Rejected",
+    ) + (("Shared with other dumps",) if sharing else ())
+    return render("sections/dump_table.html", header=header, rows=rows, cut=_cut_note(corpus_summary))
 
 
 def _cut_note(corpus_summary: dict) -> str:
-    """What parsing took out of the abstracts: publisher lines cut, placeholders rejected, per dump."""
+    """What parsing took out of the abstracts: publisher lines cut, placeholders rejected, per dump
+    ("" where nothing).
+    """
     parts = []
     for dump in corpus_summary["dumps"]:
         cut, placeholders = dump.get("boilerplate_cut", 0), dump.get("placeholders", 0)
@@ -110,9 +108,7 @@ def _cut_note(corpus_summary: dict) -> str:
         )
         if said:
             parts.append(f"{dump['dump']}: {' and '.join(said)}")
-    if not parts:
-        return ""
-    return f'<p class="hint" id="abstracts-cut">{html.escape("; ".join(parts))} (each in the parse log).</p>'
+    return "; ".join(parts)
 
 
 def _guide_settings(settings: dict) -> dict:
@@ -223,11 +219,11 @@ def extraction_note(corpus_summary: dict) -> str | None:
     return f"{papers:,} {carried} PDF-extraction artefacts, cleaned before the topics: {' and '.join(done)}."
 
 
-def _coherence_table(inputs: ReportInputs) -> str:
+def _coherence_table(inputs: ReportInputs) -> Markup | None:
     """Each topic's coherence (NPMI of its top words), where the evaluate stage scored it."""
     coherence = coherence_by_topic(inputs.metrics)
     if not coherence:
-        return ""
+        return None
     rows = []
     for topic in inputs.real_topics:
         npmi = coherence.get(topic["topic"])
@@ -238,12 +234,10 @@ def _coherence_table(inputs: ReportInputs) -> str:
             table_cell(f"{npmi:.3f}", npmi, "num") if npmi is not None else table_cell("", -2, "num"),
         ]
         rows.append((topic["topic"], cells))
-    return "<h3>Coherence per topic</h3>" + sortable_table(
-        "coherence-table", ["Topic", "Label", "Coherence (NPMI)"], {0, 2}, rows
-    )
+    return sortable_table("coherence-table", ["Topic", "Label", "Coherence (NPMI)"], {0, 2}, rows)
 
 
-def method_section(inputs: ReportInputs) -> str:
+def method_section(inputs: ReportInputs) -> Markup:
     """Method and settings, collapsed: corpus figures, the dumps read, quality, the settings used
     and provenance.
     """
@@ -292,16 +286,13 @@ def method_section(inputs: ReportInputs) -> str:
         **_guide_settings(settings),
         **_curation_settings(settings),
     }
-    versions = ", ".join(f"{name} {version}" for name, version in package_versions().items())
-    return (
-        '<section id="method"><details><summary><h2>Method and settings</h2> '
-        '<span class="hint">the dumps read, topic quality, the settings used, versions</span></summary>'
-        + "".join(f'<p class="notice">{html.escape(n)}</p>' for n in input_notes(inputs))
-        + definition_list(figures)
-        + _dump_table(inputs.corpus_summary)
-        + _coherence_table(inputs)
-        + "<h3>Settings used</h3>"
-        + definition_list(used)
-        + f'<p class="meta">Input hash (SHA-256 of the dumps): <code>{inputs_hash(inputs.corpus_summary)}</code><br>'
-        + f"Versions: {html.escape(versions)}</p></details></section>"
+    return render(
+        "sections/method.html",
+        notes=input_notes(inputs),
+        figures=figures,
+        dumps=_dump_table(inputs.corpus_summary),
+        coherence=_coherence_table(inputs),
+        used=used,
+        input_hash=inputs_hash(inputs.corpus_summary),
+        versions=", ".join(f"{name} {version}" for name, version in package_versions().items()),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 import plotly.graph_objects as go
+from markupsafe import Markup
 from plotly.offline import get_plotlyjs
 
 from papertopics.figures import too_few_topics
@@ -12,10 +13,9 @@ from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
 from papertopics.report.brief import brief_section
 from papertopics.report.bundle import bundle
-from papertopics.report.changes import changes_section
 from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
 from papertopics.report.dump_share import dump_share_chart
-from papertopics.report.embedding import figure_block, gzip_block, notice, text_block
+from papertopics.report.html_blocks import figure_block, gzip_block, notice, text_block
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
@@ -28,7 +28,8 @@ from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
-from papertopics.report.venues import venues_section
+from papertopics.report.venues_section import venues_section
+from papertopics.report.what_changed_section import changes_section
 
 # The page's sections as the header's links name them.
 _NAV = (
@@ -62,7 +63,7 @@ def _asset(name: str) -> str:
     return resources.files("papertopics.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def _model_figure(figure_id: str, figures: dict[str, dict]) -> str:
+def _model_figure(figure_id: str, figures: dict[str, dict]) -> Markup:
     """A figure the topics stage drew from the model (see ``model_figures``), or why there is none."""
     entry = figures[figure_id]
     return (
@@ -74,7 +75,7 @@ def _download_id(filename: str) -> str:
     return filename.replace(".", "-")
 
 
-def _keywords_section(inputs: ReportInputs) -> str:
+def _keywords_section(inputs: ReportInputs) -> Markup:
     """Each topic's keywords as bars, or why there are none."""
     if len(inputs.real_topics):
         chart = figure_block("keyword-chart", keyword_barchart(inputs.real_topics, inputs.topic_colours))
@@ -82,10 +83,10 @@ def _keywords_section(inputs: ReportInputs) -> str:
         chart = notice(
             "No topics were found: every paper is an outlier. Try a smaller hdbscan.min_cluster_size."
         )
-    return render("sections/keywords.html", chart=fragment(chart))
+    return render("sections/keywords.html", chart=chart)
 
 
-def _structure_section(inputs: ReportInputs) -> str:
+def _structure_section(inputs: ReportInputs) -> Markup:
     """The intertopic map, the topic hierarchy and similarity, and each topic's share per dump."""
     n_topics = len(inputs.real_topics)
     intertopic_problem = too_few_topics("intertopic", n_topics)
@@ -114,10 +115,10 @@ def _structure_section(inputs: ReportInputs) -> str:
         ("Topic similarity", _model_figure("topic-heatmap", inputs.figures)),
         ("Topic share per dump", dump_share),
     )
-    return render("sections/structure.html", parts=[(heading, fragment(body)) for heading, body in parts])
+    return render("sections/structure.html", parts=parts)
 
 
-def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[str, list]:
+def _map_section(inputs: ReportInputs, shown_papers, hover_chars: int) -> tuple[Markup, list]:
     """The map of papers, coloured by topic, by the periods stage's periods or by reception and
     filtered by period, topic and people, and the similar papers' table it links to.
     """
@@ -176,11 +177,11 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         render("sections/downloads.html", downloads=[(name, _download_id(name)) for name in downloads]),
         method_section(inputs),
     ]
-    tables = (
-        "".join(gzip_block(_download_id(name), text) for name, text in downloads.items())
-        + similar_block(similar)
-        + experts_blocks(inputs.people)
-    )
+    tables = [
+        *(gzip_block(_download_id(name), text) for name, text in downloads.items()),
+        similar_block(similar),
+        *experts_blocks(inputs.people),
+    ]
     return render(
         "page.html",
         title=heading,
@@ -188,8 +189,8 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         css=fragment(_asset("report.css")),
         plotly_js=fragment(get_plotlyjs()),
         nav=_nav(inputs),
-        sections=[fragment(section) for section in sections if section],
-        worker=fragment(text_block("search-worker", bundle("worker.js"))),
+        sections=[section for section in sections if section],
+        worker=text_block("search-worker", bundle("worker.js")),
         main_js=fragment(bundle("main.js")),
-        tables=fragment(tables),
+        tables=tables,
     )

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from markupsafe import Markup
 
 from papertopics import storage
-from papertopics.report.embedding import gzip_block
+from papertopics.report.html_blocks import gzip_block
 from papertopics.report.render import render
 
 _LINE_NAMES = 3  # names per kind on a topic card's line
@@ -59,7 +60,7 @@ def left_out_columns(record: str | None) -> list[str]:
 _FILTER_NAMES = 20  # countries and institutions the map's filter offers, each kind
 
 
-def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, dict | None]:
+def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[Markup, dict | None]:
     """The map's filter by country or institution: its control, and the data the page's script
     reads (``names``, and each paper's indices among them); none where people are left out.
 
@@ -69,12 +70,12 @@ def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, 
     from papertopics.changes.people import KINDS, display_names, people_table
 
     if people is None:
-        return "", None
+        return Markup(), None
     columns = {kind: people.record.get("columns", {}).get(kind) for kind in KINDS}
     columns = {kind: column if column in papers else None for kind, column in columns.items()}
     long = people_table(papers.reset_index(drop=True), {**columns, "author": None})
     if long.empty:
-        return "", None
+        return Markup(), None
     names = display_names(long)
     weight = long.groupby(["kind", "key"])["weight"].sum()
     offered = []
@@ -88,14 +89,12 @@ def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[str, 
         at = position.get((kind, key))
         if at is not None and at not in of_paper[row]:
             of_paper[row].append(at)
-    control = str(
-        render(
-            "sections/people_filter.html",
-            groups=[
-                (heading, [(i, names[pair]) for i, pair in enumerate(offered) if pair[0] == kind])
-                for kind, heading in (("country", "Countries"), ("institution", "Institutions"))
-            ],
-        )
+    control = render(
+        "sections/people_filter.html",
+        groups=[
+            (heading, [(i, names[pair]) for i, pair in enumerate(offered) if pair[0] == kind])
+            for kind, heading in (("country", "Countries"), ("institution", "Institutions"))
+        ],
     )
     return control, {"names": [names[pair] for pair in offered], "of_paper": of_paper}
 
@@ -105,14 +104,14 @@ def experts_block_id(topic: int) -> str:
     return f"experts-topic-{topic}"
 
 
-def experts_blocks(people: PeopleTables | None) -> str:
+def experts_blocks(people: PeopleTables | None) -> list[Markup]:
     """Each topic's experts as a CSV block of the page (what the cards' buttons download)."""
     if people is None:
-        return ""
-    return "".join(
+        return []
+    return [
         gzip_block(experts_block_id(int(topic)), rows.to_csv(index=False))
         for topic, rows in people.experts.groupby("topic", sort=True)
-    )
+    ]
 
 
 def _names(rows: pd.DataFrame) -> list[dict]:
@@ -132,33 +131,29 @@ def topic_people(people: PeopleTables | None, topic: int) -> dict | None:
     return {"kinds": [(h, names) for h, names in kinds if names], "experts": has_experts, "topic": topic}
 
 
-def topic_people_line(people: PeopleTables | None, topic: int) -> str:
+def topic_people_line(people: PeopleTables | None, topic: int) -> Markup:
     """A topic card's people line: its top authors, institutions and countries, and its experts."""
     found = topic_people(people, topic)
     if not found or not found["kinds"]:
-        return ""
-    return str(
-        render(
-            "sections/people_line.html",
-            kinds=[(h, names[:_LINE_NAMES]) for h, names in found["kinds"]],
-            experts_id=experts_block_id(topic) if found["experts"] else None,
-            filename=f"experts-topic-{topic}.csv",
-        )
+        return Markup()
+    return render(
+        "sections/people_line.html",
+        kinds=[(h, names[:_LINE_NAMES]) for h, names in found["kinds"]],
+        experts_id=experts_block_id(topic) if found["experts"] else None,
+        filename=f"experts-topic-{topic}.csv",
     )
 
 
-def people_section(people: PeopleTables | None, labels: dict[int, str]) -> str:
+def people_section(people: PeopleTables | None, labels: dict[int, str]) -> Markup:
     """The People section: how people are counted, who is rising, and per topic who works on it."""
     if people is None:
-        return ""
+        return Markup()
     record = people.record
     topics = [topic_people(people, topic) for topic in sorted(labels) if topic >= 0]
-    return str(
-        render(
-            "sections/people.html",
-            record=record,
-            rising=record.get("rising", []),
-            topics=[(t["topic"], labels[t["topic"]], t) for t in topics if t and t["kinds"]],
-            experts_id=experts_block_id,
-        )
+    return render(
+        "sections/people.html",
+        record=record,
+        rising=record.get("rising", []),
+        topics=[(t["topic"], labels[t["topic"]], t) for t in topics if t and t["kinds"]],
+        experts_id=experts_block_id,
     )

@@ -1,9 +1,12 @@
-"""Topic quality (results/metrics.json) and the coarse topic groups, as HTML fragments."""
+"""Topic quality (results/metrics.json) and the coarse topic groups (``templates/sections/topic_groups.html``)."""
 
 from __future__ import annotations
 
-import html
 import math
+
+from markupsafe import Markup
+
+from papertopics.report.render import render
 
 
 def _figure(value, digits: int = 3) -> str:
@@ -46,23 +49,17 @@ def coherence_by_topic(metrics: dict | None) -> dict[int, float | None]:
     return {row["topic"]: row["npmi"] for row in metrics["per_topic"]} if metrics else {}
 
 
-def topic_groups_section(topic_details: list[dict], groups: list[dict]) -> str:
+def topic_groups_section(topic_details: list[dict], groups: list[dict]) -> Markup:
     """The coarse layer: each group with its topics, largest group first."""
     if not groups:
-        return ""
+        return Markup()
     label_of = {t["topic"]: t["label"] for t in topic_details}
-    items = []
-    for group in groups:
-        members = "".join(
-            f'<li><a href="#topic-{topic}">Topic {topic}: {html.escape(label_of.get(topic, ""))}</a></li>'
-            for topic in group["topics"]
-        )
-        items.append(
-            f'<li class="topic-group"><strong>{html.escape(group["label"])}</strong> '
-            f'<span class="size">{group["size"]} papers, {len(group["topics"])} topics</span><ul>{members}</ul></li>'
-        )
-    return (
-        '<section id="topic-groups"><h2>Topic groups</h2>'
-        '<p class="hint">A coarser layer: similar topics merged by their place in the topic hierarchy.</p>'
-        f'<ol class="topic-groups">{"".join(items)}</ol></section>'
-    )
+    shown = [
+        {
+            "label": group["label"],
+            "size": group["size"],
+            "topics": [(topic, label_of.get(topic, "")) for topic in group["topics"]],
+        }
+        for group in groups
+    ]
+    return render("sections/topic_groups.html", groups=shown)

@@ -10,11 +10,11 @@ downloads and its papers table (citations stay): a copy meant to be shared beyon
 
 from __future__ import annotations
 
-import html
+from markupsafe import Markup
 
 from papertopics.changes.reception_stage import finding_sentence
 from papertopics.report.reception_record import CONFIDENTIAL, shown_rows
-from papertopics.report.render import fragment, render
+from papertopics.report.render import render
 from papertopics.report.topic_table import sortable_table, table_cell
 
 BRIEF_LINES = 2
@@ -61,7 +61,7 @@ def _measures(rows: list[dict]) -> list[tuple[str, str]]:
     return list(dict.fromkeys((row["measure"], row["outcome"]) for row in rows))
 
 
-def card_blocks(record: dict | None) -> dict[int, str]:
+def card_blocks(record: dict | None) -> dict[int, Markup]:
     """Each topic's reception for its card: every measure with its interval, the rest's value and
     the evidence, one line each.
     """
@@ -78,14 +78,11 @@ def card_blocks(record: dict | None) -> dict[int, str]:
             if row["spread"] is not None:
                 extra += f"; its reviewers' ratings spread {row['spread']:.2f} (elsewhere {row['rest_spread']:.2f})"
         text = f"{_measure_name(row)}: {shown(row['value'])}{interval}{rest}{extra} — {row['evidence']}"
-        lines.setdefault(row["topic"], []).append(f"<li>{html.escape(text)}</li>")
-    return {
-        topic: f'<div class="reception-card"><h4>How it was received</h4><ul>{"".join(items)}</ul></div>'
-        for topic, items in lines.items()
-    }
+        lines.setdefault(row["topic"], []).append(text)
+    return {topic: render("sections/reception_card.html", lines=texts) for topic, texts in lines.items()}
 
 
-def reception_table(rows: list[dict]) -> str:
+def reception_table(rows: list[dict]) -> Markup:
     """One row per topic: papers, then per measure its value with interval and evidence, and the rest's."""
     measures = _measures(rows)
     by_key = {(row["topic"], row["measure"], row["outcome"]): row for row in rows}
@@ -113,11 +110,11 @@ def reception_table(rows: list[dict]) -> str:
     return sortable_table("reception-table", header, numeric, body)
 
 
-def reception_section(record: dict | None) -> str:
+def reception_section(record: dict | None) -> Markup:
     """The Reception section, or nothing where the papers carry no decision, rating or citation."""
     rows = shown_rows(record)
     if not rows:
-        return ""
+        return Markup()
     given = record["given"]
     return render(
         "sections/reception.html",
@@ -129,6 +126,6 @@ def reception_section(record: dict | None) -> str:
         changes=record.get("changes", []) if record.get("in_report", True) else [],
         notes=record["notes"],
         accepted=", ".join(record["accepted"]),
-        table=fragment(reception_table(rows)),
+        table=reception_table(rows),
         tested_apart=not record.get("in_report", True),
     )

@@ -4,19 +4,21 @@ periods' counts in words beside it.
 
 from __future__ import annotations
 
-import html
+from markupsafe import Markup
+
+from papertopics.report.render import render
 
 _WIDTH, _HEIGHT, _PAD = 84, 22, 2
 
 
 def share_sparkline(
     shares: list[float], periods: list[str], counts: list[str], colour: str = "#1f5fa8"
-) -> str:
+) -> Markup:
     """A line through a topic's share in each period, scaled to its own largest share, with the
     periods and counts (``counts``: "16 of 610") as its accessible text and tooltip.
     """
     if not shares:
-        return ""
+        return Markup()
     top = max(max(shares), 1e-9)
     step = (_WIDTH - 2 * _PAD) / max(len(shares) - 1, 1)
     points = [
@@ -29,11 +31,15 @@ def share_sparkline(
         for period, share, count in zip(periods, shares, counts, strict=True)
     )
     last_x, last_y = points[-1]
-    return (
-        f'<svg class="sparkline" width="{_WIDTH}" height="{_HEIGHT}" viewBox="0 0 {_WIDTH} {_HEIGHT}" '
-        f'role="img" aria-label="{html.escape(described)}"><title>{html.escape(described)}</title>'
-        f'<polyline fill="none" stroke="{html.escape(colour)}" stroke-width="1.5" points="{path}"/>'
-        f'<circle cx="{last_x:.1f}" cy="{last_y:.1f}" r="2" fill="{html.escape(colour)}"/></svg>'
+    return render(
+        "sparkline.html",
+        width=_WIDTH,
+        height=_HEIGHT,
+        described=described,
+        colour=colour,
+        path=path,
+        last_x=f"{last_x:.1f}",
+        last_y=f"{last_y:.1f}",
     )
 
 

@@ -4,11 +4,13 @@ away), size, share of the corpus and of each dump.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
+
+from markupsafe import Markup
 
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.render import macro, render
 
 
 @dataclass(frozen=True)
@@ -46,57 +48,35 @@ def papers_per_dump(inputs: ReportInputs) -> DumpCounts:
     )
 
 
-def table_cell(text, sort_value=None, css_class: str | None = None) -> str:
-    """A cell of a sortable table: its text escaped, sorted by ``sort_value`` when given."""
-    value = f' data-sort="{html.escape(str(sort_value))}"' if sort_value is not None else ""
-    kind = f' class="{html.escape(css_class)}"' if css_class else ""
-    return f"<td{kind}{value}>{html.escape(str(text))}</td>"
-
-
-_UNPRINTED = ' class="unprinted"'
+def table_cell(text, sort_value=None, css_class: str | None = None) -> Markup:
+    """A cell of a sortable table: its text, sorted by ``sort_value`` when given."""
+    return macro("table.html", "cell")(text, sort_value, css_class)
 
 
 def sortable_table(
     table_id: str,
     header: list[str],
     numeric: set[int],
-    rows: list[tuple[int, list[str]]],
+    rows: list[tuple[int, list[Markup]]],
     unprinted: frozenset[int] | set[int] = frozenset(),
-) -> str:
+) -> Markup:
     """A table the page's script sorts by a click on a heading; ``rows`` are (topic, cells), and
     the rows of the ``unprinted`` topics are left out of print.
     """
-    head = "".join(
-        f'<th data-type="{"number" if i in numeric else "text"}" tabindex="0">{html.escape(h)}</th>'
-        for i, h in enumerate(header)
-    )
-    body = "".join(
-        f'<tr data-topic="{int(topic)}"{_UNPRINTED if topic in unprinted else ""}>{"".join(cells)}</tr>'
-        for topic, cells in rows
-    )
-    return (
-        f'<table class="sortable" id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table>"
-    )
+    return macro("table.html", "sortable_table")(table_id, header, numeric, rows, unprinted)
 
 
 _KEYWORDS_SHOWN = 4
 PRINTED_ROWS = 40  # the largest topics printed, so that the brief and the table fit two pages
 
 
-def keywords_cell(keywords: list[str]) -> str:
+def keywords_cell(keywords: list[str]) -> Markup:
     """The first keywords, the others a click away (a ``<details>``), so that rows stay one or two lines."""
-    shown = html.escape(", ".join(keywords[:_KEYWORDS_SHOWN]))
-    rest = keywords[_KEYWORDS_SHOWN:]
-    if not rest:
-        return f'<td class="keywords">{shown}</td>'
-    return (
-        f'<td class="keywords"><details><summary>{shown} …</summary>'
-        f"{html.escape(', '.join(rest))}</details></td>"
-    )
+    shown, rest = ", ".join(keywords[:_KEYWORDS_SHOWN]), ", ".join(keywords[_KEYWORDS_SHOWN:])
+    return macro("table.html", "keywords_cell")(shown, rest)
 
 
-def topic_table_section(inputs: ReportInputs) -> str:
+def topic_table_section(inputs: ReportInputs) -> Markup:
     """The sortable topic table: label, keywords, size, share and share per dump."""
     per_dump = papers_per_dump(inputs)
     dumps = per_dump.dumps
@@ -125,21 +105,12 @@ def topic_table_section(inputs: ReportInputs) -> str:
                 table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")
             )
         rows.append((topic["topic"], cells))
-    hint = (
-        "Click a column heading to sort. Papers and share count the periods chosen on the map; each "
-        "dump's column gives the share of its papers (and their number)."
-    )
-    if guided:
-        hint += " Source: a category given in topics.guide (named), or a topic found in the papers (found)."
     by_size = sorted(inputs.topic_details, key=lambda t: (-t["size"], t["topic"]))
     unprinted = {t["topic"] for t in by_size[PRINTED_ROWS:]}
-    printed = (
-        f'<p class="print-only">Printed: the {PRINTED_ROWS} largest of the {len(rows)} topics; the report '
-        "lists all.</p>"
-        if unprinted
-        else ""
-    )
-    return (
-        f'<section id="topics"><h2>Topics</h2><p class="hint">{hint}</p>'
-        f"{sortable_table('topic-table', header, numeric, rows, unprinted)}{printed}</section>"
+    return render(
+        "sections/topics.html",
+        guided=guided,
+        table=sortable_table("topic-table", header, numeric, rows, unprinted),
+        printed_rows=PRINTED_ROWS if unprinted else None,
+        topics=len(rows),
     )

@@ -1,4 +1,4 @@
-// The page's data blocks (report/embedding.py), read from the document.
+// The page's data blocks (report/html_blocks.py), read from the document.
 import { gunzipBase64, gunzipInt32s } from "./unpack.js";
 
 const thisScript = document.currentScript;

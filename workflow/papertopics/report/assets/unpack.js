@@ -1,4 +1,4 @@
-// The page's data blocks: gzip, base64-encoded (see report/embedding.py), unpacked here.
+// The page's data blocks: gzip, base64-encoded (see report/html_blocks.py), unpacked here.
 // No use of the page: the search engine's worker runs this too.
 
 function base64Bytes(base64) {

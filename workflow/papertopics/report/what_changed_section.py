@@ -7,18 +7,18 @@ assigned to a topic for display are counted beside them, in the hovers and table
 
 from __future__ import annotations
 
-import html
-
 import plotly.graph_objects as go
+from markupsafe import Markup
 
 from papertopics.figures.text import plotly_text
-from papertopics.report.bursts import bursts_block
+from papertopics.report.bursts_subsection import bursts_block
 from papertopics.report.colours import colour_of
-from papertopics.report.embedding import figure_block, notice
+from papertopics.report.html_blocks import figure_block
+from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase
-from papertopics.report.themes import themes_block
+from papertopics.report.themes_subsection import themes_block
 from papertopics.report.topic_table import sortable_table, table_cell
-from papertopics.report.trends import share_change_text, topics, trends_block
+from papertopics.report.trends_subsection import share_change_text, topics, trends_block
 
 _ROW_PX = 22
 _SERIES_SHOWN = 8  # topics drawn at first in the share-over-time chart; the others are a click away
@@ -152,7 +152,7 @@ def _change_cell_text(change_pp: float, low_pp: float, high_pp: float) -> str:
     return f"{change_pp:+.1f} ({low_pp:+.1f} to {high_pp:+.1f})"
 
 
-def _comparison_table(changes: dict, before: str, after: str) -> str:
+def _comparison_table(changes: dict, before: str, after: str) -> Markup:
     header = [
         "Topic",
         "Label",
@@ -184,28 +184,19 @@ def _comparison_table(changes: dict, before: str, after: str) -> str:
     return sortable_table("change-table", header, {0, 2, 3, 4, 5}, rows)
 
 
-def _sentence(text: str) -> str:
-    """A plain paragraph for a normal state (no new topic, a first run): notices are for what is missing."""
-    return f"<p>{html.escape(text)}</p>"
-
-
-def _topic_list(list_id: str, topics: list[dict], period: str, empty: str) -> str:
-    if not topics:
-        return _sentence(empty)
-    items = []
-    for t in topics:
-        examples = "".join(f"<li>{html.escape(e['name'])}</li>" for e in t["examples"])
-        counts = counts_phrase(
-            [t["baseline_clustered_papers"], t["target_clustered_papers"]],
-            [t["baseline_papers"], t["target_papers"]],
-        )
-        items.append(
-            f"<li><strong>{html.escape(str(t['topic']))}: {html.escape(t['label'])}</strong>: "
-            f"{html.escape(share_change_text(t['baseline_clustered_share'], t['target_clustered_share']))} "
-            f'<span class="counts">({html.escape(counts)} papers, the last in {html.escape(period)})</span>'
-            f'<ul class="examples">{examples}</ul></li>'
-        )
-    return f'<ul class="topic-list" id="{html.escape(list_id)}">{"".join(items)}</ul>'
+def _listed_topic(t: dict) -> dict:
+    """A new or faded topic as ``templates/sections/pairwise.html`` lists it, with its examples."""
+    counts = counts_phrase(
+        [t["baseline_clustered_papers"], t["target_clustered_papers"]],
+        [t["baseline_papers"], t["target_papers"]],
+    )
+    return {
+        "topic": t["topic"],
+        "label": t["label"],
+        "change": share_change_text(t["baseline_clustered_share"], t["target_clustered_share"]),
+        "counts": counts,
+        "examples": [e["name"] for e in t["examples"]],
+    }
 
 
 def _moved_text(moved: dict, label, previous_run: int) -> str:
@@ -218,29 +209,25 @@ def _moved_text(moved: dict, label, previous_run: int) -> str:
     return f"{moved['topic']}: {moved['label']} in {label(moved['period'])}: {now}; {then}"
 
 
-def _recomputed_note(changes: dict, label) -> str:
-    """Why shares published by the previous run may differ, and where they moved beyond this run's interval."""
+def _recomputed_note(changes: dict, label) -> dict | None:
+    """Why shares published by the previous run may differ, and where they moved beyond this
+    run's interval (``moved``, none where the two runs were not compared).
+    """
     recomputed = changes.get("recomputed") or {}
     if recomputed.get("previous_run") is None:
-        return ""
+        return None
     text = (
         "Every share here is computed with this run's topics, refitted on all the papers: an earlier "
         f"{changes['by']}'s share can differ from what run {recomputed['previous_run']} reported."
     )
     moved = recomputed.get("moved", [])
     if not recomputed.get("compared", False):
-        return f'<p class="hint" id="recomputed">{html.escape(text)}</p>'
+        return {"text": text, "moved": []}
     if not moved:
         text += " No share of a topic that kept its id moved beyond its interval."
-        return f'<p class="hint" id="recomputed">{html.escape(text)}</p>'
+        return {"text": text, "moved": []}
     text += f" {len(moved)} shares of topics that kept their id moved beyond their interval."
-    items = "".join(
-        f"<li>{html.escape(_moved_text(m, label, recomputed['previous_run']))}</li>" for m in moved
-    )
-    return (
-        f'<div id="recomputed"><p class="hint">{html.escape(text)}</p>'
-        f"<details><summary>The {len(moved)} shares, now and then</summary><ul>{items}</ul></details></div>"
-    )
+    return {"text": text, "moved": [_moved_text(m, label, recomputed["previous_run"]) for m in moved]}
 
 
 def _periods_sentence(changes: dict, label) -> str:
@@ -259,10 +246,10 @@ def _periods_sentence(changes: dict, label) -> str:
         text += f" {changes['papers_without_period']} papers without a {changes['by']} are left out."
     if changes.get("year_note"):
         text += f" {changes['year_note']}"
-    return f'<p id="periods">{html.escape(text)}</p>'
+    return text
 
 
-def _pairwise_item(row: dict) -> str:
+def _pairwise_item(row: dict) -> dict:
     """One topic whose share changed between the two periods, in plain words; its q-value and
     interval on hovering its grade.
     """
@@ -274,24 +261,22 @@ def _pairwise_item(row: dict) -> str:
         f"Change {_change_cell_text(row['change_pp'], row['change_low_pp'], row['change_high_pp'])} points, "
         f"q = {row['q_value']:.2g} (Fisher's exact test on clustered papers)"
     )
-    mark = f"{_SIGNIFICANT} significant" if row["significant"] else row["grade"]
-    return (
-        f'<li data-topic="{int(row["topic"])}"><strong><a href="#topic-{int(row["topic"])}">'
-        f"{html.escape(row['label'])}</a></strong>: "
-        f"{html.escape(share_change_text(row['baseline_clustered_share'], row['target_clustered_share']))} "
-        f'<span class="counts">({html.escape(counts)})</span> '
-        f'<span class="grade grade-{row["grade"]}" title="{html.escape(hover)}">{html.escape(mark)}</span>'
-        '<a class="footnote-ref" href="#pairwise-test" aria-label="how this is tested">*</a></li>'
-    )
+    return {
+        "topic": int(row["topic"]),
+        "label": row["label"],
+        "change": share_change_text(row["baseline_clustered_share"], row["target_clustered_share"]),
+        "counts": counts,
+        "grade": row["grade"],
+        "hover": hover,
+        "mark": f"{_SIGNIFICANT} significant" if row["significant"] else row["grade"],
+    }
 
 
-def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
+def _pairwise(changes: dict, dump_labels: dict[str, str]) -> dict:
     """The newest period against the one before (or the chosen two): chart, table, new and faded."""
     by = changes["by"]
     if not changes["comparable"]:
-        return f"<h3>Two {html.escape(by)}s side by side</h3>" + _sentence(
-            f"No comparison: {changes['reason']}."
-        )
+        return {"comparable": False, "by": by, "reason": changes["reason"]}
     before = _period_label(changes["baseline"], by, dump_labels)
     after = _period_label(changes["target"], by, dump_labels)
     rows = changes["comparison"]
@@ -320,68 +305,58 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> str:
             "tests, so these shares are shown with their intervals only."
         )
         footnote = ""
-    moved = [r for r in rows if r["grade"] in ("significant", "suggestive")]
-    listed = "".join(_pairwise_item(r) for r in moved)
-    listed_html = f'<ul class="trend-list" id="pairwise-changes">{listed}</ul>' if moved else ""
-    footnote_html = (
-        f'<p class="hint footnote" id="pairwise-test">{html.escape(footnote)}</p>' if footnote else ""
-    )
     thresholds = changes["thresholds"]
-    return (
-        f"<h3>{html.escape(after)} against {html.escape(before)}</h3>"
-        f'<p id="pairwise-summary">{html.escape(intro)}</p>'
-        + listed_html
-        + figure_block("share-change", share_change_chart(changes, dump_labels))
-        + footnote_html
-        + "<details><summary>The comparison as a table</summary>"
-        + _comparison_table(changes, before, after)
-        + "</details>"
-        + f'<h4>New in {html.escape(after)}</h4><p class="hint">Research topics at least '
-        f"{thresholds['new_topic_share']:.0%} of whose papers are from {html.escape(after)}, both {html.escape(by)}s "
-        f"weighted to the same size, and at least {thresholds['min_papers']} clustered papers there.</p>"
-        + _topic_list("new-topics", changes["new_topics"], after, f"No topic is new in {after}.")
-        + f'<h4>Faded in {html.escape(after)}</h4><p class="hint">At most {thresholds["faded_topic_share"]:.0%} '
-        f"of the topic's papers are from {html.escape(after)}, weighted the same way, and at least "
-        f"{thresholds['min_papers']} clustered papers from {html.escape(before)}.</p>"
-        + _topic_list("faded-topics", changes["faded_topics"], after, f"No topic faded in {after}.")
-    )
+    return {
+        "comparable": True,
+        "by": by,
+        "before": before,
+        "after": after,
+        "intro": intro,
+        "moved": [_pairwise_item(r) for r in rows if r["grade"] in ("significant", "suggestive")],
+        "figure": figure_block("share-change", share_change_chart(changes, dump_labels)),
+        "footnote": footnote,
+        "table": _comparison_table(changes, before, after),
+        "new_topic_share": f"{thresholds['new_topic_share']:.0%}",
+        "faded_topic_share": f"{thresholds['faded_topic_share']:.0%}",
+        "min_papers": thresholds["min_papers"],
+        "new_topics": [_listed_topic(t) for t in changes["new_topics"]],
+        "faded_topics": [_listed_topic(t) for t in changes["faded_topics"]],
+        "none_new": f"No topic is new in {after}.",
+        "none_faded": f"No topic faded in {after}.",
+    }
 
 
-def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: dict[int, str]) -> str:
+def changes_section(changes: dict | None, dump_labels: dict[str, str], colours: dict[int, str]) -> Markup:
     """The "What changed" section: trends over every period, bursting terms, shares over time, and
     the newest period against the one before; or why there is nothing to compare yet.
     """
     if changes is None:
-        return ""
+        return Markup()
 
     def label(period: str) -> str:
         return _period_label(period, changes["by"], dump_labels)
 
-    heading = '<section id="changes"><h2>What changed</h2>'
     if changes.get("ordered") is False:
-        return heading + notice(f"No trends: {changes['reason']}") + "</section>"
+        return render("sections/what_changed.html", nothing_to_compare=f"No trends: {changes['reason']}")
     if len(changes["periods"]) < 2:
-        body = notice(
-            f"Nothing to compare yet: {changes['reason']}. Add a dump to data/raw/ and rerun to see "
-            "which topics rose, fell, appeared or faded."
+        return render(
+            "sections/what_changed.html",
+            nothing_to_compare=f"Nothing to compare yet: {changes['reason']}. Add a dump to data/raw/ and "
+            "rerun to see which topics rose, fell, appeared or faded.",
         )
-        return heading + body + "</section>"
-    series = ""
-    if len(changes["periods"]) >= 3:
-        series = (
-            '<h3>Share over time</h3><p class="hint">Each topic\'s share of the papers, counting the papers '
-            "it clustered; the topics with the strongest trend evidence are drawn, click a legend entry to "
-            "show another. Hover for the counts, with the outliers assigned to the topic beside them.</p>"
-            + figure_block("share-series", share_series_chart(changes, dump_labels, colours))
-        )
-    return (
-        heading
-        + _periods_sentence(changes, label)
-        + _recomputed_note(changes, label)
-        + trends_block(changes, label, colours)
-        + themes_block(changes, label, colours)
-        + series
-        + bursts_block(changes, label)
-        + _pairwise(changes, dump_labels)
-        + "</section>"
+    series = (
+        figure_block("share-series", share_series_chart(changes, dump_labels, colours))
+        if len(changes["periods"]) >= 3
+        else None
+    )
+    return render(
+        "sections/what_changed.html",
+        nothing_to_compare=None,
+        periods=_periods_sentence(changes, label),
+        recomputed=_recomputed_note(changes, label),
+        trends=trends_block(changes, label, colours),
+        themes=themes_block(changes, label, colours),
+        series=series,
+        bursts=bursts_block(changes, label),
+        pairwise=_pairwise(changes, dump_labels),
     )

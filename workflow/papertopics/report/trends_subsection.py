@@ -6,9 +6,10 @@ interval in a hover and a footnote; then the largest other movements, and the fu
 
 from __future__ import annotations
 
-import html
+from markupsafe import Markup
 
 from papertopics.report.colours import colour_of
+from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trajectories import STEADY, ranked_findings, recent_phrase, shape_phrase
@@ -35,67 +36,45 @@ def share_change_text(first: float, last: float) -> str:
     return f"{100 * first:.1f}% → {100 * last:.1f}% of papers"
 
 
-def _topic_link(row: dict) -> str:
-    return f'<a href="#topic-{int(row["topic"])}">{html.escape(row["label"])}</a>'
-
-
 def _evidence_hover(row: dict, unit: str) -> str:
     """The test's figures for one topic, shown on hovering its grade."""
     return f"Trend {slope_text(row, unit)}, q = {row['q_value']:.2g} (Cochran–Armitage on clustered papers)"
 
 
-def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> str:
-    periods = [period_label(p) for p in trends["periods"]]
-    clustered = row["clustered_papers"]
-    sparkline = share_sparkline(
+def _sparkline(row: dict, trends: dict, period_label, colours: dict[int, str]) -> Markup:
+    """The topic's clustered share per period as a small line, in its colour on the map."""
+    return share_sparkline(
         row["clustered_share"],
-        periods,
-        counts_text(clustered, trends["period_papers"]),
-        colour_of(colours, int(row["topic"])),
-    )
-    grade = row["grade"]
-    return (
-        f'<li data-topic="{int(row["topic"])}">{sparkline} '
-        f"<strong>{_topic_link(row)}</strong>: "
-        f"{html.escape(share_change_text(row['clustered_share'][0], row['clustered_share'][-1]))} "
-        f'<span class="counts">({html.escape(counts_phrase(clustered, row["papers"]))})</span> '
-        f'<span class="grade grade-{grade.replace(" ", "-")}" '
-        f'title="{html.escape(_evidence_hover(row, trends["unit"]))}">{html.escape(grade)}</span>'
-        f'<a class="footnote-ref" href="#{TREND_FOOTNOTE_ID}" aria-label="how this is tested">*</a></li>'
-    )
-
-
-def _trajectory_item(row: dict, trends: dict, period_label, colours: dict[int, str], unit: str) -> str:
-    periods = [period_label(p) for p in trends["periods"]]
-    sparkline = share_sparkline(
-        row["clustered_share"],
-        periods,
+        [period_label(p) for p in trends["periods"]],
         counts_text(row["clustered_papers"], trends["period_papers"]),
         colour_of(colours, int(row["topic"])),
     )
-    text = shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit)
-    hover = f"Trajectory test q = {row['shape_q']:.2g}; whole-span trend {slope_text(row, trends['unit'])}"
-    return (
-        f'<li data-topic="{int(row["topic"])}" data-shape="{html.escape(row["shape"])}">{sparkline} '
-        f"<strong>{_topic_link(row)}</strong>:{html.escape(text)} "
-        f'<span class="grade grade-significant" title="{html.escape(hover)}">{html.escape(row["shape"])}</span>'
-        f'<a class="footnote-ref" href="#{TREND_FOOTNOTE_ID}" aria-label="how this is tested">*</a></li>'
-    )
 
 
-def _trajectories(trends: dict, changes: dict, period_label, colours) -> str:
-    """The topics whose trajectory is a finding, largest move first."""
-    found = ranked_findings(trends["topics"])
-    if not found:
-        return '<p id="trajectory-topics" class="hint">No topic\'s share moved beyond chance by a point or more.</p>'
-    items = "".join(_trajectory_item(r, trends, period_label, colours, changes["by"]) for r in found)
-    return f'<ol class="trend-list" id="trajectory-topics">{items}</ol>'
+def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> dict:
+    """A rising, falling or moving topic as ``templates/sections/trends.html`` lists it."""
+    return {
+        "topic": int(row["topic"]),
+        "label": row["label"],
+        "sparkline": _sparkline(row, trends, period_label, colours),
+        "change": share_change_text(row["clustered_share"][0], row["clustered_share"][-1]),
+        "counts": counts_phrase(row["clustered_papers"], row["papers"]),
+        "grade": row["grade"],
+        "grade_class": row["grade"].replace(" ", "-"),
+        "hover": _evidence_hover(row, trends["unit"]),
+    }
 
 
-def _listed(list_id: str, rows: list[dict], trends: dict, period_label, colours, empty: str) -> str:
-    if not rows:
-        return f'<p id="{list_id}" class="hint">{html.escape(empty)}</p>'
-    return f'<ol class="trend-list" id="{list_id}">{"".join(_item(r, trends, period_label, colours) for r in rows)}</ol>'
+def _trajectory_item(row: dict, trends: dict, period_label, colours: dict[int, str], unit: str) -> dict:
+    """A topic whose trajectory is a finding, as ``templates/sections/trends.html`` lists it."""
+    return {
+        "topic": int(row["topic"]),
+        "label": row["label"],
+        "shape": row["shape"],
+        "sparkline": _sparkline(row, trends, period_label, colours),
+        "text": shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit),
+        "hover": f"Trajectory test q = {row['shape_q']:.2g}; whole-span trend {slope_text(row, trends['unit'])}",
+    }
 
 
 def assigned_outliers(trends: dict) -> int:
@@ -147,7 +126,7 @@ def _summary(trends: dict, changes: dict, period_label) -> str:
             " No trend is significant, which says the tests cannot tell these movements from chance "
             "with this many papers, not that nothing moved: the largest movements are listed below."
         )
-    return f'<p id="trend-summary">{html.escape(text)}</p>'
+    return text
 
 
 def _footnote(trends: dict, changes: dict) -> str:
@@ -163,7 +142,7 @@ def _footnote(trends: dict, changes: dict) -> str:
         f"Hover a grade for its slope in points {per_unit(trends['unit'])} with its {level}% interval and "
         "its q-value; the table below lists them all."
     )
-    return f'<p class="hint footnote" id="{TREND_FOOTNOTE_ID}">{html.escape(text)}</p>'
+    return text
 
 
 def _shape_cell(row: dict, period_label) -> str:
@@ -173,7 +152,7 @@ def _shape_cell(row: dict, period_label) -> str:
     return shape
 
 
-def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
+def _trend_table(trends: dict, period_label, recomputed: dict) -> Markup:
     """Every topic's trend, with its clustered papers (and all its papers) and clustered share per
     period; where the previous run published a share this run's interval leaves out, that share
     beside it.
@@ -213,16 +192,15 @@ def _trend_table(trends: dict, period_label, recomputed: dict) -> str:
     return sortable_table("trend-table", header, numeric, rows)
 
 
-def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
+def trends_block(changes: dict, period_label, colours: dict[int, str]) -> Markup:
     """The trends part of "What changed": the summary, rising and falling topics with their shares
     and counts, the largest other movements, the footnote on the test and the table; or why
     trends cannot be tested.
     """
     trends = changes["trends"]
-    by = changes["by"]
-    heading = f"<h3>Trends across every {html.escape(by)}</h3>"
+    shown = {"by": changes["by"], "available": trends["available"], "footnote_id": TREND_FOOTNOTE_ID}
     if not trends["available"]:
-        return heading + f'<p id="trend-summary">No trend test: {html.escape(trends["reason"])}.</p>'
+        return render("sections/trends.html", **shown, reason=trends["reason"])
     rows = trends["topics"]
     minimum = trends.get("min_effect_points", 0.0)
     moving = sorted(
@@ -232,41 +210,23 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> str:
     # The largest movements are those not already listed as rising or falling.
     others = [r for r in rows if r["grade"] == "no evidence"]
     largest = sorted(others, key=lambda r: (-abs(r["slope_pp"]), r["topic"]))[:_LARGEST_SHOWN]
-    largest_html = (
-        "<h4>Other large movements, whatever the evidence</h4>"
-        + _listed("largest-trends", largest, trends, period_label, colours, "")
-        if largest
-        else ""
+
+    def items(listed: list[dict]) -> list[dict]:
+        return [_item(r, trends, period_label, colours) for r in listed]
+
+    trajectories = (
+        [_trajectory_item(r, trends, period_label, colours, changes["by"]) for r in ranked_findings(rows)]
+        if rows and "shape" in rows[0]
+        else None
     )
-    return (
-        heading
-        + _summary(trends, changes, period_label)
-        + (
-            "<h4>Trajectories</h4>" + _trajectories(trends, changes, period_label, colours)
-            if rows and "shape" in rows[0]
-            else ""
-        )
-        + "<h4>Rising</h4>"
-        + _listed(
-            "rising-topics",
-            [r for r in moving if r["direction"] == "rising"],
-            trends,
-            period_label,
-            colours,
-            "No topic rises beyond chance.",
-        )
-        + "<h4>Falling</h4>"
-        + _listed(
-            "falling-topics",
-            [r for r in moving if r["direction"] == "falling"],
-            trends,
-            period_label,
-            colours,
-            "No topic falls beyond chance.",
-        )
-        + largest_html
-        + _footnote(trends, changes)
-        + "<details><summary>Every topic's trend</summary>"
-        + _trend_table(trends, period_label, changes.get("recomputed") or {})
-        + "</details>"
+    return render(
+        "sections/trends.html",
+        **shown,
+        summary=_summary(trends, changes, period_label),
+        trajectories=trajectories,
+        rising=items([r for r in moving if r["direction"] == "rising"]),
+        falling=items([r for r in moving if r["direction"] == "falling"]),
+        largest=items(largest),
+        footnote=_footnote(trends, changes),
+        table=_trend_table(trends, period_label, changes.get("recomputed") or {}),
     )

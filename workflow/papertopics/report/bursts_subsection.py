@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import html
+from markupsafe import Markup
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.report.render import macro, render
 from papertopics.report.topic_table import sortable_table, table_cell
 
 
@@ -13,14 +14,13 @@ def _span(burst: dict, period_label) -> str:
     return first if first == last else f"{first} to {last}"
 
 
-def _topics(burst: dict) -> str:
-    return ", ".join(
-        f'<a href="#topic-{int(t["topic"])}">{int(t["topic"])}: {html.escape(t["label"])}</a> ({int(t["papers"])})'
-        for t in burst["topics"]
-    )
+def _topics_cell(burst: dict) -> Markup:
+    """The topics holding the term, each a link to its card, with its papers in the burst."""
+    topics = [(int(t["topic"]), t["label"], int(t["papers"])) for t in burst["topics"]]
+    return macro("table.html", "topics_cell")(topics)
 
 
-def _table(table_id: str, bursts: list[dict], by: str, period_label) -> str:
+def _table(table_id: str, bursts: list[dict], by: str, period_label) -> Markup:
     header = [
         "Term",
         f"Burst ({by}s)",
@@ -40,7 +40,7 @@ def _table(table_id: str, bursts: list[dict], by: str, period_label) -> str:
                 table_cell(
                     f"{100 * b['share_in_span']:.1f}% / {100 * b['share_elsewhere']:.1f}%", b["share_in_span"]
                 ),
-                f"<td>{_topics(b)}</td>",
+                _topics_cell(b),
             ],
         )
         for b in bursts
@@ -48,13 +48,12 @@ def _table(table_id: str, bursts: list[dict], by: str, period_label) -> str:
     return sortable_table(table_id, header, {2, 3, 4}, rows)
 
 
-def bursts_block(changes: dict, period_label) -> str:
+def bursts_block(changes: dict, period_label) -> Markup:
     """The bursting terms: those bursting in the newest period, then the earlier bursts."""
     record = changes["bursts"]
     by = changes["by"]
-    heading = "<h3>Terms that burst</h3>"
     if not record["available"]:
-        return heading + f'<p id="burst-summary">No burst detection: {html.escape(record["reason"])}.</p>'
+        return render("sections/bursts.html", available=False, reason=record["reason"])
     newest = record["periods"][-1]
     # At most compare.bursts_shown per period, strongest × largest first; the rest in bursts.csv.
     shown = [b for b in record["bursts"] if b.get("shown", True)]
@@ -78,15 +77,11 @@ def bursts_block(changes: dict, period_label) -> str:
             f" {record['stop_phrases']} phrases in every {by} and in {100 * record['stop_share']:g}% of the papers "
             f"or more are how this corpus writes, not trends, and are not tested ({examples})."
         )
-    parts = [heading, f'<p id="burst-summary">{html.escape(summary)}</p>']
-    parts.append(f"<h4>Bursting in {html.escape(period_label(newest))}</h4>")
-    parts.append(
-        _table("bursts-now", now, by, period_label)
-        if now
-        else f'<p class="hint">No term bursts in {html.escape(period_label(newest))}.</p>'
+    return render(
+        "sections/bursts.html",
+        available=True,
+        summary=summary,
+        newest=period_label(newest),
+        now=_table("bursts-now", now, by, period_label) if now else None,
+        earlier=_table("bursts-earlier", earlier, by, period_label) if earlier else None,
     )
-    if earlier:
-        parts.append(
-            "<h4>Earlier bursts, now over</h4>" + _table("bursts-earlier", earlier, by, period_label)
-        )
-    return "".join(parts)

@@ -6,7 +6,9 @@ brief. Read from the ``trends`` record of ``venues.json`` (``papertopics.changes
 
 from __future__ import annotations
 
-import html
+from markupsafe import Markup
+
+from papertopics.report.render import render
 
 _LISTED = 15  # topics listed in the section; the rest are in venue_trends.csv
 _OTHERS_NAMED = 2  # other venues the brief's line names
@@ -47,62 +49,43 @@ def _evidence(row: dict) -> str:
     )
 
 
-def _topic_item(topic: dict) -> str:
-    venues = "; ".join(
-        f'at {html.escape(row["venue"])}, <span title="{html.escape(_evidence(row))}">'
-        f"{html.escape(moved(row))}</span>"
-        + (
-            f' <span class="grade grade-{row["grade"]}">{row["grade"]}</span>'
-            if row["direction"] != "flat"
-            else ""
-        )
-        for row in topic["venues"]
-    )
+def _topic_item(topic: dict) -> dict:
+    """A topic that moved in some venue: each venue's move, and whether the venues' slopes differ."""
     if topic["slopes_differ_q"] is None:
         differ = ""
     elif topic["slopes_differ"]:
         differ = f" The venues' slopes differ (q = {topic['slopes_differ_q']:.2g})."
     else:
         differ = f" The venues' slopes do not differ beyond chance (q = {topic['slopes_differ_q']:.2g})."
-    return (
-        f'<li data-topic="{int(topic["topic"])}"><a href="#topic-{int(topic["topic"])}">'
-        f"{html.escape(topic['label'])}</a>: {venues}.{html.escape(differ)}</li>"
-    )
+    venues = [
+        {
+            "venue": row["venue"],
+            "evidence": _evidence(row),
+            "moved": moved(row),
+            "grade": row["grade"] if row["direction"] != "flat" else None,
+        }
+        for row in topic["venues"]
+    ]
+    return {"topic": int(topic["topic"]), "label": topic["label"], "venues": venues, "differ": differ}
 
 
-def venue_trends_block(record: dict) -> str:
+def venue_trends_block(record: dict) -> Markup:
     """The Venues section's part on each venue's trends, or why there are none."""
     trends = record.get("trends") or {}
     if not trends.get("available"):
-        reason = trends.get("reason")
-        return (
-            f'<h3>Trends within each venue</h3><p class="hint">No trends within venues: {html.escape(reason)}.</p>'
-            if reason
-            else ""
-        )
-    skipped = trends["skipped"]
-    left_out = (
-        f" {', '.join(html.escape(s['venue']) for s in skipped)}: fewer than 3 {trends['by']}s of "
-        f"{trends['min_period_papers']} papers or more, not tested."
-        if skipped
-        else ""
-    )
-    intro = (
-        f"<p>Each topic's share of each venue's papers over the {html.escape(trends['by'])}s "
-        f"({len(trends['venues'])} venues, {trends['tests']} tests). Test: {html.escape(trends['test'])}; "
-        f"whether a topic moves differently in different venues: {html.escape(trends['slopes_test'])}; on "
-        f"each topic's {html.escape(trends['tested_on'])} papers. Hover a move for its interval.{left_out}</p>"
-    )
+        return render("sections/venue_trends.html", available=False, reason=trends.get("reason"))
     topics = trends["topics"]
-    if not topics:
-        return (
-            f'<h3>Trends within each venue</h3>{intro}<p id="venue-trends" class="hint">'
-            "No topic's share moved beyond chance within any venue.</p>"
-        )
-    more = (
-        f'<p class="hint">{len(topics) - _LISTED} more topics in venue_trends.csv.</p>'
-        if len(topics) > _LISTED
-        else ""
+    return render(
+        "sections/venue_trends.html",
+        available=True,
+        by=trends["by"],
+        venues=len(trends["venues"]),
+        tests=trends["tests"],
+        test=trends["test"],
+        slopes_test=trends["slopes_test"],
+        tested_on=trends["tested_on"],
+        skipped=[s["venue"] for s in trends["skipped"]],
+        min_period_papers=trends["min_period_papers"],
+        topics=[_topic_item(topic) for topic in topics[:_LISTED]],
+        more=len(topics) - _LISTED if len(topics) > _LISTED else None,
     )
-    items = "".join(_topic_item(topic) for topic in topics[:_LISTED])
-    return f'<h3>Trends within each venue</h3>{intro}<ul class="venue-trends" id="venue-trends">{items}</ul>{more}'
