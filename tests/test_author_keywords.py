@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from conftest import require_corpus
 from papertopics.ingest.parse import paper_keywords, parse_dump
-from papertopics.topics.author_keywords import FROM_AUTHOR_KEYWORDS, keyword_key
+from papertopics.topics.author_keywords import keyword_key
 from papertopics.topics.curation import Curated
+from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS, FROM_PAPERS
 from papertopics.topics.labeller import PaperTexts, label_topics
 
 EXPORTS = Path(__file__).parent / "data" / "exports"
@@ -119,7 +120,7 @@ def test_a_keyword_of_one_paper_names_no_topic(corpus):
     ]
     keywords[int(np.flatnonzero(topics == 0)[0])].append("Imitation Learning")
     labelled = _labels(corpus, keywords)
-    assert labelled.source[0] == "papers"
+    assert labelled.source[0] == FROM_PAPERS
     assert labelled.label_of[0] == _labels(corpus, None).label_of[0]
 
 
@@ -132,6 +133,6 @@ def test_a_dump_without_keywords_is_labelled_as_before(corpus):
     records, _, _ = corpus
     without = _labels(corpus, None)
     assert _labels(corpus, [[] for _ in records]).label_of == without.label_of
-    assert set(without.source.values()) == {"papers"}
+    assert set(without.source.values()) == {FROM_PAPERS}
     with_keywords = _labels(corpus, [r["keywords"] for r in records])
     assert with_keywords.label_of != without.label_of  # the keywords are read where they are given

@@ -14,6 +14,7 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.colours import colour_of
 from papertopics.report.embedding import packed_json_block, web_link
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
 
 # The block of each topic's paper rows, most central first (read by assets/topic-papers.js).
 ORDER_BLOCK = "topic-papers-order"
@@ -164,12 +165,15 @@ def topic_cards_section(
             if changes
             else ""
         )
-        # A label set in the curation file says so; a curator's note opens the card's body.
-        curated = ' <span class="size">(curated label)</span>' if topic.get("curated") else ""
+        # A label set in the curation file says so, as does one of the authors' own keywords (they
+        # named the topic, not its text); a curator's note opens the card's body.
+        origin = ' <span class="size">(curated label)</span>' if topic.get("curated") else ""
+        if topic.get("label_source") == FROM_AUTHOR_KEYWORDS:
+            origin = ' <span class="size">(the authors\' keywords)</span>'
         note = f'<p class="hint">Note: {html.escape(topic["note"])}</p>' if topic.get("note") else ""
         cards.append(
             f'<details class="topic-card" id="topic-{topic["topic"]}" style="border-left-color:{colour}">'
-            f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span>{curated} '
+            f'<summary><span class="card-title">Topic {topic["topic"]}: {html.escape(topic["label"])}</span>{origin} '
             f'<span class="size">{topic["size"]} papers ({int(clustered.get(topic["topic"], 0))} clustered), '
             f"{topic['share']:.1%}</span> {share_line}</summary>"
             f'{note}<div class="card-body">{_keyword_bars(topic["keywords"])}'

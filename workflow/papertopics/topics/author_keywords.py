@@ -33,8 +33,6 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.topics.distinctive import concentrated
 from papertopics.topics.labels import Key, phrase_key
 
-# Where a label came from (``topic_details.json``'s ``label_source``).
-FROM_AUTHOR_KEYWORDS = "author keywords"
 _PARENTHESISED = re.compile(r"\([^()]*\)")
 
 

@@ -12,10 +12,8 @@ from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.curation import Curated
 from papertopics.topics.fit import topic_groups
+from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, GIVEN, KEPT_FROM_FIT
 from papertopics.topics.lineage import carry_labels
-
-# A placed update's fitted topic keeps the label the fit gave it (``label_sources``).
-KEPT_FROM_FIT = "fit"
 
 
 @dataclass(frozen=True)
@@ -122,11 +120,11 @@ def label_sources(
 ) -> dict[int, str]:
     """Where each shown label came from: ``FROM_AUTHOR_KEYWORDS`` where it is the one made from
     the topic's papers and its first phrase is an author keyword that names the topic
-    (``authors``: the ``AuthorKeywords``, or None), "papers" where it is otherwise theirs (titles
-    and abstracts), "given" where the guide or the curation gave it, ``KEPT_FROM_FIT`` where a
-    placed update's topic keeps its fitted label (``kept``).
+    (``authors``: the ``AuthorKeywords``, or None), ``FROM_PAPERS`` where it is otherwise theirs
+    (titles and abstracts), ``GIVEN`` where the guide or the curation gave it, ``KEPT_FROM_FIT``
+    where a placed update's topic keeps its fitted label (``kept``).
     """
-    from papertopics.topics.author_keywords import FROM_AUTHOR_KEYWORDS, keyword_key
+    from papertopics.topics.author_keywords import keyword_key
     from papertopics.topics.labels import label_phrases
 
     sources = {}
@@ -135,9 +133,9 @@ def label_sources(
         if topic in kept:
             sources[topic] = KEPT_FROM_FIT
         elif label != from_papers.get(topic):
-            sources[topic] = "given"
+            sources[topic] = GIVEN
         elif authors is not None and first and authors.names(topic, keyword_key(first[0])):
             sources[topic] = FROM_AUTHOR_KEYWORDS
         else:
-            sources[topic] = "papers"
+            sources[topic] = FROM_PAPERS
     return sources

@@ -12,7 +12,8 @@ import numpy as np
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.fit import topic_groups
-from papertopics.topics.labeller import KEPT_FROM_FIT, TopicLabels
+from papertopics.topics.label_source import KEPT_FROM_FIT
+from papertopics.topics.labeller import TopicLabels
 
 _LOG = logging.getLogger(__name__)
 
