@@ -13,12 +13,13 @@ a topic when
   share of the papers carrying it that are the topic's is at least ``MIN_LIFT`` times the topic's
   share of the papers that carry keywords ("robotics", "deep learning" on a robotics corpus are not).
 
-Candidates are ranked by how many of the topic's papers carry them (the name most of its authors
-use first), and, in the label choice (``label_choice.topic_labels``), those that agree with the
-topic's distinctive c-TF-IDF keywords come first, as phrases of the text that agree do; a keyword
-a neighbouring topic carries in a larger share of its papers is left to it. A keyword is shown in
-the form most of the topic's papers write it ("Large Language Models" where most write it so). A
-topic with none is labelled from its papers' text as before.
+Candidates are ranked by how many of the topic's papers carry them: the name most of its authors
+use first (ranking them as phrases are, precision first, put keywords of two papers first, and
+putting those that agree with the c-TF-IDF keywords first did no better on papers whose keywords
+were held out: docs/quality.md, "Labels"). In the label choice (``label_choice.topic_labels``) a
+keyword a neighbouring topic carries in a larger share of its papers is left to it. A keyword is
+shown in the form most of the topic's papers write it ("Large Language Models" where most write it
+so). A topic with none is labelled from its papers' text as before.
 """
 
 from __future__ import annotations

@@ -347,7 +347,6 @@ def topic_labels(
         authored[topic] = (
             not_neighbours(authors.ranked(topic), topic, neighbours, authors.coverage) if authors else []
         )
-        authored[topic] = sorted(authored[topic], key=lambda key: not agrees(key, agreeing[topic]))
         ranked[topic] = authored[topic] + [key for key in phrases if key not in authored[topic]]
 
     least = min(SECOND_PLACEMENT_LIFT / max(len(table.units), 1), SECOND_PLACEMENT_SHARE)
