@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require_corpus
+from conftest import make_workdir, require_corpus, run_workflow
 from papertopics.ingest.parse import paper_keywords, parse_dump
 from papertopics.topics.author_keywords import keyword_key
 from papertopics.topics.curation import Curated
@@ -136,3 +136,18 @@ def test_a_dump_without_keywords_is_labelled_as_before(corpus):
     assert set(without.source.values()) == {FROM_PAPERS}
     with_keywords = _labels(corpus, [r["keywords"] for r in records])
     assert with_keywords.label_of != without.label_of  # the keywords are read where they are given
+
+
+@pytest.mark.slow
+def test_a_dumps_keywords_reach_the_labels_through_the_workflow(corpus, tmp_path):
+    """A JSON Lines dump of the test corpus's papers (title, abstract, keywords) through the whole
+    workflow: some topic takes one of its papers' keywords as label, and says so.
+    """
+    records, _, _ = corpus
+    lines = [json.dumps({k: r[k] for k in ("title", "abstract", "keywords")}) for r in records]
+    workdir = make_workdir(tmp_path, {"papers.jsonl": "\n".join(lines) + "\n"})
+    run_workflow(workdir)
+    details = json.loads((workdir / "results/topics/topic_details.json").read_text(encoding="utf-8"))
+    written = {k for r in records for k in r["keywords"]}
+    from_keywords = [d for d in details["topics"] if d["label_source"] == FROM_AUTHOR_KEYWORDS]
+    assert from_keywords and all(d["label"] in written for d in from_keywords)
