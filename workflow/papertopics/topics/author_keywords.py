@@ -32,7 +32,7 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.topics.distinctive import concentrated
-from papertopics.topics.labels import Key, phrase_key
+from papertopics.topics.labels import Key, label_phrases, phrase_key
 
 _PARENTHESISED = re.compile(r"\([^()]*\)")
 
@@ -93,6 +93,11 @@ class AuthorKeywords:
             and self.carried[topic][key] >= self.min_papers
             and concentrated(self.precision(topic, key), self.with_keywords[topic] / total)
         )
+
+    def names_label(self, topic: int, label: str) -> bool:
+        """Whether a label's first phrase is one of the keywords that can name the topic."""
+        first = label_phrases(label)[:1]
+        return bool(first) and self.names(topic, keyword_key(first[0]))
 
     def ranked(self, topic: int) -> list[Key]:
         """The keywords that can name the topic, those most of its papers carry first (ties: the

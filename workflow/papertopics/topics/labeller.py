@@ -124,17 +124,13 @@ def label_sources(
     (titles and abstracts), ``GIVEN`` where the guide or the curation gave it, ``KEPT_FROM_FIT``
     where a placed update's topic keeps its fitted label (``kept``).
     """
-    from papertopics.topics.author_keywords import keyword_key
-    from papertopics.topics.labels import label_phrases
-
     sources = {}
     for topic, label in label_of.items():
-        first = label_phrases(label)[:1]
         if topic in kept:
             sources[topic] = KEPT_FROM_FIT
         elif label != from_papers.get(topic):
             sources[topic] = GIVEN
-        elif authors is not None and first and authors.names(topic, keyword_key(first[0])):
+        elif authors is not None and authors.names_label(topic, label):
             sources[topic] = FROM_AUTHOR_KEYWORDS
         else:
             sources[topic] = FROM_PAPERS
