@@ -24,6 +24,7 @@ so). A topic with none is labelled from its papers' text as before.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ def written_form(keyword: str) -> str:
     return " ".join(_PARENTHESISED.sub(" ", keyword).split())
 
 
+# A corpus's papers repeat a few thousand keywords: each is read once.
+@functools.lru_cache(maxsize=65536)
 def keyword_key(keyword: str) -> Key:
     """A keyword as counted: its written form read as the labeller reads a phrase."""
     return phrase_key(written_form(keyword))
@@ -56,6 +59,7 @@ class AuthorKeywords:
     carried: dict[int, Counter]  # topic → keyword → its papers carrying it
     written: dict[int, dict[Key, Counter]]  # topic → keyword → form → its papers writing it so
     in_corpus: Counter  # keyword → papers carrying it, in any topic
+    total: int  # papers in a topic that carry any keyword
 
     @classmethod
     def count(cls, keywords: list[list[str]], topics: np.ndarray, min_papers: int) -> AuthorKeywords:
@@ -72,8 +76,10 @@ class AuthorKeywords:
             carried.setdefault(topic, Counter()).update(forms.keys())
             for key, form in forms.items():
                 written.setdefault(topic, {}).setdefault(key, Counter())[form] += 1
-        in_corpus = sum(carried.values(), Counter())
-        return cls(min_papers, dict(with_keywords), carried, written, in_corpus)
+        in_corpus: Counter = Counter()
+        for counts in carried.values():
+            in_corpus.update(counts)
+        return cls(min_papers, dict(with_keywords), carried, written, in_corpus, with_keywords.total())
 
     def coverage(self, topic: int, key: Key) -> float:
         """Share of the topic's papers with keywords that carry this one."""
@@ -87,11 +93,10 @@ class AuthorKeywords:
 
     def names(self, topic: int, key: Key) -> bool:
         """Whether the keyword can name the topic (the module's docstring)."""
-        total = sum(self.with_keywords.values())
         return (
             topic in self.carried
             and self.carried[topic][key] >= self.min_papers
-            and concentrated(self.precision(topic, key), self.with_keywords[topic] / total)
+            and concentrated(self.precision(topic, key), self.with_keywords[topic] / self.total)
         )
 
     def names_label(self, topic: int, label: str) -> bool:
