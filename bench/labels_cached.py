@@ -52,12 +52,14 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
 
 def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, str] | None = None):
     """The labeller on a captured call's inputs, the papers' titles found by their text."""
-    from papertopics.topics.labeller import label_topics
+    from papertopics.topics.labeller import PaperTexts, label_topics
 
     (texts, vectors, curated, captured_earlier, given, kept, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
     titles = [title_of.get(text, "") for text in texts]
-    return label_topics(texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, titles)
+    return label_topics(
+        texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, PaperTexts(titles)
+    )
 
 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:

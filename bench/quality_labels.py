@@ -233,6 +233,92 @@ def label_kept_share(
     }
 
 
+# The papers whose keywords are fed to the labeller in the half-split figure: a random half, drawn
+# with this seed; the labels are scored against the other half's keywords only.
+KEYWORD_HALF_SEED = 0
+
+
+def keyword_halves(paper_ids: list[str]) -> tuple[set[str], set[str]]:
+    """The papers whose keywords are fed and those whose keywords score: a random half each."""
+    order = np.random.default_rng(KEYWORD_HALF_SEED).permutation(len(paper_ids))
+    fed = {paper_ids[i] for i in order[: len(paper_ids) // 2]}
+    return fed, set(paper_ids) - fed
+
+
+def keyword_half_naming(
+    papers: list[dict], corpus: Path, embeddings: np.ndarray, config: dict, encoder, cache_dir: Path
+) -> dict | None:
+    """The labels against free author keywords they were not given (``keyword_naming``): the
+    topics stage run twice on the same topics, without keywords (today's labels, BERTopic's top 3
+    words and MMR keywords) and with a random half of the papers' keywords (``keyword_halves``),
+    each scored against the other half's keywords only. None where the corpus has no free keywords.
+    """
+    from papertopics.topics.history import TopicHistory
+    from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
+    from papertopics.topics.labels import label_phrases
+    from papertopics.topics.run import run_topics
+
+    from bench.label_keywords import keyword_naming, load_free_keywords, mmr_keywords, topic_keyword_counts
+
+    free = load_free_keywords(corpus)
+    if not free:
+        return None
+    ids = [p["id"] for p in papers]
+    fed, scored = keyword_halves(ids)
+    clusters = ours_clusters(papers, embeddings, config, cache_dir)[0]
+    runs = []
+    for given in (None, [free[i] if i in fed else [] for i in ids]):
+        with tempfile.TemporaryDirectory() as history:
+            runs.append(
+                run_topics(
+                    [p["text"] for p in papers],
+                    ids,
+                    embeddings,
+                    clusters,
+                    TopicHistory(history),
+                    topic_settings(config),
+                    encoder,
+                    titles=[p["title"] or "" for p in papers],
+                    keywords=given,
+                )
+            )
+    without, fed_run = runs
+    if not np.array_equal(without.topics, fed_run.topics):
+        raise AssertionError("the keywords moved papers between topics: they must only label them")
+    real = [d for d in without.details if d["topic"] != -1]
+    sizes = {d["topic"]: d["size"] for d in real}
+    mmr = mmr_keywords(
+        without.model,
+        {d["topic"]: d["model_topic"] for d in real},
+        encoder,
+        [p["text"] for p in papers],
+        config["topics"]["min_keyword_share"],
+    )
+    after = {d["topic"]: d["label"] for d in fed_run.details if d["topic"] != -1}
+    labels = {
+        "before": {d["topic"]: label_phrases(d["label"]) for d in real},
+        "after": {topic: label_phrases(label) for topic, label in after.items()},
+        "top3_words": {d["topic"]: [w for w, _ in d["keywords"][:3]] for d in real},
+        "mmr": mmr,
+    }
+    counts = topic_keyword_counts(ids, without.topics, {i: free[i] for i in scored})
+    from_keywords = [d for d in fed_run.details if d.get("label_source") == FROM_AUTHOR_KEYWORDS]
+    return {
+        "fed": len(fed),
+        "scored": len(scored),
+        "seed": KEYWORD_HALF_SEED,
+        "topics": len(real),
+        "from_keywords": len(from_keywords),
+        "from_keywords_papers": sum(d["size"] for d in from_keywords),
+        "papers": sum(sizes.values()),
+        "figures": {name: keyword_naming(of, counts, sizes) for name, of in labels.items()},
+        "largest": [
+            {"topic": d["topic"], "size": d["size"], "before": d["label"], "after": after[d["topic"]]}
+            for d in real[:20]
+        ],
+    }
+
+
 def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
     """How well the labels name their topics (``label_naming``), the largest topics' labels beside
     their top 3 keywords, the group labels, and the labels kept across a rerun with a third year.
@@ -255,6 +341,7 @@ def labels_benchmark(corpus: Path, cache_dir: Path) -> dict:
         "groups": ours["group_labels"],
         "group_naming": ours.get("group_naming"),
         "kept": label_kept_share(papers, embeddings, config, encoder, cache_dir),
+        "keyword_half": keyword_half_naming(papers, corpus, embeddings, config, encoder, cache_dir),
     }
 
 
@@ -318,6 +405,7 @@ def labels_markdown(results: list[dict]) -> str:
             f"Group labels: {'; '.join(result['groups'])}.",
             "",
             *_group_naming_lines(result.get("group_naming")),
+            *keyword_half_lines(result.get("keyword_half")),
         ]
         kept = result["kept"]
         if kept:
@@ -353,3 +441,31 @@ def _group_naming_lines(figures: dict | None) -> list[str]:
         return []
     shown = [f"{GROUP_FIGURES[name]} {figures[name]:.2f}" for name in GROUP_FIGURES if name in figures]
     return [f"Group labels scored as topic labels, each group's papers one topic: {'; '.join(shown)}.", ""]
+
+
+def keyword_half_lines(half: dict | None) -> list[str]:
+    """The half-split figure (``keyword_half_naming``) as a table, with the largest topics' labels."""
+    if not half:
+        return []
+    figures = half["figures"]
+    names = {"hit_rate": "hit rate", "phrase_share": "label phrases that are keywords"}
+    return [
+        f"**Keywords from the input** (issue 50): the keywords of a random half of the papers"
+        f" ({half['fed']}, seed {half['seed']}) fed to the labeller, the labels scored against the other"
+        f" half's ({half['scored']}) only, as above (>= 2 of the topic's papers of that half)."
+        f" {half['from_keywords']} of the {half['topics']} topics"
+        f" ({half['from_keywords_papers'] / half['papers']:.0%} of the papers) took a keyword as label.",
+        "",
+        "| against the other half's keywords | before (no keywords fed) | after (half fed) | top 3 words | MMR |",
+        "|---|---:|---:|---:|---:|",
+        *(
+            f"| {label} | {figures['before'][name]:.2f} | {figures['after'][name]:.2f}"
+            f" | {figures['top3_words'][name]:.2f} | {figures['mmr'][name]:.2f} |"
+            for name, label in names.items()
+        ),
+        "",
+        "| topic | papers | before | after |",
+        "|---:|---:|---|---|",
+        *(f"| {t['topic']} | {t['size']} | {t['before']} | {t['after']} |" for t in half["largest"]),
+        "",
+    ]

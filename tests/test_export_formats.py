@@ -284,7 +284,7 @@ def test_arxiv_snapshot_year_from_first_version():
     assert papers[0]["year"] == "2021"  # v1 of April 2021, not v2 of 2022
     assert papers[0]["authors"] == "Ana Petrova; Jonas Berg; Mei Lin"
     assert papers[0]["title"] == "Contrastive pretraining for tabular anomaly detection"  # line break joined
-    assert papers[0]["extra"] == {"keywords": "cs.LG; stat.ML"}
+    assert papers[0]["extra"] == {"categories": "cs.LG; stat.ML"}  # not keywords: no label reads them
     assert papers[1]["extra"]["venue"] == "Proceedings of FAccT 2020, pp. 120-130"
     assert papers[1]["url"] == "https://arxiv.org/abs/1906.05678"
 

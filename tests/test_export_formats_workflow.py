@@ -4,6 +4,7 @@ report's search finds a paper by its author or keyword and its panel shows them,
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -64,3 +65,12 @@ def test_search_finds_a_paper_by_author_and_keyword_and_its_panel_shows_them(exp
         note = page.text_content("#abstracts-cut")
         assert re.search(r"scopus: publisher lines cut from 3 abstracts and 1 placeholders", note)
         assert not report.console_errors and not report.remote_requests
+
+
+def test_the_topics_say_where_each_label_came_from(exports_run):
+    topics = pd.read_csv(exports_run / "results/topics/topics.csv", keep_default_na=False)
+    details = json.loads((exports_run / "results/topics/topic_details.json").read_text(encoding="utf-8"))
+    assert details["settings"]["label_keyword_min_papers"] == 2
+    sources = dict(zip(topics["id"], topics["label_source"], strict=True))
+    assert sources == {d["topic"]: d["label_source"] or "" for d in details["topics"]}
+    assert set(sources.values()) <= {"author keywords", "papers", ""}  # "": the outliers

@@ -93,3 +93,13 @@ def test_a_periods_wording_from_too_few_papers_is_marked_and_a_larger_ones_is_no
     assert wording["2022"] == html.escape("robust, attack")
     fewer = topic_cards_section(_details(), _papers(), {**changes, "min_wording_papers": 3}, {}, "year")
     assert "too few papers to read" not in fewer
+
+
+def test_a_label_of_the_authors_keywords_is_marked_on_its_card_and_no_other_is():
+    details = _details()
+    details[0]["label_source"] = "author keywords"
+    details[1]["label_source"] = "papers"
+    page = topic_cards_section(details, _papers(), None, {}, "year")
+    first, second = page[: page.index('id="topic-1"')], page[page.index('id="topic-1"') :]
+    assert "(the authors' keywords)" in first
+    assert "authors' keywords" not in second

@@ -28,8 +28,10 @@ from papertopics.text import normalise_text
 
 # The fields every export is mapped onto, in the order papers.csv gets them.
 EXPORT_FIELDS = ("title", "abstract", "authors", "year", "venue", "keywords", "doi", "url", "id", "citations")
-# Each author's institution and country where the export says (papertopics.ingest.affiliations).
-EXPORT_FIELDS += ("affiliations", "countries")
+# Each author's institution and country where the export says (papertopics.ingest.affiliations);
+# an archive's subject categories (arXiv's "cs.LG"), kept apart from keywords: they are no names
+# its authors gave the paper, and keywords are the labels' first candidates.
+EXPORT_FIELDS += ("affiliations", "countries", "categories")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 

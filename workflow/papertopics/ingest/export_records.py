@@ -338,7 +338,7 @@ def _arxiv_record(position: int, location: str, paper: dict, path: Path) -> Reco
         authors=authors,
         year=paper.get("year") or created or paper.get("update_date"),
         venue=paper.get("journal-ref"),
-        keywords=split_list(paper.get("categories"), " "),
+        categories=split_list(paper.get("categories"), " "),
         doi=paper.get("doi"),
         url=f"https://arxiv.org/abs/{identifier}" if identifier else None,
         id=identifier,

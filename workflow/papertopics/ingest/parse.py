@@ -45,6 +45,9 @@ KNOWN_FIELDS = {
     "label": ("label",),
     "input_id": ("id", "paper_id"),
 }
+# The field that holds a paper's keywords, kept with its other fields (``extra``): the exports'
+# ``keywords`` (papertopics.ingest.export_formats), or a JSON or table dump's of one of these names.
+KEYWORD_FIELDS = ("keywords", "keyword", "author_keywords")
 REJECTION_REASONS = ("empty", "too_short", "unparsable")
 # A long parse says how far it is every this many records.
 PROGRESS_EVERY = 100_000
@@ -305,6 +308,18 @@ def input_columns(papers: list[dict], reserved: set[str]) -> dict[str, list[str]
         columns[column] = [paper.get("extra", {}).get(name, "") for paper in papers]
         taken.add(column)
     return columns
+
+
+def paper_keywords(paper: dict) -> list[str]:
+    """A paper's keywords as its input gives them (``KEYWORD_FIELDS``): a list, joined by "; " when
+    read (``papertopics.ingest.formats.field_text``), or a table's cell of keywords separated by
+    ";" or, where it has no ";", by ","; none where it has no such field.
+    """
+    fields = paper.get("extra", {})
+    name = find_field(list(fields), KEYWORD_FIELDS)
+    text = fields[name] if name else ""
+    separator = ";" if ";" in text else ","
+    return [keyword.strip() for keyword in text.split(separator) if keyword.strip()]
 
 
 def _no_abstracts_hint(parsed: ParsedDump, raw: RawDump) -> str:

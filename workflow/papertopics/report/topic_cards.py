@@ -14,6 +14,7 @@ from papertopics.report.colours import colour_of
 from papertopics.report.html_blocks import packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
 
 # The block of each topic's paper rows, most central first (read by assets/topic-papers.js).
 ORDER_BLOCK = "topic-papers-order"
@@ -138,8 +139,10 @@ def topic_cards_section(
                 "topic": topic["topic"],
                 "colour": colour,
                 "label": topic["label"],
-                # A label set in the curation file says so; a curator's note opens the card's body.
+                # A label set in the curation file says so, as does one of the authors' own keywords
+                # (they named the topic, not its text); a curator's note opens the card's body.
                 "curated": topic.get("curated"),
+                "from_keywords": topic.get("label_source") == FROM_AUTHOR_KEYWORDS,
                 "note": topic.get("note"),
                 "size": topic["size"],
                 "clustered": topic_clustered,

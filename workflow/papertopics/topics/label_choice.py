@@ -49,10 +49,11 @@ import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
+from papertopics.topics.author_keywords import AuthorKeywords
+from papertopics.topics.distinctive import MIN_LIFT
 from papertopics.topics.labels import (
     _ID_SUFFIX,
     MIN_COVERAGE,
-    MIN_LIFT,
     Key,
     PhraseTable,
     Unit,
@@ -308,39 +309,51 @@ def nearest_topics(
     }
 
 
+def not_neighbours(keys: list[Key], topic: int, neighbours: dict[int, list[int]], coverage) -> list[Key]:
+    """The phrases no neighbour of the topic (``neighbours``: siblings and nearest topics) uses
+    in a larger share of its papers (``coverage``: topic, phrase → that share).
+    """
+    return [key for key in keys if all(coverage(n, key) <= coverage(topic, key) for n in neighbours[topic])]
+
+
 def topic_labels(
     table: PhraseTable,
     neighbours: dict[int, list[int]],
     placement: PhrasePlacement | None = None,
     keywords: dict[int, list[str]] | None = None,
     fixed: dict[int, str] | None = None,
+    authors: AuthorKeywords | None = None,
 ) -> dict[int, str]:
-    """Each topic's label, no two alike. A phrase a neighbour (``neighbours``: siblings and
-    nearest topics) uses in a larger share of its papers is left to it; of the rest, those that
-    agree with the topic's ``keywords`` (topic → its c-TF-IDF keywords, best first) come first;
-    topics whose labels still clash take their next phrases, and, if they run out, their number.
-    ``placement`` chooses the second phrases (``choose_label``). A topic in ``fixed`` (a placed
-    update's fitted topics) keeps the label given there, unchosen, and the others' give way to it.
+    """Each topic's label, no two alike. The authors' keywords that can name the topic
+    (``authors``, ``papertopics.topics.author_keywords``) come first, then its phrases. A phrase
+    or keyword a neighbour (``neighbours``: siblings and nearest topics) uses in a larger share of
+    its papers is left to it; of the phrases left, those that agree with the topic's ``keywords``
+    (topic → its c-TF-IDF keywords, best first) come first; topics whose labels still clash take
+    their next candidates, and, if they run out, their number. A keyword is a label alone, in the
+    form most of the topic's papers write it; ``placement`` chooses a phrase's second phrase
+    (``choose_label``). A topic in ``fixed`` (a placed update's fitted topics) keeps the label
+    given there, unchosen, and the others' give way to it.
     """
     keywords, fixed = keywords or {}, fixed or {}
-    ranked, agreeing = {}, {}
+    ranked, agreeing, authored = {}, {}, {}
     for topic, unit in table.units.items():
         if topic in fixed:
             continue
         own = table.ranked(unit)
-        theirs = [
-            key
-            for key in own
-            if all(
-                table.coverage(table.units[n], key) <= table.coverage(unit, key) for n in neighbours[topic]
-            )
-        ]
+        theirs = not_neighbours(own, topic, neighbours, lambda t, key: table.coverage(table.units[t], key))
         agreeing[topic] = distinctive_keywords(table, unit, keywords.get(topic, []))
-        ranked[topic] = agreeing_first(table, unit, theirs or own, agreeing[topic])
+        phrases = agreeing_first(table, unit, theirs or own, agreeing[topic])
+        # A keyword left to a neighbour leaves this topic its phrases: the neighbour's is its name.
+        authored[topic] = (
+            not_neighbours(authors.ranked(topic), topic, neighbours, authors.coverage) if authors else []
+        )
+        ranked[topic] = authored[topic] + [key for key in phrases if key not in authored[topic]]
 
     least = min(SECOND_PLACEMENT_LIFT / max(len(table.units), 1), SECOND_PLACEMENT_SHARE)
 
     def choose(topic: int) -> str:
+        if ranked[topic] and ranked[topic][0] in authored[topic]:
+            return authors.form(topic, ranked[topic][0])
         placed = None if placement is None else (lambda forms: placement.shares(topic, forms))
         return choose_label(
             table,

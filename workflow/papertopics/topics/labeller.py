@@ -12,7 +12,19 @@ from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.curation import Curated
 from papertopics.topics.fit import topic_groups
+from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, GIVEN, KEPT_FROM_FIT
 from papertopics.topics.lineage import carry_labels
+
+
+@dataclass(frozen=True)
+class PaperTexts:
+    """What the labels read of each paper beside its abstract, where the input gives it."""
+
+    titles: list[str] | None = None  # each paper's title, or ""
+    keywords: list[list[str]] | None = None  # each paper's keywords, its authors' own
+    # A keyword names a topic only where at least this many of its papers carry it (the topics
+    # stage's ``label_keyword_min_papers``; None with no keywords).
+    keyword_min_papers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -20,6 +32,7 @@ class TopicLabels:
     """What ``label_topics`` gives: the labels, the labels changed since the previous run, the groups."""
 
     label_of: dict[int, str]  # shown topic → label shown (named, curated, carried or fresh)
+    source: dict[int, str]  # shown topic → where its label came from (``label_sources``)
     from_papers: dict[int, str]  # curated id (hidden ones too) → label made from its papers
     relabelled: list[dict]
     groups: list[dict]
@@ -36,19 +49,22 @@ def label_topics(
     coarse_topics: int | str,
     encoder=None,
     keywords: dict[int, list] | None = None,
-    titles: list[str] | None = None,
+    read: PaperTexts = PaperTexts(),
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
     ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
     else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
     ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
-    first phrase agrees with; ``titles``, each paper's title or "", are read with its text).
+    first phrase agrees with; ``read``, each paper's title and keywords where the input gives
+    them: the titles are read with the texts, the keywords are a topic's first candidates,
+    ``AuthorKeywords``).
     """
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     # papertopics.topics.label_choice imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.topics.author_keywords import AuthorKeywords, keyword_key
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.labels import PhraseTable, label_phrases
@@ -61,7 +77,7 @@ def label_topics(
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
-        titles=titles,
+        titles=read.titles,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
     group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))
@@ -74,13 +90,48 @@ def label_topics(
         centroids = topic_centroids(vectors, curated.merged, real)
         placement = PhrasePlacement(encoder, dict(zip(real, centroids, strict=True)))
     words = {t: [k if isinstance(k, str) else k[0] for k in ks] for t, ks in (keywords or {}).items()}
-    fresh = topic_labels(table, neighbours, placement, words, fixed=kept)
-    from_papers, relabelled = carry_labels(fresh, table.fits, earlier)
+    authors = (
+        AuthorKeywords.count(read.keywords, curated.merged, read.keyword_min_papers)
+        if read.keywords is not None
+        else None
+    )
+    fresh = topic_labels(table, neighbours, placement, words, fixed=kept, authors=authors)
+
+    def fits(topic: int, phrase: str, main: bool) -> bool:
+        # An earlier label from the authors' keywords fits while the keyword still names the topic.
+        return table.fits(topic, phrase, main) or (
+            authors is not None and authors.names(topic, keyword_key(phrase))
+        )
+
+    from_papers, relabelled = carry_labels(fresh, fits, earlier)
     label_of = {**from_papers, **{t: label for t, label in given.items() if t in from_papers}, **kept}
     label_of = {t: label for t, label in label_of.items() if t not in curated.hidden}
+    source = label_sources(label_of, from_papers, set(kept), authors)
     relabelled = [r for r in relabelled if label_of.get(r["id"]) == from_papers[r["id"]]]
     for group, label in zip(
         groups, group_labels(table, [g["topics"] for g in groups], label_of), strict=True
     ):
         group["label"] = label
-    return TopicLabels(label_of, from_papers, relabelled, groups, group_of)
+    return TopicLabels(label_of, source, from_papers, relabelled, groups, group_of)
+
+
+def label_sources(
+    label_of: dict[int, str], from_papers: dict[int, str], kept: set[int], authors
+) -> dict[int, str]:
+    """Where each shown label came from: ``FROM_AUTHOR_KEYWORDS`` where it is the one made from
+    the topic's papers and its first phrase is an author keyword that names the topic
+    (``authors``: the ``AuthorKeywords``, or None), ``FROM_PAPERS`` where it is otherwise theirs
+    (titles and abstracts), ``GIVEN`` where the guide or the curation gave it, ``KEPT_FROM_FIT``
+    where a placed update's topic keeps its fitted label (``kept``).
+    """
+    sources = {}
+    for topic, label in label_of.items():
+        if topic in kept:
+            sources[topic] = KEPT_FROM_FIT
+        elif label != from_papers.get(topic):
+            sources[topic] = GIVEN
+        elif authors is not None and authors.names_label(topic, label):
+            sources[topic] = FROM_AUTHOR_KEYWORDS
+        else:
+            sources[topic] = FROM_PAPERS
+    return sources

@@ -42,13 +42,13 @@ import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.distinctive import concentrated
 from papertopics.topics.fit import keyword_text, singular
 
 MAX_PHRASE_WORDS = 4
 SAMPLE_PAPERS = 300
 MIN_PAPERS = 3
 MIN_COVERAGE = 0.05
-MIN_LIFT = 2.0
 # Precision weighs 1 / PRECISION_WEIGHT^2 = 4 times as much as coverage in the score (F-beta).
 PRECISION_WEIGHT = 0.5
 COMPLETION_SHARE = 0.5
@@ -383,10 +383,10 @@ class PhraseTable:
 
     def names(self, unit: Unit, key: Key, least_papers: int = MIN_PAPERS) -> bool:
         """Whether the phrase can name the unit (the module's docstring gives the rules)."""
-        papers, share = unit.counts[key], unit.size / self.total
+        papers = unit.counts[key]
         return (
             papers >= least_papers
-            and self.precision(unit, key) >= min(MIN_LIFT * share, (1 + share) / 2)
+            and concentrated(self.precision(unit, key), unit.size / self.total)
             and not DATASET_WORDS & set(key)
             and unit.before_dataset[key] < _DATASET_FOLLOWED * papers
             and unit.nominal[key] >= NOMINAL_SHARE * papers

@@ -12,6 +12,7 @@ import numpy as np
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.fit import topic_groups
+from papertopics.topics.label_source import KEPT_FROM_FIT
 from papertopics.topics.labeller import TopicLabels
 
 _LOG = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def labels_as_fitted(
     for group in groups:
         group["label"] = fitted_groups[frozenset(group["topics"])]
     labels = {topic: kept[topic] for topic in sorted(real)}
-    return TopicLabels(labels, dict(labels), [], groups, group_of)
+    return TopicLabels(labels, dict.fromkeys(labels, KEPT_FROM_FIT), dict(labels), [], groups, group_of)
 
 
 def settle_placed_topics(placed: dict, topic_run) -> dict | None:

@@ -25,7 +25,7 @@ from papertopics.topics.fit import describe_topics, fit_topic_model, topic_keywo
 from papertopics.topics.guided import guided_topics, unmatched_names
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.labeller import TopicLabels, label_topics
+from papertopics.topics.labeller import PaperTexts, TopicLabels, label_topics
 from papertopics.topics.lineage import record_run
 from papertopics.topics.place import kept_labels, labels_as_fitted
 
@@ -193,11 +193,12 @@ def label(
     guided: Guided,
     baseline: dict | None,
     given: Given,
-    coarse_topics: int | str,
+    settings: TopicStageSettings,
     encoder,
-    titles: list[str] | None,
+    read: PaperTexts,
 ) -> Labelled:
-    """The labels (``label_topics``, which read each paper's title too; a placed update's fitted
+    """The labels (``label_topics``, which read each paper's title and keywords too, ``read``, and
+    make ``settings.coarse_topics`` groups; a placed update's fitted
     topics keep theirs, ``kept_labels``, and with nothing new to label its groups keep theirs too,
     ``labels_as_fitted``), given to the model too, and the outliers' label.
     """
@@ -207,7 +208,7 @@ def label(
     earlier = {t["id"]: t["label"] for t in baseline["topics"]} if baseline else {}
     kept = kept_labels(curated.curated.topics, given.fitted_labels)
     labels = labels_as_fitted(
-        vectors, curated.curated, kept, given.fitted_group_labels, coarse_topics
+        vectors, curated.curated, kept, given.fitted_group_labels, settings.coarse_topics
     ) or label_topics(
         texts,
         vectors,
@@ -215,10 +216,10 @@ def label(
         earlier,
         {**names, **given.curation.rename},
         kept,
-        coarse_topics,
+        settings.coarse_topics,
         encoder,
         fitted.keywords,
-        titles,
+        read,
     )
     outliers = int((curated.curated.merged == OUTLIER).sum())  # papers in no topic as found
     label_of = {**labels.label_of, OUTLIER: _outlier_label(outliers, sum(curated.curated.hidden.values()))}
@@ -264,6 +265,7 @@ def describe(
         record["named"] = topic in labelled.names
         record["curated"] = topic in curation.rename and topic != OUTLIER
         record["group"] = labelled.labels.group_of.get(topic)
+        record["label_source"] = labelled.labels.source.get(topic)
         if topic in curation.note:
             record["note"] = curation.note[topic]
     paper_labels = [
@@ -283,6 +285,7 @@ def run_topics(
     encoder=None,
     given: Given = Given(),
     titles: list[str] | None = None,
+    keywords: list[list[str]] | None = None,
 ) -> TopicRun:
     """The topics of the clustered papers: guided, matched to history, curated, fitted, labelled.
 
@@ -299,6 +302,8 @@ def run_topics(
             second phrase.
         given: the guide's names, the curation and a placed update's fitted labels.
         titles: each paper's title ("" where it has none), which the labels read too.
+        keywords: each paper's keywords as its input gives them (none where it gives none),
+            a topic's first label candidates (``papertopics.topics.author_keywords``).
     """
     curation = given.curation
     guided = guide(
@@ -324,9 +329,9 @@ def run_topics(
         guided,
         followed.baseline,
         given,
-        settings.coarse_topics,
+        settings,
         encoder,
-        titles,
+        PaperTexts(titles, keywords, settings.label_keyword_min_papers),
     )
     described = describe(ids, vectors, curated, fitted, labelled, curation, settings.n_representative_docs)
     traced = trace_lineage(

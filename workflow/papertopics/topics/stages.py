@@ -16,7 +16,7 @@ import numpy as np
 from papertopics import storage
 from papertopics.embed.encoders import EncoderOnDemand, corpus_embeddings, load_model
 from papertopics.embed.models import resolve_model_location
-from papertopics.ingest.parse import input_columns
+from papertopics.ingest.parse import input_columns, paper_keywords
 from papertopics.settings import EvaluateSettings, TopicStageSettings
 from papertopics.topics.curation import load_curation
 from papertopics.topics.fit import flag_column, needs_embedding_model
@@ -118,6 +118,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length),
         given=Given(names, curation, fitted_labels, fitted_group_labels),
         titles=[p.get("title") or "" for p in records],
+        keywords=[paper_keywords(p) for p in records],
     )
     placement = settle_placed_topics(clusters, found)
     # A placed update's new papers ("" in the fit); none in a refit.
@@ -225,8 +226,8 @@ def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndar
 
 
 def topic_table(details: list[dict]):
-    """``topics.csv``: one row per topic record (id, label, whether the label is curated, keywords,
-    size, share).
+    """``topics.csv``: one row per topic record (id, label, whether the label is curated, where it
+    came from, keywords, size, share).
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -236,6 +237,7 @@ def topic_table(details: list[dict]):
             "id": [d["topic"] for d in details],
             "label": [d["label"] for d in details],
             "curated": [bool(d.get("curated")) for d in details],
+            "label_source": [d.get("label_source") or "" for d in details],
             "keywords": ["; ".join(word for word, _ in d["keywords"]) for d in details],
             "size": [d["size"] for d in details],
             "share": [round(d["share"], 6) for d in details],
