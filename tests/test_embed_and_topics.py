@@ -7,6 +7,7 @@ from papertopics.embed.encoders import embed_texts, embedding_text, gather_embed
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points, topic_centroids
 from papertopics.mapping.reduce import Projection, reduce_embeddings
+from papertopics.mapping.sizing import resolve_selection_method
 from papertopics.settings import TopicStageSettings
 from papertopics.topics.fit import (
     describe_topics,
@@ -100,6 +101,21 @@ def test_tiny_corpora_reduce_and_cluster_into_one_topic(seed_embeddings, n_paper
     assert cluster_space.shape == (n_papers, 5) and np.isfinite(map_2d).all()
     labels, settings = cluster_points(cluster_space, "auto", 1, "eom")
     assert labels.tolist() == [0] * n_papers and "too few" in settings["note"]
+
+
+def test_auto_takes_hdbscans_leaves_below_150_papers_and_the_shipped_dumps_give_several_topics(
+    seed_embeddings,
+):
+    # fp32 vectors of the 38 shipped abstracts: excess of mass kept 33 of them in one topic of two;
+    # the leaves give the topics a reader sees in them (bench/small-corpora.md for held-out corpora).
+    cluster_space, _ = _reduce(seed_embeddings, n_components=5, min_dist=0.0)
+    labels, settings = cluster_points(cluster_space, "auto", None, "auto")
+    assert settings["cluster_selection_method"] == "leaf"
+    assert settings["cluster_selection_method_setting"] == "auto"
+    sizes = np.bincount(labels[labels != OUTLIER])
+    assert len(sizes) >= 4 and sizes.max() <= len(labels) / 2
+    assert resolve_selection_method("auto", 149) == "leaf" and resolve_selection_method("auto", 150) == "eom"
+    assert resolve_selection_method("eom", 38) == "eom"
 
 
 def test_a_topic_size_limit_that_leaves_no_topic_is_lifted_and_said():

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from papertopics.mapping.sizing import resolve_max_cluster_size, resolve_min_cluster_size
+from papertopics.mapping.sizing import (
+    resolve_max_cluster_size,
+    resolve_min_cluster_size,
+    resolve_selection_method,
+)
 
 # HDBSCAN's label of a point in no cluster, kept for the papers no topic holds.
 OUTLIER = -1
@@ -28,7 +32,7 @@ def cluster_points(
         points: the cluster space, one row per paper.
         min_cluster_size: the smallest topic, or ``auto`` (``resolve_min_cluster_size``).
         min_samples: HDBSCAN's ``min_samples`` (None: equal to ``min_cluster_size``).
-        cluster_selection_method: ``eom`` or ``leaf``.
+        cluster_selection_method: ``eom``, ``leaf`` or ``auto`` (``resolve_selection_method``).
         max_cluster_share: no topic may hold more of the corpus than this (0: no limit). With
             ``eom``, HDBSCAN otherwise can keep one cluster of half a large corpus, and which way
             it goes flips with tiny changes to the embeddings; above the limit it takes that
@@ -43,12 +47,14 @@ def cluster_points(
     n_papers = len(points)
     resolved = resolve_min_cluster_size(min_cluster_size, n_papers)
     max_cluster_size = resolve_max_cluster_size(max_cluster_share, n_papers, resolved)
+    method = resolve_selection_method(cluster_selection_method, n_papers)
     settings = {
         "n_papers": n_papers,
         "min_cluster_size": resolved,
         "min_cluster_size_setting": min_cluster_size,
         "min_samples": min_samples,
-        "cluster_selection_method": cluster_selection_method,
+        "cluster_selection_method": method,
+        "cluster_selection_method_setting": cluster_selection_method,
         "max_cluster_share": max_cluster_share,
         "max_cluster_size": max_cluster_size,
         "note": None,
@@ -74,7 +80,7 @@ def cluster_points(
         )
         return clusterer, clusterer.fit_predict(points).astype(np.int64)
 
-    clusterer, labels = fit(cluster_selection_method, max_cluster_size)
+    clusterer, labels = fit(method, max_cluster_size)
     if max_cluster_size and (labels == OUTLIER).all():
         # Where every dense region is bigger than the limit and none splits into parts of at least
         # the smallest topic's size, HDBSCAN selects no cluster at all: 250 real papers in fp32

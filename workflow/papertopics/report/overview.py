@@ -268,6 +268,7 @@ def method_section(inputs: ReportInputs) -> Markup:
         "hdbscan.min_cluster_size": f"{hdbscan['min_cluster_size']} (setting: {hdbscan['min_cluster_size_setting']})",
         "hdbscan.min_samples / cluster_selection_method": (
             f"{hdbscan['min_samples'] or '= min_cluster_size'} / {hdbscan['cluster_selection_method']}"
+            f" (setting: {hdbscan.get('cluster_selection_method_setting', hdbscan['cluster_selection_method'])})"
         ),
         "hdbscan.max_cluster_share": (
             f"{hdbscan.get('max_cluster_share', 0)} (largest topic allowed: "
