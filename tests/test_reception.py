@@ -24,8 +24,8 @@ from papertopics.changes.reception import (
 from papertopics.changes.reception_stage import change_sentence, finding_sentence
 from papertopics.changes.reception_tests import change_test, mean_test, median_interval, share_test
 from papertopics.changes.reception_values import ReceptionValues
-from papertopics.report.reception import brief_lines, card_blocks, findings, reception_section
 from papertopics.report.reception_record import reception_files
+from papertopics.report.reception_section import brief_lines, card_blocks, findings, reception_section
 
 from bench.reception_power import (
     CITATIONS,

@@ -17,7 +17,7 @@ from papertopics.changes.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
-from papertopics.report.reception import brief_lines, confidential
+from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.report.title import year_span

@@ -195,7 +195,7 @@ def map_section(
     """The map's section: search, filters, colouring, the map's placeholder and its compressed
     data (``map_data``). The legend is under the map, whole; beside it (under it on a narrow
     screen) the search's results, the selection and the paper shown, in view while one types or selects.
-    ``people_filter``: the control that keeps a country's or institution's papers (``report.people``).
+    ``people_filter``: the control that keeps a country's or institution's papers (``report.people_section``).
     """
     topics = [
         {"topic": t["topic"], "label": t["label"], "colour": colours.get(t["topic"], OUTLIER_COLOUR)}

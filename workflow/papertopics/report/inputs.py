@@ -42,7 +42,7 @@ class ReportInputs:
         None  # results/topics/venues.json (venues compared), None or unavailable: no section
     )
     venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
-    people: object | None = None  # papertopics.report.people.PeopleTables; None: no People section
+    people: object | None = None  # papertopics.report.people_section.PeopleTables; None: no People section
     reception: dict | None = None  # results/topics/reception.json (decisions, ratings, citations per topic)
 
     def __post_init__(self):
@@ -121,7 +121,7 @@ class ReportFiles:
     venues: str | None = None
     venues_table: str | None = None
     venue_trends: str | None = None
-    # The people stage's (papertopics.report.people), each optional.
+    # The people stage's (papertopics.report.people_section), each optional.
     people: str | None = None
     people_top: str | None = None
     experts: str | None = None
@@ -199,15 +199,15 @@ def _without_people(papers: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 
 def _left_out(files: ReportFiles) -> list[str]:
-    # papertopics.report.people imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.report.people import left_out_columns
+    # papertopics.report.people_section imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.report.people_section import left_out_columns
 
     return left_out_columns(files.people)
 
 
 def _people(files: ReportFiles):
-    # papertopics.report.people imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.report.people import load_people
+    # papertopics.report.people_section imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.report.people_section import load_people
 
     return load_people(
         files.people,

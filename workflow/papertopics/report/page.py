@@ -19,11 +19,11 @@ from papertopics.report.html_blocks import figure_block, gzip_block, notice, tex
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.lineage_flow import lineage_section
 from papertopics.report.overview import method_section
-from papertopics.report.people import experts_blocks, map_filter, people_section, topic_people_line
+from papertopics.report.people_section import experts_blocks, map_filter, people_section, topic_people_line
 from papertopics.report.quality import topic_groups_section
-from papertopics.report.reception import card_blocks, confidential, reception_section
 from papertopics.report.reception_map import map_colourings
 from papertopics.report.reception_record import shown_rows
+from papertopics.report.reception_section import card_blocks, confidential, reception_section
 from papertopics.report.render import fragment, render
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section

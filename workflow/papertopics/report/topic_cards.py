@@ -117,9 +117,9 @@ def topic_cards_section(
     the comparison (``changes.json``), for the shares per period, when there is one;
     ``wording_by``: the periods of the topics' wording (``dump`` or ``year``); ``colours``: the
     map's colour of each topic (``ReportInputs.topic_colours``); ``people_lines``: each topic's
-    line of who works on it (``papertopics.report.people``), none where people are left out;
+    line of who works on it (``papertopics.report.people_section``), none where people are left out;
     ``reception``: each topic's reception figures, rendered
-    (``papertopics.report.reception.card_blocks``), where there are some.
+    (``papertopics.report.reception_section.card_blocks``), where there are some.
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
