@@ -18,8 +18,10 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids, unit_rows
 
-# A paper gets at most this many topics beside its own (OpenAlex gives a work up to three topics).
-MOST_FURTHER_TOPICS = 2
+# papers.csv's columns of each further topic and its weight, nearest first: a paper gets at most
+# two topics beside its own (OpenAlex gives a work up to three topics).
+FURTHER_TOPIC_COLUMNS = (("second_topic", "second_weight"), ("third_topic", "third_weight"))
+MOST_FURTHER_TOPICS = len(FURTHER_TOPIC_COLUMNS)
 # The weights as written in papers.csv: three decimals tell the threshold's side apart.
 WEIGHT_DECIMALS = 3
 
@@ -71,9 +73,9 @@ def further_topic_columns(further: FurtherTopics) -> dict[str, np.ndarray]:
     ``third_topic``, ``third_weight`` (-1 and empty where none).
     """
     columns = {}
-    for k, name in enumerate(("second", "third")):
-        columns[f"{name}_topic"] = further.topics[:, k]
-        columns[f"{name}_weight"] = further.weights[:, k]
+    for k, (topic, weight) in enumerate(FURTHER_TOPIC_COLUMNS):
+        columns[topic] = further.topics[:, k]
+        columns[weight] = further.weights[:, k]
     return columns
 
 
