@@ -108,3 +108,24 @@ def test_bridges_count_the_papers_each_pair_of_topics_shares(seed_embeddings, se
 def test_no_shared_papers_make_an_empty_bridges_table(seed_embeddings, seed_topics):
     table = bridges_table(seed_topics, further_topics(seed_embeddings, seed_topics, 5.0), {})
     assert table.empty and "papers" in table.columns
+
+
+def test_the_bench_measures_keyword_nearness_with_the_paper_left_out_of_its_own_topic():
+    from bench.bridges import beats_random_topic, keyword_matrix, keyword_nearness
+
+    keywords = [
+        ["graph neural networks", "drug discovery"],
+        ["Graph neural network"],
+        ["drug discovery"],
+        ["planning"],
+    ]
+    topics = np.array([0, 0, 1, 2])
+    nearness = keyword_nearness(keyword_matrix(keywords), topics, np.array([0, 1, 2]))
+
+    # Paper 0 alone in its topic but for paper 1, which shares one of its two keywords (singular
+    # and case aside): cosine 1 / (sqrt 2 * 1); topic 1 holds its other keyword; topic 2 nothing.
+    np.testing.assert_allclose(nearness[0], [1 / np.sqrt(2), 1 / np.sqrt(2), 0.0])
+    np.testing.assert_allclose(nearness[3], [0.0, 0.0, 0.0])  # alone in its topic, left out of it
+    # Paper 0's topic 1 against the one other topic (2): nearer; against none but a tie: half.
+    assert beats_random_topic(nearness[:1], np.array([1]), np.array([[0, 1]])).tolist() == [1.0]
+    assert beats_random_topic(nearness[3:], np.array([1]), np.array([[2, 1]])).tolist() == [0.5]

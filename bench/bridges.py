@@ -1,0 +1,257 @@
+"""Papers between topics: are a paper's further topics (``papertopics.topics.bridges``) about it,
+by the keywords its authors chose? (``python -m bench.bridges``), written to bench/bridges.md and
+bench/bridges.json.
+
+On a workflow run over IJCAI 2020-2024 (the authors' sub-area keywords) and one over COLM and CoRL
+(their free keywords, the held-out corpus), for each threshold of ``topics.further_topic_min_weight``:
+the share of papers with a second topic, and how often the paper's keywords are nearer its second
+topic's papers' keywords than a random other topic's (expected over every other topic but its own
+and its second, ties half; 50% is chance). The same for its own topic is the ceiling. A paper's
+nearness to a topic: the cosine between its keyword set and the topic's keyword counts, itself left
+out of its own topic's; keywords read as word sets (``bench.label_keywords.keyword_forms``), so
+free keywords typed differently still meet. The default is the lowest threshold at which the
+second topics score at least ``CEILING_SHARE`` of the ceiling on IJCAI; the held-out corpus judges
+it. Keywords only score: the pipeline never reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from bench.common import BENCH, measured_snakemake
+from bench.label_keywords import keyword_forms
+from bench.quality_runs import default_config, with_overrides
+
+SHARED = BENCH.parent.parent / "shared" / "corpora"
+IJCAI = "ijcai_2020_2024_areas.jsonl.gz"
+IJCAI_KEYWORDS = "ijcai_2020_2024_keywords.jsonl.gz"
+HELD_OUT = "openreview_free_keywords.jsonl.gz"
+THRESHOLDS = (0.8, 0.85, 0.9, 0.95, 1.0)
+# The default threshold: its second topics score at least this share of the ceiling on IJCAI.
+CEILING_SHARE = 0.95
+TARGET = 0.70
+
+
+def corpus_records(name: str) -> list[dict]:
+    with gzip.open(SHARED / name, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def write_run(folder: Path, records: list[dict], dump_of) -> None:
+    """A workflow folder: one JSON Lines dump per ``dump_of(record)`` (title, abstract, year and
+    the corpus's id as ``input_id``, which papers.csv carries), the default config with one UMAP
+    projection (as the tests' IJCAI run).
+    """
+    raw = folder / "data" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    dumps: dict[str, list[str]] = {}
+    for record in records:
+        kept = {
+            "id": record["id"],
+            "title": record["title"],
+            "abstract": record["abstract"],
+            "year": record["year"],
+        }
+        dumps.setdefault(dump_of(record), []).append(json.dumps(kept, ensure_ascii=False) + "\n")
+    for dump, lines in sorted(dumps.items()):
+        (raw / f"{dump}.jsonl").write_text("".join(lines), encoding="utf-8")
+    config = with_overrides(default_config(), {"umap": {"consensus_runs": 1}})
+    (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def finished_run(folder: Path, records: list[dict], dump_of) -> Path:
+    """``folder``'s run, made (or brought up to date: a run of earlier code gains the further topics)."""
+    if not (folder / "config.yaml").exists():
+        write_run(folder, records, dump_of)
+    measured_snakemake(folder)
+    return folder
+
+
+def run_topics(folder: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    """The run's papers.csv and its papers' embeddings, in its order."""
+    from papertopics.embed.encoders import corpus_embeddings
+
+    papers, vectors = corpus_embeddings(
+        str(folder / "results" / "corpus" / "papers.jsonl"),
+        sorted(str(path) for path in (folder / "results" / "embeddings").glob("*.npz")),
+    )
+    table = pd.read_csv(
+        folder / "results" / "topics" / "papers.csv", keep_default_na=False, dtype={"id": str}
+    )
+    assert table["id"].tolist() == [p["id"] for p in papers], "papers.csv is out of step with the corpus"
+    return table, vectors
+
+
+def keyword_matrix(keywords: list[list[str]]) -> np.ndarray:
+    """Each paper's keyword word sets as a 0/1 row."""
+    forms = [set().union(*(keyword_forms(k) for k in paper)) for paper in keywords]
+    column = {form: i for i, form in enumerate(sorted({f for paper in forms for f in paper}, key=sorted))}
+    matrix = np.zeros((len(forms), len(column)))
+    for row, paper in enumerate(forms):
+        matrix[row, [column[f] for f in paper]] = 1.0
+    return matrix
+
+
+def keyword_nearness(matrix: np.ndarray, topics: np.ndarray, real: np.ndarray) -> np.ndarray:
+    """Each paper's cosine to each topic's keyword counts (``real``'s columns), itself left out of
+    its own topic's counts.
+    """
+    counts = np.vstack([matrix[topics == t].sum(axis=0) for t in real])
+    dot = matrix @ counts.T
+    norm_sq = np.tile((counts**2).sum(axis=1), (len(matrix), 1))
+    own = topics != -1
+    column = np.searchsorted(real, topics[own])
+    rows = np.flatnonzero(own)
+    self_sq = (matrix[own] ** 2).sum(axis=1)
+    dot[rows, column] -= self_sq
+    # |counts - x|² = |counts|² - 2 counts·x + |x|²
+    norm_sq[rows, column] += self_sq - 2 * (matrix[own] * counts[column]).sum(axis=1)
+    denominator = np.sqrt(norm_sq.clip(min=0)) * np.sqrt((matrix**2).sum(axis=1))[:, None]
+    return np.divide(dot, denominator, out=np.zeros_like(dot), where=denominator > 0)
+
+
+def beats_random_topic(nearness: np.ndarray, target: np.ndarray, excluded: np.ndarray) -> np.ndarray:
+    """Per paper, the chance that its ``target`` column is nearer than a random column other than
+    those in ``excluded`` (one row of columns per paper), ties half.
+    """
+    rows = np.arange(len(nearness))
+    mine = nearness[rows, target][:, None]
+    others = np.ones_like(nearness, dtype=bool)
+    for columns in excluded.T:
+        others[rows, columns] = False
+    wins = ((nearness < mine) & others).sum(axis=1) + 0.5 * ((nearness == mine) & others).sum(axis=1)
+    return wins / others.sum(axis=1)
+
+
+def measure(table: pd.DataFrame, vectors: np.ndarray, keywords: list[list[str]]) -> list[dict]:
+    """The share of papers with a second topic and the keyword figures at each threshold."""
+    from papertopics.topics.bridges import further_topics
+
+    topics = table["topic"].to_numpy(dtype=np.int64)
+    real = np.unique(topics[topics != -1])
+    nearness = keyword_nearness(keyword_matrix(keywords), topics, real)
+    scored = (topics != -1) & np.array([bool(k) for k in keywords])
+    rows = []
+    for threshold in THRESHOLDS:
+        further = further_topics(vectors, topics, threshold).topics
+        has = scored & (further[:, 0] != -1)
+        own, second = (np.searchsorted(real, topics[has]), np.searchsorted(real, further[has, 0]))
+        excluded = np.column_stack([own, second])
+        has_third = further[has, 1] != -1
+        third = np.searchsorted(real, further[has, 1][has_third])
+        rows.append(
+            {
+                "threshold": threshold,
+                "papers": int(scored.sum()),
+                "with_second": int(has.sum()),
+                "with_third": int(has_third.sum()),
+                "second": float(beats_random_topic(nearness[has], second, excluded).mean()),
+                "ceiling": float(beats_random_topic(nearness[has], own, excluded).mean()),
+                "third": float(
+                    beats_random_topic(
+                        nearness[has][has_third], third, np.column_stack([excluded[has_third], third])
+                    ).mean()
+                )
+                if has_third.any()
+                else None,
+            }
+        )
+    return rows
+
+
+def chosen_threshold(rows: list[dict]) -> float:
+    """The lowest threshold whose second topics score at least ``CEILING_SHARE`` of the ceiling."""
+    return min(row["threshold"] for row in rows if row["second"] >= CEILING_SHARE * row["ceiling"])
+
+
+def ijcai_keywords(table: pd.DataFrame) -> list[list[str]]:
+    """Each IJCAI paper's sub-area keywords, by its title and year (a run of the tests' IJCAI
+    dumps carries no corpus id).
+    """
+    paper_of = {r["id"]: (r["title"], str(r["year"])) for r in corpus_records(IJCAI)}
+    by_paper = {paper_of[r["id"]]: r["keywords"] for r in corpus_records(IJCAI_KEYWORDS)}
+    return [by_paper.get(key, []) for key in zip(table["title"], table["year"].astype(str), strict=True)]
+
+
+def held_out_keywords(table: pd.DataFrame) -> list[list[str]]:
+    """Each COLM or CoRL paper's free keywords, by the corpus id its dump carried."""
+    by_id = {r["id"]: r["keywords"] for r in corpus_records(HELD_OUT)}
+    return [by_id.get(i, []) for i in table["input_id"]]
+
+
+def markdown(results: dict) -> str:
+    default = results["default"]
+    lines = [
+        "# Papers between topics: are further topics about the paper?",
+        "",
+        "`python -m bench.bridges` on a workflow run per corpus (default settings, one UMAP projection). "
+        "A paper's further topics: the topics whose centroids' cosine to it is at least the threshold times "
+        "its own topic's (`topics.further_topic_min_weight`). *Second* / *third*: how often the paper's "
+        "authors' keywords are nearer its second (third) topic's papers' keywords than a random other topic's "
+        "(every topic but its own and its further ones, ties half; 50% is chance); *ceiling*: the same for its "
+        f"own topic, on the same papers. Target: second ≥ {TARGET:.0%}. Default: the lowest threshold whose "
+        f"second topics reach {CEILING_SHARE:.0%} of the ceiling on IJCAI, **{default}**, judged on the held-out "
+        "corpus (COLM 2024-25 and CoRL 2021-25 with their free keywords).",
+        "",
+    ]
+    for name, corpus in results["corpora"].items():
+        lines += [
+            f"## {name} ({corpus['papers']} papers, {corpus['rows'][0]['papers']} with keywords, "
+            f"{corpus['topics']} topics)",
+            "",
+            "| threshold | with a second topic | with a third | second | third | ceiling (own topic) | second / ceiling |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in corpus["rows"]:
+            third = f"{row['third']:.1%}" if row["third"] is not None else "–"
+            mark = " (default)" if row["threshold"] == default else ""
+            lines.append(
+                f"| {row['threshold']}{mark} | {row['with_second'] / row['papers']:.1%} | "
+                f"{row['with_third'] / row['papers']:.1%} | {row['second']:.1%} | {third} | {row['ceiling']:.1%} | "
+                f"{row['second'] / row['ceiling']:.0%} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ijcai-run", type=Path, default=BENCH / "scratch" / "bridges-ijcai")
+    parser.add_argument("--held-out-run", type=Path, default=BENCH / "scratch" / "bridges-held-out")
+    parser.add_argument("--results", type=Path, default=BENCH)
+    args = parser.parse_args()
+    corpora = {}
+    for name, folder, corpus, dump_of, keywords in (
+        ("IJCAI 2020-2024", args.ijcai_run, IJCAI, lambda r: f"ijcai{r['year']}", ijcai_keywords),
+        (
+            "COLM and CoRL (held out)",
+            args.held_out_run,
+            HELD_OUT,
+            lambda r: f"{r['venue'].lower()}{r['year']}",
+            held_out_keywords,
+        ),
+    ):
+        table, vectors = run_topics(finished_run(folder, corpus_records(corpus), dump_of))
+        topics = table["topic"].to_numpy()
+        corpora[name] = {
+            "run": str(folder),
+            "papers": len(table),
+            "topics": int(len(np.unique(topics[topics != -1]))),
+            "rows": measure(table, vectors, keywords(table)),
+        }
+    results = {"default": chosen_threshold(next(iter(corpora.values()))["rows"]), "corpora": corpora}
+    args.results.mkdir(parents=True, exist_ok=True)
+    (args.results / "bridges.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    (args.results / "bridges.md").write_text(markdown(results), encoding="utf-8")
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
