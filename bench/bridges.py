@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ import yaml
 
 from bench.common import BENCH, measured_snakemake
 from bench.label_keywords import keyword_forms
-from bench.quality_runs import default_config, with_overrides
+from bench.quality_runs import default_config, topic_settings, with_overrides
 
 SHARED = BENCH.parent.parent / "shared" / "corpora"
 IJCAI = "ijcai_2020_2024_areas.jsonl.gz"
@@ -74,8 +75,8 @@ def finished_run(folder: Path, records: list[dict], dump_of) -> Path:
     return folder
 
 
-def run_topics(folder: Path) -> tuple[pd.DataFrame, np.ndarray]:
-    """The run's papers.csv and its papers' embeddings, in its order."""
+def run_topics(folder: Path) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
+    """The run's papers.csv, its papers' embeddings and texts (as c-TF-IDF reads them), in its order."""
     from papertopics.embed.encoders import corpus_embeddings
 
     papers, vectors = corpus_embeddings(
@@ -86,7 +87,7 @@ def run_topics(folder: Path) -> tuple[pd.DataFrame, np.ndarray]:
         folder / "results" / "topics" / "papers.csv", keep_default_na=False, dtype={"id": str}
     )
     assert table["id"].tolist() == [p["id"] for p in papers], "papers.csv is out of step with the corpus"
-    return table, vectors
+    return table, vectors, [p["text"] for p in papers]
 
 
 def keyword_matrix(keywords: list[list[str]]) -> np.ndarray:
@@ -130,33 +131,62 @@ def beats_random_topic(nearness: np.ndarray, target: np.ndarray, excluded: np.nd
     return wins / others.sum(axis=1)
 
 
-def measure(table: pd.DataFrame, vectors: np.ndarray, keywords: list[list[str]]) -> list[dict]:
+@dataclass(frozen=True)
+class Scoring:
+    """What every method is scored on: each paper's topic (as a column of ``nearness``), its
+    keyword nearness to each topic, and whether it counts (in a topic, with keywords).
+    """
+
+    topics: np.ndarray
+    real: np.ndarray
+    nearness: np.ndarray
+    scored: np.ndarray
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, keywords: list[list[str]]) -> Scoring:
+        topics = table["topic"].to_numpy(dtype=np.int64)
+        real = np.unique(topics[topics != -1])
+        scored = (topics != -1) & np.array([bool(k) for k in keywords])
+        return cls(topics, real, keyword_nearness(keyword_matrix(keywords), topics, real), scored)
+
+    def second_and_ceiling(self, further: np.ndarray) -> tuple[float, float]:
+        """How often the papers' ``further`` topics (-1: none) and their own topics beat a random other."""
+        has = self.scored & (further != -1)
+        own, second = np.searchsorted(self.real, self.topics[has]), np.searchsorted(self.real, further[has])
+        excluded = np.column_stack([own, second])
+        return (
+            float(beats_random_topic(self.nearness[has], second, excluded).mean()),
+            float(beats_random_topic(self.nearness[has], own, excluded).mean()),
+        )
+
+
+def measure(scoring: Scoring, vectors: np.ndarray) -> list[dict]:
     """The share of papers with a second topic and the keyword figures at each threshold."""
     from papertopics.topics.bridges import further_topics
 
-    topics = table["topic"].to_numpy(dtype=np.int64)
-    real = np.unique(topics[topics != -1])
-    nearness = keyword_nearness(keyword_matrix(keywords), topics, real)
-    scored = (topics != -1) & np.array([bool(k) for k in keywords])
     rows = []
     for threshold in THRESHOLDS:
-        further = further_topics(vectors, topics, threshold).topics
-        has = scored & (further[:, 0] != -1)
-        own, second = (np.searchsorted(real, topics[has]), np.searchsorted(real, further[has, 0]))
-        excluded = np.column_stack([own, second])
-        has_third = further[has, 1] != -1
-        third = np.searchsorted(real, further[has, 1][has_third])
+        further = further_topics(vectors, scoring.topics, threshold).topics
+        second, ceiling = scoring.second_and_ceiling(further[:, 0])
+        has = scoring.scored & (further[:, 0] != -1)
+        has_third = scoring.scored & (further[:, 1] != -1)
+        third_excluded = np.column_stack(
+            [
+                np.searchsorted(scoring.real, scoring.topics[has_third]),
+                np.searchsorted(scoring.real, further[has_third]),
+            ]
+        )
         rows.append(
             {
                 "threshold": threshold,
-                "papers": int(scored.sum()),
+                "papers": int(scoring.scored.sum()),
                 "with_second": int(has.sum()),
                 "with_third": int(has_third.sum()),
-                "second": float(beats_random_topic(nearness[has], second, excluded).mean()),
-                "ceiling": float(beats_random_topic(nearness[has], own, excluded).mean()),
+                "second": second,
+                "ceiling": ceiling,
                 "third": float(
                     beats_random_topic(
-                        nearness[has][has_third], third, np.column_stack([excluded[has_third], third])
+                        scoring.nearness[has_third], third_excluded[:, 2], third_excluded
                     ).mean()
                 )
                 if has_third.any()
@@ -164,6 +194,44 @@ def measure(table: pd.DataFrame, vectors: np.ndarray, keywords: list[list[str]])
             }
         )
     return rows
+
+
+def approximate_distribution_row(
+    scoring: Scoring, texts: list[str], vectors: np.ndarray, papers: int
+) -> dict:
+    """BERTopic's ``approximate_distribution`` (its windows' c-TF-IDF against each topic's, on the
+    run's topics with the default keyword settings, as the runs had) scored the same way, its second topic given to as many
+    papers as the default threshold gives one (those whose second topic weighs most against their
+    own): the method not chosen, compared at the same share. ``min_similarity`` 0, as at its
+    default (0.1) most IJCAI papers get no distribution at all (counted as ``empty_at_default``).
+    """
+    from papertopics.topics.fit import fit_topic_model
+
+    model, model_topics = fit_topic_model(
+        texts, vectors, scoring.topics, None, topic_settings(default_config())
+    )
+    shown = dict(zip(model_topics.tolist(), scoring.topics.tolist(), strict=True))
+    columns = np.searchsorted(scoring.real, [shown[m] for m in range(len(scoring.real))])
+    default, _ = model.approximate_distribution(texts)
+    weights = np.zeros((len(texts), len(scoring.real)))
+    weights[:, columns] = model.approximate_distribution(texts, min_similarity=0.0)[0]
+    rows = np.arange(len(texts))
+    own = np.searchsorted(scoring.real, scoring.topics)  # a paper in no topic is not scored
+    others = weights.copy()
+    others[rows, own] = -np.inf
+    second = others.argmax(axis=1)
+    relative = np.where(scoring.scored, others[rows, second] / weights[rows, own].clip(min=1e-12), -np.inf)
+    heaviest = np.argsort(-relative, kind="stable")[:papers]
+    further = np.full(len(texts), -1)
+    further[heaviest] = scoring.real[second[heaviest]]
+    second_score, ceiling = scoring.second_and_ceiling(further)
+    return {
+        "papers": int(scoring.scored.sum()),
+        "with_second": papers,
+        "second": second_score,
+        "ceiling": ceiling,
+        "empty_at_default": float((default.sum(axis=1) == 0).mean()),
+    }
 
 
 def chosen_threshold(rows: list[dict]) -> float:
@@ -217,7 +285,15 @@ def markdown(results: dict) -> str:
                 f"{row['with_third'] / row['papers']:.1%} | {row['second']:.1%} | {third} | {row['ceiling']:.1%} | "
                 f"{row['second'] / row['ceiling']:.0%} |"
             )
-        lines.append("")
+        other = corpus["approximate_distribution"]
+        lines += [
+            "",
+            f"BERTopic's `approximate_distribution` instead, its second topic given to as many papers "
+            f"({other['with_second'] / other['papers']:.1%}, those whose second topic weighs most against their own; "
+            f"`min_similarity` 0, as at its default of 0.1 {other['empty_at_default']:.0%} of the papers get no "
+            f"distribution): second {other['second']:.1%}, ceiling {other['ceiling']:.1%}.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -227,7 +303,7 @@ def main() -> None:
     parser.add_argument("--held-out-run", type=Path, default=BENCH / "scratch" / "bridges-held-out")
     parser.add_argument("--results", type=Path, default=BENCH)
     args = parser.parse_args()
-    corpora = {}
+    corpora, scorings = {}, {}
     for name, folder, corpus, dump_of, keywords in (
         ("IJCAI 2020-2024", args.ijcai_run, IJCAI, lambda r: f"ijcai{r['year']}", ijcai_keywords),
         (
@@ -238,15 +314,22 @@ def main() -> None:
             held_out_keywords,
         ),
     ):
-        table, vectors = run_topics(finished_run(folder, corpus_records(corpus), dump_of))
-        topics = table["topic"].to_numpy()
+        table, vectors, texts = run_topics(finished_run(folder, corpus_records(corpus), dump_of))
+        scoring = Scoring.of(table, keywords(table))
+        scorings[name] = (scoring, vectors, texts)
         corpora[name] = {
             "run": str(folder),
             "papers": len(table),
-            "topics": int(len(np.unique(topics[topics != -1]))),
-            "rows": measure(table, vectors, keywords(table)),
+            "topics": len(scoring.real),
+            "rows": measure(scoring, vectors),
         }
-    results = {"default": chosen_threshold(next(iter(corpora.values()))["rows"]), "corpora": corpora}
+    default = chosen_threshold(next(iter(corpora.values()))["rows"])
+    for name, (scoring, vectors, texts) in scorings.items():
+        at_default = next(row for row in corpora[name]["rows"] if row["threshold"] == default)
+        corpora[name]["approximate_distribution"] = approximate_distribution_row(
+            scoring, texts, vectors, at_default["with_second"]
+        )
+    results = {"default": default, "corpora": corpora}
     args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "bridges.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     (args.results / "bridges.md").write_text(markdown(results), encoding="utf-8")
