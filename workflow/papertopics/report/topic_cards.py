@@ -64,7 +64,7 @@ def topic_paper_order(papers: pd.DataFrame, topic_details: list[dict]) -> dict[i
     return order
 
 
-# The papers a card names as also about its topic, the nearest it first; its CSV holds its own papers.
+# The papers a card names as also about its topic, the nearest it first (its list and CSV hold its own only).
 ALSO_ABOUT_SHOWN = 3
 
 
