@@ -57,6 +57,7 @@ def test_seed_run_outputs_add_up(seed_run):
 
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert report.count(get_plotlyjs()) == 1, "plotly.js must be inlined exactly once"
+    assert 'id="bridges-summary"' in report and 'id="bridges-csv"' in report  # the table and its download
     ours = report.replace(get_plotlyjs(), "")
     assert "<script src" not in ours and "<link" not in ours
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), (
