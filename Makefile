@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -188,6 +188,10 @@ bench-reception: $(INSTALLED)
 
 bench-small-corpora: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.small_corpora
+# Are a paper's further topics about it, by its authors' keywords? A workflow run on IJCAI and one on
+# COLM and CoRL (in bench/scratch/, made once), each threshold scored: bench/bridges.md and .json.
+bench-bridges: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.bridges
 
 # The report opened in headless Chromium: the shipped dumps' report (from `make run`) beside reports of
 # 10,000 and 100,000 synthetic papers (no models), each built with this checkout and with the package

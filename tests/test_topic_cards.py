@@ -8,6 +8,7 @@ import html
 import json
 import re
 
+import numpy as np
 import pandas as pd
 from papertopics.report.html_blocks import gzip_block
 from papertopics.report.topic_cards import ORDER_BLOCK, topic_cards_section, topic_paper_order
@@ -103,3 +104,59 @@ def test_a_label_of_the_authors_keywords_is_marked_on_its_card_and_no_other_is()
     first, second = page[: page.index('id="topic-1"')], page[page.index('id="topic-1"') :]
     assert "(the authors' keywords)" in first
     assert "authors' keywords" not in second
+
+
+def _with_further_topics(papers: pd.DataFrame) -> pd.DataFrame:
+    """``_papers`` with further topics as the topics stage writes them (read back as text): Far
+    and Near of topic 0 are also about topic 1, Near more so; B1 is also about topic 0.
+    """
+    return papers.assign(
+        second_topic=[1, 1, -1, -1, -1, 0, -1, -1],
+        second_weight=["0.93", "0.97", "", "", "", "0.91", "", ""],
+        third_topic=[-1] * 8,
+        third_weight=[""] * 8,
+    )
+
+
+def test_a_card_names_the_papers_of_other_topics_also_about_it_nearest_first():
+    page = topic_cards_section(_details(), _with_further_topics(_papers()))
+    one = page[page.index('id="topic-1"') : page.index('id="topic--1"')]
+    assert "Also about this topic: 2 papers" in one
+    assert one.index('data-id="near"') < one.index('data-id="far"')
+    zero = page[page.index('id="topic-0"') : page.index('id="topic-1"')]
+    assert "Also about this topic: 1 papers" in zero and 'data-id="b1"' in zero
+    assert "Also about this topic" not in topic_cards_section(_details(), _papers())
+
+
+def test_the_map_knows_each_papers_further_topics_by_its_position():
+    from papertopics.periods.assign import Periods
+    from papertopics.report.document_map import map_data, map_periods
+
+    papers = _with_further_topics(_papers())
+    periods = map_periods(Periods("dump", ["d"], np.arange(8), np.array(["d"] * 8), 0), 8, {})
+    data = map_data(papers, _details(), [], 100, {}, periods, 0)
+    # Positions in _details(): topic 0 first, topic 1 second.
+    assert data["further"] == {"0": [1], "1": [1], "5": [0]}
+
+
+def test_the_bridges_table_links_both_topics_and_escapes_their_labels():
+    from papertopics.report.bridges_subsection import BRIDGES_SHOWN, bridges_subsection
+
+    bridges = pd.DataFrame(
+        {
+            "topic_a": [0] + [2] * BRIDGES_SHOWN,
+            "label_a": [HOSTILE] + ["two"] * BRIDGES_SHOWN,
+            "topic_b": [1] + list(range(3, 3 + BRIDGES_SHOWN)),
+            "label_b": ["one"] * (BRIDGES_SHOWN + 1),
+            "papers": [9] + [1] * BRIDGES_SHOWN,
+            "a_papers_about_b": [5] + [1] * BRIDGES_SHOWN,
+            "b_papers_about_a": [4] + [0] * BRIDGES_SHOWN,
+        }
+    )
+    part = bridges_subsection(bridges, 0.9)
+    assert HOSTILE not in part and html.escape(HOSTILE) in part
+    first = re.search(r"<tbody><tr>(.*?)</tr>", part).group(1)
+    assert first.startswith('<td><a href="#topic-0">0: ') and '<a href="#topic-1">1: one</a>' in first
+    assert "<td>9</td><td>5</td><td>4</td>" in first
+    assert part.count("<tr>") == 1 + BRIDGES_SHOWN and f"of {BRIDGES_SHOWN + 1}" in part
+    assert "No paper is also about" in bridges_subsection(bridges.head(0), 0.9)

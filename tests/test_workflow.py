@@ -41,6 +41,13 @@ def test_seed_run_outputs_add_up(seed_run):
     assert len(real_topics) >= 2 and real_topics["size"].sum() > 0
     assert real_topics["label"].is_unique
     assert {"LakeQA", "CrispEdit", "V2A"} <= set(papers["display_name"])
+    # Each paper's further topics are other topics, and bridges.csv counts them as papers.csv lists them.
+    further = papers[["topic", "second_topic", "third_topic"]].to_numpy()
+    listed = [(own, other) for own, *others in further.tolist() for other in others if other != -1]
+    assert all(own != other and own != -1 for own, other in listed)
+    bridges = pd.read_csv(results / "topics" / "bridges.csv", keep_default_na=False)
+    by_pair = {(min(pair), max(pair)): listed.count(pair) + listed.count(pair[::-1]) for pair in listed}
+    assert bridges.set_index(["topic_a", "topic_b"])["papers"].to_dict() == by_pair
 
     model_files = {p.name for p in (results / "topics" / "model").iterdir()}
     assert {"topic_embeddings.safetensors", "topics.json", "config.json"} <= model_files
@@ -50,6 +57,7 @@ def test_seed_run_outputs_add_up(seed_run):
 
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert report.count(get_plotlyjs()) == 1, "plotly.js must be inlined exactly once"
+    assert 'id="bridges-summary"' in report and 'id="bridges-csv"' in report  # the table and its download
     ours = report.replace(get_plotlyjs(), "")
     assert "<script src" not in ours and "<link" not in ours
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), (

@@ -40,6 +40,13 @@ test("a paper's periods are its first and its further ones; a paper without a ye
   assert.deepEqual([0, 1, 2].map((paper) => map.periodsOf(paper)), [[0], [1, 2], []]);
 });
 
+test("a paper's further topics are read by its row, none where it has none or the map has none", () => {
+  const map = mapOfPapers({ ids: ["a", "b", "c"], periods: { of_paper: [0, 0, 0], more: {} }, further: { 0: [2, 1], 2: [0] } });
+  assert.deepEqual([0, 1, 2].map((paper) => map.furtherTopicsOf(paper)), [[2, 1], [], [0]]);
+  const older = mapOfPapers({ ids: ["a"], periods: { of_paper: [0], more: {} } });
+  assert.deepEqual(older.furtherTopicsOf(0), []);
+});
+
 test("similar papers are read per paper, the padding left out", () => {
   const similarOf = similarPapers(Int32Array.from([1, 2, 0, -1, 1, 0]), 2);
   assert.deepEqual([0, 1, 2].map(similarOf), [[1, 2], [0], [1, 0]]);

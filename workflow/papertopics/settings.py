@@ -219,6 +219,7 @@ class TopicStageSettings(_Settings):
     min_keyword_share: float
     guide_min_similarity: float
     label_keyword_min_papers: int
+    further_topic_min_weight: float
     coarse_topics: int | str = knob("report", "coarse_topics")
     min_overlap: float = knob("lineage", "min_overlap")
     min_similarity: float = knob("lineage", "min_similarity")

@@ -21,6 +21,7 @@ rule topics:
         model=directory("results/staged/topics/model"),
         figures="results/staged/topics/figures.json",
         lineage="results/staged/topics/lineage.json",
+        bridges="results/staged/topics/bridges.csv",
         next_history=f"results/staged/history/{TOPICS}",
     log:
         "results/logs/topics.log",

@@ -24,6 +24,7 @@ from papertopics.periods.assign import Periods
 from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, periods_are_sequential
 from papertopics.report.html_blocks import gzip_block, packed_json_block, web_link
 from papertopics.report.render import render
+from papertopics.topics.bridges import FURTHER_TOPIC_COLUMNS
 from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680
@@ -142,6 +143,7 @@ def map_data(
             "of_paper": periods.of_paper,
             "more": {str(row): found for row, found in periods.more.items()},
         },
+        "further": _further_topics(papers, position),
         "x": papers["x"].round(5).tolist(),
         "y": papers["y"].round(5).tolist(),
         "hover_chars": hover_chars,
@@ -151,6 +153,19 @@ def map_data(
         "labels": {"groups": group_labels, "topics": topic_labels},
         "similar_count": similar_count,
     }
+
+
+def _further_topics(papers: pd.DataFrame, position: dict[int, int]) -> dict[str, list[int]]:
+    """The topics each paper is also about (``second_topic``, ``third_topic``), as positions in
+    the map's topics, for the papers that have some (by row, as text: a JSON object's keys).
+    """
+    columns = [topic for topic, _ in FURTHER_TOPIC_COLUMNS if topic in papers]
+    further = {}
+    for row, topics in enumerate(papers[columns].to_numpy(dtype=np.int64).tolist()):
+        shown = [position[t] for t in topics if t != OUTLIER]
+        if shown:
+            further[str(row)] = shown
+    return further
 
 
 def _topic_entry(topic: dict, colours: dict[int, str]) -> dict:

@@ -44,6 +44,7 @@ class ReportInputs:
     venue_cells: pd.DataFrame | None = None  # results/topics/venues.csv
     people: object | None = None  # papertopics.report.people_section.PeopleTables; None: no People section
     reception: dict | None = None  # results/topics/reception.json (decisions, ratings, citations per topic)
+    bridges: pd.DataFrame | None = None  # results/topics/bridges.csv (the topic pairs papers share)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -100,7 +101,7 @@ class ReportFiles:
     ``trends`` tables), ``similar`` (each paper's similar papers), ``embedding_summaries`` (the
     embed stage's, per dump) and the venues stage's ``venues`` record, ``venues_table`` and
     ``venue_trends`` are optional; ``venues.csv`` is a download only where venues were compared, ``venue_trends.csv`` only where
-    each venue's trends were tested.
+    each venue's trends were tested. ``bridges`` (the topic pairs papers share) is optional too.
     """
 
     corpus_summary: str
@@ -131,6 +132,7 @@ class ReportFiles:
     reception: str | None = None
     reception_table: str | None = None
     reception_years: str | None = None
+    bridges: str | None = None
 
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
@@ -182,6 +184,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         else None,
         people=_people(files),
         reception=reception,
+        bridges=pd.read_csv(files.bridges, keep_default_na=False) if files.bridges else None,
     )
 
 

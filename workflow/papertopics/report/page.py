@@ -11,6 +11,7 @@ from plotly.offline import get_plotlyjs
 from papertopics.figures import too_few_topics
 from papertopics.figures.keywords import keyword_barchart
 from papertopics.report import structure
+from papertopics.report.bridges_subsection import bridges_subsection
 from papertopics.report.brief import brief_section
 from papertopics.report.bundle import bundle
 from papertopics.report.document_map import map_data, map_periods, map_section, similar_block, similar_rows
@@ -115,6 +116,9 @@ def _structure_section(inputs: ReportInputs) -> Markup:
         ("Topic similarity", _model_figure("topic-heatmap", inputs.figures)),
         ("Topic share per dump", dump_share),
     )
+    if inputs.bridges is not None:
+        bridges = bridges_subsection(inputs.bridges, inputs.topic_settings.get("further_topic_min_weight"))
+        parts += (("Bridges: topics that share papers", bridges),)
     return render("sections/structure.html", parts=parts)
 
 
@@ -144,6 +148,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
     downloads = {
         "papers.csv": inputs.papers.to_csv(index=False),
         "topics.csv": inputs.topics.to_csv(index=False),
+        **({"bridges.csv": inputs.bridges.to_csv(index=False)} if inputs.bridges is not None else {}),
         **inputs.comparison_files,
         **(inputs.people.files if inputs.people is not None else {}),
     }

@@ -14,6 +14,7 @@ from papertopics.report.colours import colour_of
 from papertopics.report.html_blocks import packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.topics.bridges import FURTHER_TOPIC_COLUMNS
 from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
 
 # The block of each topic's paper rows, most central first (read by assets/topic-papers.js).
@@ -62,6 +63,40 @@ def topic_paper_order(papers: pd.DataFrame, topic_details: list[dict]) -> dict[i
         chosen = set(first)
         order[int(record["topic"])] = first + [int(r) for r in ranked if r not in chosen]
     return order
+
+
+# The papers a card names as also about its topic, the nearest it first (its list and CSV hold its own only).
+ALSO_ABOUT_SHOWN = 3
+
+
+def also_about(papers: pd.DataFrame) -> dict[int, list[int]]:
+    """Each topic's papers from other topics that are also about it (it is their second or third
+    topic: ``papertopics.topics.bridges``), as rows of ``papers``, the heaviest weight first
+    (ties by row); none where the table has no further topics.
+    """
+    if FURTHER_TOPIC_COLUMNS[0][0] not in papers:
+        return {}
+    parts = [
+        pd.DataFrame(
+            {
+                "topic": papers[topic].to_numpy(dtype=np.int64),
+                "weight": pd.to_numeric(papers[weight], errors="coerce").to_numpy(),
+                "row": np.arange(len(papers)),
+            }
+        )
+        for topic, weight in FURTHER_TOPIC_COLUMNS
+    ]
+    shared = pd.concat(parts)
+    shared = shared[shared["topic"] != OUTLIER].sort_values(["weight", "row"], ascending=[False, True])
+    return {int(topic): rows["row"].tolist() for topic, rows in shared.groupby("topic", sort=False)}
+
+
+def _also(rows: list[int], papers: pd.DataFrame) -> dict | None:
+    """A card's line of the papers also about its topic: how many, and the first few."""
+    if not rows:
+        return None
+    shown = [_paper(papers.iloc[row], row) for row in rows[:ALSO_ABOUT_SHOWN]]
+    return {"count": len(rows), "papers": shown}
 
 
 def _wording(topic: dict, by: str, label, min_papers: int) -> dict | None:
@@ -126,6 +161,7 @@ def topic_cards_section(
     series = {s["topic"]: s for s in changes["series"]} if changes else {}
     min_wording_papers = changes["min_wording_papers"] if changes else 0
     clustered = papers.loc[~papers["outlier"].to_numpy(dtype=bool), "topic"].value_counts()
+    also = also_about(papers)
 
     def labeller(by: str):
         return lambda period: (dump_labels or {}).get(period, period) if by == "dump" else period
@@ -154,6 +190,7 @@ def topic_cards_section(
                 else None,
                 "bars": _keyword_bars(topic["keywords"]),
                 "papers": [_paper(by_id.loc[i], index_of[i]) for i in topic["representative_ids"]],
+                "also": _also(also.get(topic["topic"], []), papers),
                 "wording": _wording(topic, wording_by, labeller(wording_by), min_wording_papers),
                 "people_line": (people_lines or {}).get(topic["topic"], ""),
                 "reception": (reception or {}).get(topic["topic"], ""),

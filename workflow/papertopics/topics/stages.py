@@ -18,6 +18,7 @@ from papertopics.embed.encoders import EncoderOnDemand, corpus_embeddings, load_
 from papertopics.embed.models import resolve_model_location
 from papertopics.ingest.parse import input_columns, paper_keywords
 from papertopics.settings import EvaluateSettings, TopicStageSettings
+from papertopics.topics.bridges import FurtherTopics, bridges_table, further_topic_columns, further_topics
 from papertopics.topics.curation import load_curation
 from papertopics.topics.fit import flag_column, needs_embedding_model
 from papertopics.topics.guided import load_guide
@@ -73,6 +74,7 @@ class TopicOutputs:
         model: the folder of the saved BERTopic model.
         figures: the model's figures (``papertopics.figures``).
         lineage: how this run's topics continue the previous run's.
+        bridges: ``bridges.csv``: the topic pairs that papers share (``bridges_table``).
         next_history: this run's topic record, staged: published as the history's with the run.
     """
 
@@ -82,6 +84,7 @@ class TopicOutputs:
     model: str
     figures: str
     lineage: str
+    bridges: str
     next_history: str
 
 
@@ -123,12 +126,15 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     placement = settle_placed_topics(clusters, found)
     # A placed update's new papers ("" in the fit); none in a refit.
     placed = np.zeros(len(ids), dtype=bool) if fitted_labels is None else fitted_labels == ""
-    paper_table = _paper_table(records, found, map_2d, placed)
+    further = further_topics(vectors, found.topics, chosen.further_topic_min_weight)
+    paper_table = _paper_table(records, found, further, map_2d, placed)
     periods, groups = load_groups(inputs.periods_table, inputs.periods_settings, ids)
     # The fit's wording, where this run places papers on that fit (a refit words every period).
     _add_wording(found, texts, (periods, groups), inputs.fitted_wording if fitted_labels is not None else [])
     storage.write_csv(outputs.topics, topic_table(found.details))
     storage.write_csv(outputs.topic_papers, paper_table)
+    label_of = {d["topic"]: d["label"] for d in found.details}
+    storage.write_csv(outputs.bridges, bridges_table(found.topics, further, label_of))
     recorded = {
         "embedding_model": chosen.embedding_model,
         **chosen.recorded(),
@@ -201,9 +207,10 @@ def _layout_in_corpus_order(layout: str, clusters: dict, ids: list[str]) -> np.n
     return coordinates["map_2d"]
 
 
-def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndarray):
-    """``papers.csv``: each paper with its topic and map position, whether it was ``placed`` on an
-    earlier fit (``update: place``) rather than fitted, and the input's own fields.
+def _paper_table(records: list[dict], found, further: FurtherTopics, map_2d: np.ndarray, placed: np.ndarray):
+    """``papers.csv``: each paper with its topic, its ``further`` topics and map position,
+    whether it was ``placed`` on an earlier fit (``update: place``) rather than fitted, and the
+    input's own fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -216,6 +223,7 @@ def _paper_table(records: list[dict], found, map_2d: np.ndarray, placed: np.ndar
         "abstract": [p["abstract"] for p in records],
         "topic": found.topics,
         "topic_label": found.paper_labels,
+        **further_topic_columns(further),
         "outlier": found.was_outlier,
         "placed": placed,
         "x": np.round(map_2d[:, 0], 5),

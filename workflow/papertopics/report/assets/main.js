@@ -17,12 +17,15 @@ function whenIdle(callback) {
   if (window.requestIdleCallback) { requestIdleCallback(callback, { timeout: 3000 }); } else { setTimeout(callback, 0); }
 }
 
-// A paper's name, period or dumps and topic; once the engine has sent them, its abstract's first words too.
+// A paper's name, period or dumps, topic and the topics it is also about; once the engine has sent
+// them, its abstract's first words too.
 function hoverTexts(map, snippets) {
   return map.ids.map((_id, paper) => {
     const topic = map.topics[map.topic[paper]];
     const periods = map.periods.by === "year" ? map.periodsOf(paper).map((p) => map.periods.names[p]).concat([""]).join(" · ") : "";
-    const head = `<b>${plotlyText(map.names[paper])}</b><br>${plotlyText(`${periods}${map.dumps[paper]} · ${topic.label}`)}`;
+    const further = map.furtherTopicsOf(paper).map((t) => map.topics[t].label);
+    const also = further.length ? `<br>${plotlyText(`also about: ${further.join("; ")}`)}` : "";
+    const head = `<b>${plotlyText(map.names[paper])}</b><br>${plotlyText(`${periods}${map.dumps[paper]} · ${topic.label}`)}${also}`;
     if (snippets === null) { return head; }
     return [head].concat(wrapped(snippets[paper], HOVER_LINE_CHARS).map(plotlyText)).join("<br>");
   });

@@ -85,6 +85,10 @@ export function mapOfPapers(data) {
       const first = data.periods.of_paper[paper];
       return first < 0 ? [] : [first].concat(data.periods.more[paper] || []);
     },
+    // The topics (positions in ``topics``) a paper is also about beside its own, nearest first.
+    furtherTopicsOf(paper) {
+      return (data.further || {})[paper] || [];
+    },
   };
 }
 
