@@ -105,6 +105,16 @@ def heading_anchors(page):
     return anchors
 
 
+def test_no_tracked_file_holds_a_merge_conflict_marker():
+    # A merge resolved in haste once committed its markers into CHANGELOG.md; ruff sees only Python.
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    marker = re.compile(rb"^(?:<{7}|>{7}) ", re.MULTILINE)
+    found = [
+        name for name in tracked.decode().split("\0") if name and marker.search((REPO / name).read_bytes())
+    ]
+    assert found == []
+
+
 def test_readme_is_short():
     assert len(README.read_bytes()) <= README_LIMIT_BYTES
 
