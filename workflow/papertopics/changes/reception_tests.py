@@ -44,6 +44,31 @@ def _cell_sums(
     return table
 
 
+def _stratified_counts(
+    hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per topic and stratum (topics × strata): its papers, its hits, the hits expected were it
+    like the rest of its stratum, and their hypergeometric variance, as Cochran–Mantel–Haenszel
+    counts them. ``codes`` −1 counts in the rest only.
+    """
+    strata_count = int(strata.max()) + 1 if len(strata) else 1
+    inside = codes >= 0
+    shape = (topics, strata_count)
+    size = _cell_sums(codes[inside], strata[inside], np.ones(inside.sum()), shape)
+    hits = _cell_sums(codes[inside], strata[inside], hit[inside].astype(np.float64), shape)
+    stratum_size = np.bincount(strata, minlength=strata_count).astype(np.float64)
+    stratum_hits = np.bincount(strata, weights=hit.astype(np.float64), minlength=strata_count)
+    expected = size * stratum_hits / np.maximum(stratum_size, 1)
+    variance = (
+        size
+        * (stratum_size - size)
+        * stratum_hits
+        * (stratum_size - stratum_hits)
+        / np.maximum(stratum_size**2 * (stratum_size - 1), 1)
+    )
+    return size, hits, expected, variance
+
+
 def share_test(hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics: int) -> GroupTest:
     """Is each topic's share of ``hit`` papers different from the rest's, within strata?
 
@@ -54,22 +79,7 @@ def share_test(hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics: i
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import chi2
 
-    strata_count = int(strata.max()) + 1 if len(strata) else 1
-    inside = codes >= 0
-    shape = (topics, strata_count)
-    size = _cell_sums(codes[inside], strata[inside], np.ones(inside.sum()), shape)
-    hits = _cell_sums(codes[inside], strata[inside], hit[inside].astype(np.float64), shape)
-    stratum_size = np.bincount(strata, minlength=strata_count).astype(np.float64)
-    stratum_hits = np.bincount(strata, weights=hit.astype(np.float64), minlength=strata_count)
-    rest_size = stratum_size - size
-    expected = size * stratum_hits / np.maximum(stratum_size, 1)
-    variance = (
-        size
-        * rest_size
-        * stratum_hits
-        * (stratum_size - stratum_hits)
-        / np.maximum(stratum_size**2 * (stratum_size - 1), 1)
-    )
+    size, hits, expected, variance = _stratified_counts(hit, codes, strata, topics)
     difference = np.abs(hits.sum(1) - expected.sum(1))
     total_variance = variance.sum(1)
     statistic = np.maximum(difference - 0.5, 0) ** 2 / np.where(total_variance > 0, total_variance, 1)
@@ -180,21 +190,9 @@ def change_test(
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.stats import chi2
 
-    strata_count = int(strata.max()) + 1 if len(strata) else 1
-    inside = codes >= 0
-    shape = (topics, strata_count)
-    size = _cell_sums(codes[inside], strata[inside], np.ones(inside.sum()), shape)
-    hits = _cell_sums(codes[inside], strata[inside], hit[inside].astype(np.float64), shape)
-    stratum_size = np.bincount(strata, minlength=strata_count).astype(np.float64)
-    stratum_hits = np.bincount(strata, weights=hit.astype(np.float64), minlength=strata_count)
-    excess = hits - size * stratum_hits / np.maximum(stratum_size, 1)
-    variance = (
-        size
-        * (stratum_size - size)
-        * stratum_hits
-        * (stratum_size - stratum_hits)
-        / np.maximum(stratum_size**2 * (stratum_size - 1), 1)
-    )
+    size, hits, expected, variance = _stratified_counts(hit, codes, strata, topics)
+    strata_count = size.shape[1]
+    excess = hits - expected
     years = int(stratum_years.max()) + 1 if len(stratum_years) else 1
     to_year = np.zeros((strata_count, years))
     to_year[np.arange(strata_count), stratum_years[:strata_count]] = 1.0
