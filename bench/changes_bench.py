@@ -33,10 +33,11 @@ from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.periods.assign import paper_periods
-from papertopics.topics.across_runs import lineage_events, paper_flows
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import carry_labels, follow_topics, record_run, topic_snapshots
+from papertopics.topics.labeller import carry_labels
+from papertopics.topics.lineage import follow_topics, lineage_events, paper_flows, record_run
+from papertopics.topics.matching import topic_snapshots
 
 from bench.common import BENCH, IJCAI, default_config, measured_snakemake, read_corpus, write_config
 

@@ -32,7 +32,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def word_set(text: str) -> frozenset[str]:
     """A phrase as compared: its words (stop words dropped), each singular, in any order."""
-    from papertopics.topics.fit import singular
+    from papertopics.text import singular
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(singular(word) for word in _WORD.findall(text.lower()) if word not in ENGLISH_STOP_WORDS)
@@ -109,13 +109,13 @@ def mmr_keywords(
 ) -> dict[int, list[str]]:
     """Each topic's first ``MMR_WORDS`` keywords by the pipeline's ``topics.representation: mmr``:
     the ``MMR_CANDIDATES`` best c-TF-IDF words (those ``min_keyword_share`` of the topic's papers
-    use first, ``topics.SharedKeywords``), re-ranked by BERTopic's
+    use first, ``topics.representation.SharedKeywords``), re-ranked by BERTopic's
     ``MaximalMarginalRelevance(diversity=MMR_DIVERSITY)``, in the order BERTopic lists them
     (``model_topics``: topic → the fitted model's number; ``texts``: the papers the model was fitted on).
     """
     import pandas as pd
     from bertopic.representation import MaximalMarginalRelevance
-    from papertopics.topics.fit import SharedKeywords
+    from papertopics.topics.representation import SharedKeywords
 
     words = model.vectorizer_model.get_feature_names_out()
     numbers = sorted(int(t) for t in set(model.topics_))

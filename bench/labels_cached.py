@@ -65,7 +65,7 @@ def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     """The captured result with our labels, group labels and labels kept made again now."""
     from papertopics.embed.encoders import load_model
-    from papertopics.topics.labels import label_phrases
+    from papertopics.topics.phrases import label_phrases
 
     from bench.label_keywords import kept_most_share, most_papers_kept
 

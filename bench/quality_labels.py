@@ -42,7 +42,7 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
     """Each paper's title phrases (1-4 words, no stop word or number at either end): a stand-in for
     free author keywords, no longer held out since the labeller reads titles too (issue 31).
     """
-    from papertopics.topics.labels import paper_phrases
+    from papertopics.topics.phrases import paper_phrases
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     stop = frozenset(ENGLISH_STOP_WORDS)
@@ -56,7 +56,7 @@ def title_phrases(papers: list[dict]) -> dict[str, list[str]]:
 
 def normalised_name(phrase: str) -> str:
     """A name compared as the issue says: case, hyphens and plural endings set aside."""
-    from papertopics.topics.fit import singular
+    from papertopics.text import singular
 
     return " ".join(singular(word) for word in phrase.lower().replace("-", " ").split())
 
@@ -119,7 +119,7 @@ def label_naming(
     against free author keywords where the corpus has them (``label_keywords.keyword_naming``:
     hit rate and the share of label phrases that are keywords of the topic).
     """
-    from papertopics.topics.labels import label_phrases
+    from papertopics.topics.phrases import label_phrases
 
     from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
 
@@ -163,7 +163,7 @@ def group_naming(papers: list[dict], corpus: Path, topics: np.ndarray, groups: l
     as often there as in the corpus) of its sub-area keywords (``sub_areas``) or free keywords
     (``free_names``), where the corpus has them.
     """
-    from papertopics.topics.labels import label_phrases
+    from papertopics.topics.phrases import label_phrases
 
     from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
 
@@ -254,8 +254,8 @@ def keyword_half_naming(
     each scored against the other half's keywords only. None where the corpus has no free keywords.
     """
     from papertopics.topics.history import TopicHistory
-    from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
-    from papertopics.topics.labels import label_phrases
+    from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS
+    from papertopics.topics.phrases import label_phrases
     from papertopics.topics.run import run_topics
 
     from bench.label_keywords import keyword_naming, load_free_keywords, mmr_keywords, topic_keyword_counts

@@ -14,7 +14,7 @@ from conftest import make_workdir, require_corpus, run_workflow
 from papertopics.ingest.parse import paper_keywords, parse_dump
 from papertopics.topics.author_keywords import keyword_key
 from papertopics.topics.curation import Curated
-from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS, FROM_PAPERS
+from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS, FROM_PAPERS
 from papertopics.topics.labeller import PaperTexts, label_topics
 
 EXPORTS = Path(__file__).parent / "data" / "exports"

@@ -9,14 +9,9 @@ from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points
 from papertopics.mapping.reduce import Projection, reduce_embeddings
 from papertopics.mapping.sizing import resolve_selection_method
 from papertopics.settings import TopicStageSettings
-from papertopics.topics.fit import (
-    describe_topics,
-    fit_topic_model,
-    representative_ids,
-    topic_keywords,
-)
+from papertopics.topics.fit import describe_topics, fit_topic_model, representative_ids, topic_keywords
 from papertopics.topics.label_choice import nearest_topics, topic_labels
-from papertopics.topics.labels import PhraseTable
+from papertopics.topics.phrase_table import PhraseTable
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 

@@ -24,8 +24,9 @@ from papertopics.topics.label_choice import (
     topic_labels,
 )
 from papertopics.topics.label_groups import GROUP_SPREAD, group_labels, shared, spread, titled, using
-from papertopics.topics.labels import PhraseTable, label_phrases, phrase_key
-from papertopics.topics.lineage import carry_labels
+from papertopics.topics.labeller import carry_labels
+from papertopics.topics.phrase_table import PhraseTable
+from papertopics.topics.phrases import label_phrases, phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)

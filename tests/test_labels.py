@@ -1,4 +1,4 @@
-"""Topic labels (papertopics.topics.labels): names a researcher would use, chosen from the papers' phrases."""
+"""Topic labels (papertopics.topics.phrases, phrase_table, label_choice): names a researcher would use, chosen from the papers' phrases."""
 
 from __future__ import annotations
 
@@ -18,15 +18,11 @@ from papertopics.topics.label_choice import (
     repeats,
     topic_labels,
 )
+from papertopics.topics.label_display import GROUP_LABEL_LINES
 from papertopics.topics.label_groups import group_labels
-from papertopics.topics.label_layout import GROUP_LABEL_LINES
-from papertopics.topics.labels import (
-    PhraseTable,
-    label_phrases,
-    paper_phrases,
-    phrase_key,
-)
-from papertopics.topics.lineage import carry_labels, label_still_fits
+from papertopics.topics.labeller import carry_labels, label_still_fits
+from papertopics.topics.phrase_table import PhraseTable
+from papertopics.topics.phrases import label_phrases, paper_phrases, phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 STOP = frozenset(ENGLISH_STOP_WORDS)

@@ -39,8 +39,8 @@ def imported_after(code: str) -> list[str]:
 
 def test_the_rules_scripts_import_no_heavy_library_before_their_stage_runs():
     # What every rule's script imports (workflow/scripts/*.py: the adapter and the stages), and
-    # the report's modules, whose map wraps labels by papertopics.topics.label_layout.
-    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.periods.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_layout\n"
+    # the report's modules, whose map wraps labels by papertopics.topics.label_display.
+    code = "import papertopics.runtime.adapter, papertopics.ingest.stages, papertopics.embed.stages, papertopics.periods.stages, papertopics.mapping.stages, papertopics.topics.stages, papertopics.changes.stages, papertopics.report.stages, papertopics.topics.label_display\n"
     assert imported_after(code) == []
 
 

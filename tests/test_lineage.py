@@ -5,20 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.errors import PipelineInputError
-from papertopics.topics.across_runs import why_missing
+from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
-from papertopics.topics.lineage import (
-    Matching,
-    TopicHistory,
-    TopicSnapshot,
-    carry_labels,
-    follow_topics,
-    label_still_fits,
-    match_topics,
-    partition_digest,
-    record_run,
-    stable_ids,
-)
+from papertopics.topics.labeller import carry_labels, label_still_fits
+from papertopics.topics.lineage import follow_topics, record_run, why_missing
+from papertopics.topics.matching import Matching, TopicSnapshot, match_topics, partition_digest, stable_ids
 
 DIMENSIONS = 16
 

@@ -2,7 +2,9 @@
 
 import numpy as np
 from papertopics.mapping.sizing import resolve_coarse_topics
-from papertopics.topics.fit import SharedKeywords, keyword_text, shared_keywords_first, singular, topic_groups
+from papertopics.text import keyword_text, singular
+from papertopics.topics.representation import SharedKeywords, shared_keywords_first
+from papertopics.topics.topic_groups import topic_groups
 
 
 def test_singular_handles_the_common_plural_endings_and_leaves_singulars_alone():

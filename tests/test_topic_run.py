@@ -185,7 +185,7 @@ def _placed_on_a_fit(corpus, tmp_path, fitted_group_label, before_placing=lambda
 
 
 def test_a_placed_update_that_brings_no_topic_keeps_the_fitted_groups_unread(corpus, tmp_path, monkeypatch):
-    from papertopics.topics import labels
+    from papertopics.topics import phrase_table
 
     def no_table(*args, **kwargs):
         raise AssertionError("nothing to label: no phrase table is made")
@@ -195,7 +195,7 @@ def test_a_placed_update_that_brings_no_topic_keeps_the_fitted_groups_unread(cor
         corpus,
         tmp_path,
         lambda group: f"fitted group {group['group']}",
-        before_placing=lambda: monkeypatch.setattr(labels, "PhraseTable", no_table),
+        before_placing=lambda: monkeypatch.setattr(phrase_table, "PhraseTable", no_table),
     )
     assert len(fit.groups) == 2
     assert [(g["topics"], g["label"]) for g in placed.groups] == [

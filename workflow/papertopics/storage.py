@@ -147,3 +147,10 @@ def read_arrays(source: str | os.PathLike) -> dict[str, np.ndarray]:
     """The named arrays of an ``.npz`` file (no pickled objects)."""
     with np.load(source, allow_pickle=False) as stored:
         return {name: stored[name] for name in stored.files}
+
+
+def flag_column(column) -> np.ndarray:
+    """A true/false column of ``papers.csv`` (``outlier``, ``placed``) as booleans, whether read
+    as booleans or as text.
+    """
+    return np.char.lower(np.asarray(column, dtype=str)) == "true"

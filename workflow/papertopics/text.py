@@ -1,4 +1,6 @@
-"""Text clean-up for keyword extraction, stable paper ids and short display names."""
+"""Text clean-up for keyword extraction, the words the keyword vectorizer reads, stable paper ids
+and short display names.
+"""
 
 from __future__ import annotations
 
@@ -323,3 +325,27 @@ def fix_extraction_artefacts(text: str) -> tuple[str, int, int]:
     if any(ligature in text for ligature in _LIGATURES):
         text, ligatures = _LIGATURE.subn(lambda m: _LIGATURES[m.group(0)], text)
     return (collapse_whitespace(text) if codes else text), codes, ligatures
+
+
+def singular(word: str) -> str:
+    """A word's singular by the common English plural endings (policies → policy, graphs → graph)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
+PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
+
+
+def keyword_text(texts: list[str]) -> str:
+    """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
+    stretch between punctuation marks per line, words separated by single spaces.
+    """
+    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in PHRASE_BREAK.split(text.lower()))
+    return "\n".join(" ".join(words) for words in stretches if words)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from papertopics.topics.fit import PHRASE_BREAK, singular
+from papertopics.text import PHRASE_BREAK, singular
 
 _MAX_RATE = 1 - 1e-9
 

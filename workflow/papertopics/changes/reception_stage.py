@@ -17,7 +17,7 @@ from papertopics.changes.reception_values import read_values
 from papertopics.changes.trends import SIGNIFICANT
 from papertopics.ingest.parse import input_columns
 from papertopics.settings import ReceptionStageSettings
-from papertopics.topics.fit import flag_column
+from papertopics.storage import flag_column
 
 _LOG = logging.getLogger(__name__)
 _FORMATS = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from papertopics import storage
 from papertopics.embed.encoders import gather_embeddings
 from papertopics.settings import ChangeSettings, CompareSettings
-from papertopics.topics.fit import flag_column
+from papertopics.storage import flag_column
 from papertopics.topics.history import earlier_shares, stage_shares
 
 _LOG = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from papertopics.report.colours import OUTLIER_COLOUR, lighter, period_colours, 
 from papertopics.report.html_blocks import gzip_block, packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.topics.bridges import FURTHER_TOPIC_COLUMNS
-from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS
+from papertopics.topics.label_display import GROUP_LABEL_LINE_CHARS
 
 _MAP_HEIGHT = 680
 _SEARCH_TEXT_KEYWORDS = 10  # a topic's label and this many keywords are searched as the topic's words

@@ -13,7 +13,7 @@ from papertopics import storage
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods, load_groups
 from papertopics.report.reception_record import left_out_columns, reception_files
-from papertopics.topics.fit import flag_column
+from papertopics.storage import flag_column
 
 
 @dataclass

@@ -15,7 +15,7 @@ from papertopics.report.html_blocks import packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
 from papertopics.topics.bridges import FURTHER_TOPIC_COLUMNS
-from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS
+from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS
 
 # The block of each topic's paper rows, most central first (read by assets/topic-papers.js).
 ORDER_BLOCK = "topic-papers-order"

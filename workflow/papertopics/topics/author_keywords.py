@@ -9,7 +9,7 @@ a topic when
   as the labeller reads a phrase (case, punctuation and plural endings set aside), without what it
   puts in parentheses ("Large Language Models (LLMs)" is "large language models"): one paper's
   keyword names that paper, not a topic;
-- it is the topic's, not the corpus's (``distinctive.concentrated``, as for a phrase of the text): the
+- it is the topic's, not the corpus's (``phrase_table.concentrated``, as for a phrase of the text): the
   share of the papers carrying it that are the topic's is at least ``MIN_LIFT`` times the topic's
   share of the papers that carry keywords ("robotics", "deep learning" on a robotics corpus are not).
 
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
-from papertopics.topics.distinctive import concentrated
-from papertopics.topics.labels import Key, label_phrases, phrase_key
+from papertopics.topics.phrase_table import concentrated
+from papertopics.topics.phrases import Key, label_phrases, phrase_key
 
 _PARENTHESISED = re.compile(r"\([^()]*\)")
 

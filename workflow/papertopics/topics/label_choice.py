@@ -1,4 +1,4 @@
-"""Topic labels chosen from the phrases ``papertopics.topics.labels`` counts.
+"""Topic labels chosen from the phrases ``papertopics.topics.phrase_table`` counts.
 
 A topic's **first phrase** names the whole topic: of the phrases that can name it (best scoring
 first, ``PhraseTable.ranked``), and that are the topic's more than its neighbours' (a phrase that
@@ -50,18 +50,15 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.author_keywords import AuthorKeywords
-from papertopics.topics.distinctive import MIN_LIFT
-from papertopics.topics.labels import (
-    _ID_SUFFIX,
-    MIN_COVERAGE,
+from papertopics.topics.phrase_table import MIN_COVERAGE, MIN_LIFT, PhraseTable, Unit
+from papertopics.topics.phrases import (
+    ID_SUFFIX,
     Key,
-    PhraseTable,
-    Unit,
-    _initials,
-    _parts,
     label_key,
     label_phrases,
+    phrase_initials,
     phrase_key,
+    phrase_parts,
 )
 
 MIN_CO_LIFT = 0.5
@@ -102,9 +99,9 @@ def repeats(first: Key, second: Key) -> bool:
     programming, asp"; "few-shot learning, fsl").
     """
     return (
-        any(_same_word(a, b) for a in _parts(first) for b in _parts(second))
-        or (len(second) == 1 and second[0] == _initials(first))
-        or (len(first) == 1 and first[0] == _initials(second))
+        any(_same_word(a, b) for a in phrase_parts(first) for b in phrase_parts(second))
+        or (len(second) == 1 and second[0] == phrase_initials(first))
+        or (len(first) == 1 and first[0] == phrase_initials(second))
     )
 
 
@@ -114,8 +111,8 @@ def restates(first: Key, second: Key) -> bool:
     """
     return (
         repeats(first, second)
-        or (len(first) > 1 and _initials(first) in _parts(second))
-        or (len(second) > 1 and _initials(second) in _parts(first))
+        or (len(first) > 1 and phrase_initials(first) in phrase_parts(second))
+        or (len(second) > 1 and phrase_initials(second) in phrase_parts(first))
     )
 
 
@@ -123,7 +120,7 @@ def _forms(key: Key) -> list[tuple[str, ...]]:
     """A phrase's words as compared with keywords: compounds split, and joined ("in-context" is
     "in", "context" and "incontext", as the keyword vectorizer may read it).
     """
-    return [tuple(_parts(key)), tuple(word.replace("_", "") for word in key)]
+    return [tuple(phrase_parts(key)), tuple(word.replace("_", "") for word in key)]
 
 
 def _holds(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
@@ -134,7 +131,7 @@ def agrees(key: Key, keywords: list[Key]) -> bool:
     """Whether a phrase holds one of the keywords, or one of them holds it, or a one-word keyword
     is its initials ("icl" for in-context learning).
     """
-    initials = _initials(key) if len(_parts(key)) > 1 else None
+    initials = phrase_initials(key) if len(phrase_parts(key)) > 1 else None
     return any(keyword == (initials,) for keyword in keywords) or any(
         _holds(mine, theirs) or _holds(theirs, mine)
         for keyword in keywords
@@ -233,10 +230,10 @@ def names_a_part(table: PhraseTable, key: Key) -> bool:
     """Whether a phrase of several words is a name rather than generic words (the module's
     docstring): not all its words generic, and a unit of the corpus if its last word is.
     """
-    specific = [word for word in key if not all(generic(table, part) for part in _parts((word,)))]
+    specific = [word for word in key if not all(generic(table, part) for part in phrase_parts((word,)))]
     if not specific:
         return False
-    return not all(generic(table, part) for part in _parts(key[-1:])) or (
+    return not all(generic(table, part) for part in phrase_parts(key[-1:])) or (
         table.unity(key, specific) >= SECOND_UNITY
     )
 
@@ -395,5 +392,5 @@ def numbered_apart(labels: dict[int, str], fixed: set[int] = frozenset()) -> dic
     for topics in _clashes(labels):
         movable = [t for t in topics if t not in fixed]
         for topic in movable[1:] if len(movable) == len(topics) else movable:
-            labels[topic] = f"{_ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
+            labels[topic] = f"{ID_SUFFIX.sub('', labels[topic])} (topic {topic})"
     return labels

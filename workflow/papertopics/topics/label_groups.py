@@ -1,4 +1,5 @@
-"""Group labels: the coarse level the map shows zoomed out, named for what the group's topics share.
+"""Group labels: the coarse topic groups (``papertopics.topics.topic_groups``), named for what their
+topics share.
 
 A group is labelled the way a topic is (``papertopics.topics.label_choice.choose_label``), its
 topics taken together, from the phrases that can name it (``PhraseTable.ranked``) that also are
@@ -26,8 +27,9 @@ from __future__ import annotations
 import textwrap
 
 from papertopics.topics.label_choice import choose_label, restates
-from papertopics.topics.label_layout import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
-from papertopics.topics.labels import Key, PhraseTable, Unit, label_key, label_phrases, phrase_key
+from papertopics.topics.label_display import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
+from papertopics.topics.phrase_table import PhraseTable, Unit
+from papertopics.topics.phrases import Key, label_key, label_phrases, phrase_key
 
 # A group label's phrase is used by this share of the papers of two or more topics holding
 # GROUP_SPREAD of the group's papers, and in the titles of GROUP_TITLE_SHARE of its papers using it.

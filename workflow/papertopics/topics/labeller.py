@@ -1,9 +1,11 @@
-"""The labeller's entry: the labels of a run's topics and of their coarse groups, kept, given or
-chosen from the topics' papers (``papertopics.topics.labels`` and the modules beside it).
+"""The labeller's entry: the labels of a run's topics and of their coarse groups, kept from the
+previous run while they still fit (``carry_labels``), given, or chosen from the topics' papers
+(``papertopics.topics.label_choice`` and ``label_groups``, from the phrases ``phrase_table`` counts).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,9 +13,9 @@ import numpy as np
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.topics.curation import Curated
-from papertopics.topics.fit import topic_groups
-from papertopics.topics.label_source import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, GIVEN, KEPT_FROM_FIT
-from papertopics.topics.lineage import carry_labels
+from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, GIVEN, KEPT_FROM_FIT
+from papertopics.topics.phrases import label_key, label_phrases
+from papertopics.topics.topic_groups import topic_groups
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def label_topics(
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
     ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
-    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.labels``;
+    else the earlier label while it still fits (``carry_labels``), else a fresh one (``papertopics.topics.label_choice``;
     ``encoder``, the model that embedded ``vectors``, places its second phrase; ``keywords``, each
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``read``, each paper's title and keywords where the input gives
@@ -67,7 +69,7 @@ def label_topics(
     from papertopics.topics.author_keywords import AuthorKeywords, keyword_key
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
-    from papertopics.topics.labels import PhraseTable, label_phrases
+    from papertopics.topics.phrase_table import PhraseTable
 
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
@@ -135,3 +137,52 @@ def label_sources(
         else:
             sources[topic] = FROM_PAPERS
     return sources
+
+
+def label_still_fits(label: str, phrase_fits: Callable[[str, bool], bool]) -> bool:
+    """Whether every phrase of a topic's earlier label still names it now (``phrase_fits``: the
+    labeller's judgement of one phrase against the topic's current papers, whatever its length,
+    and whether it is the label's first phrase).
+    """
+    phrases = label_phrases(label)
+    return bool(phrases) and all(phrase_fits(phrase, index == 0) for index, phrase in enumerate(phrases))
+
+
+def carry_labels(
+    fresh: dict[int, str], fits: Callable[[int, str, bool], bool], earlier: dict[int, str]
+) -> tuple[dict[int, str], list[dict]]:
+    """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
+    topic, phrase, whether it is the label's first phrase → whether the phrase still names the
+    topic), its first phrase alone when only its second no longer fits (or the fresh label, when
+    that begins with the same phrase); the others take their fresh label, made distinct from the
+    kept ones.
+
+    Returns the labels and the relabelled topics (id, earlier label, new label).
+    """
+    labels, relabelled = {}, []
+    for topic, label in fresh.items():
+        before = earlier.get(topic)
+        phrases = label_phrases(before) if before is not None else []
+        if before is not None and label_still_fits(
+            before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
+        ):
+            labels[topic] = before
+        elif before is not None and label_key(before) == label_key(label):
+            labels[topic] = before  # the same phrases, up to plural forms and order
+        elif len(phrases) > 1 and fits(topic, phrases[0], True):
+            # Its first phrase still names the topic: kept, with the fresh label's second phrase
+            # where the fresh label has that first phrase too, else alone (a second is never
+            # re-chosen under a kept first one).
+            fresh_first = label_phrases(label)[:1]
+            same_first = bool(fresh_first) and label_key(fresh_first[0]) == label_key(phrases[0])
+            labels[topic] = label if same_first else phrases[0]
+            relabelled.append({"id": topic, "from": before, "to": labels[topic]})
+        else:
+            labels[topic] = label
+            if before is not None and before != label:
+                relabelled.append({"id": topic, "from": before, "to": label})
+    kept = {label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
+    for topic in labels:
+        if earlier.get(topic) != labels[topic] and label_key(labels[topic]) in kept:
+            labels[topic] = f"{', '.join(label_phrases(labels[topic]))} (topic {topic})"
+    return labels, relabelled

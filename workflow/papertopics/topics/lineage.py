@@ -1,330 +1,202 @@
-"""Stable topic ids across reruns.
+"""This run's topics against the previous run's: what each run keeps of its topics in history, and
+the topics stage's steps that read and write it.
 
-Every run of the topics stage keeps a record of its topics (id, label, keywords, size, centroid
-in the embedding space, papers) under ``results/history/``. The next run matches its topics to
-that record: by the papers two topics share, where papers are in both runs, and by the cosine
-similarity of their centroids only where a topic's papers are mostly new (or mostly gone). A
-matched topic keeps its id, and its label while each of that label's phrases still names it
-(``papertopics.topics.labels.PhraseTable.fits``); every other topic gets an id never used before. Only
-the numbering follows history: the partition itself is the same whatever came before.
+``follow_history`` gives this run's topics their stable ids (``papertopics.topics.matching``
+matches them to the previous run's record); ``trace_lineage`` tells what that matching means
+for a reader, by stable id: topics kept, new, gone, merged, split and relabelled, and how the
+papers flowed between the two runs' topics (the content of ``lineage.json``), and makes the
+record history keeps of this run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.history import TopicHistory
-from papertopics.topics.labels import label_key, label_phrases
-
-# A topic is followed by its papers when at least this share of them is in both runs.
-_TRACKED_BY_PAPERS = 0.5
-# Merge and split pieces: most of one side's shared papers (0.5) on the other, and a real part
-# of the other side (0.2), so that a handful of papers drifting across is not called a split.
-_MOST = 0.5
-_PART = 0.2
+from papertopics.topics.ids import TopicIds
+from papertopics.topics.matching import (
+    Matching,
+    TopicSnapshot,
+    match_topics,
+    partition_digest,
+    shared_papers,
+    stable_ids,
+    topic_snapshots,
+)
 
 
 @dataclass(frozen=True)
-class TopicSnapshot:
-    """One topic of one run, as history keeps it."""
+class Followed:
+    """This run's topics matched to the previous run's."""
 
-    id: int
-    label: str
-    keywords: tuple[str, ...]
-    size: int
-    centroid: np.ndarray
-    papers: frozenset[str]
-
-    def to_record(self) -> dict:
-        """The snapshot as JSON, its papers' ids included."""
-        return {
-            "id": self.id,
-            "label": self.label,
-            "keywords": list(self.keywords),
-            "size": self.size,
-            "centroid": [round(float(value), 6) for value in self.centroid],
-            "papers": sorted(self.papers),
-        }
-
-    @classmethod
-    def from_record(cls, record: dict) -> TopicSnapshot:
-        """A snapshot from its JSON record and its papers."""
-        return cls(
-            id=int(record["id"]),
-            label=record["label"],
-            keywords=tuple(record["keywords"]),
-            size=int(record["size"]),
-            centroid=np.asarray(record["centroid"], dtype=np.float64),
-            papers=frozenset(record["papers"]),
-        )
+    topic_ids: TopicIds  # with the stable ids
+    snapshots: list[TopicSnapshot]  # the topics as found, keyed by their row
+    matching: Matching  # keyed by row
+    baseline: dict | None  # the previous run's record (None: a first run)
+    run: int  # this run's number in history
 
 
-@dataclass
-class Matching:
-    """How the current topics (by their key in this run) relate to the previous run's (by id)."""
-
-    continued: dict[int, int] = field(default_factory=dict)  # current key → previous id
-    matched_by: dict[int, str] = field(default_factory=dict)  # current key → "papers" or "centroid"
-    merges: list[tuple[int, list[int]]] = field(default_factory=list)  # (current key, previous ids)
-    splits: list[tuple[int, list[int]]] = field(default_factory=list)  # (previous id, current keys)
-    new: list[int] = field(default_factory=list)  # current keys
-    gone: list[int] = field(default_factory=list)  # previous ids
-
-
-def topic_snapshots(ids: list[str], embeddings: np.ndarray, topics: np.ndarray) -> list[TopicSnapshot]:
-    """A run's real topics, in order of their number, keyed by it (labels and keywords come later)."""
-    real = sorted(t for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
-    if not real:
-        return []
-    paper_ids = np.asarray(ids)
-    return [
-        TopicSnapshot(
-            id=topic,
-            label="",
-            keywords=(),
-            size=int((topics == topic).sum()),
-            centroid=centroid,
-            papers=frozenset(paper_ids[topics == topic].tolist()),
-        )
-        for topic, centroid in zip(real, topic_centroids(embeddings, topics, real), strict=True)
-    ]
-
-
-def partition_digest(topics: list[TopicSnapshot]) -> str:
-    """A fingerprint of which papers go together, whatever the topics are numbered or labelled."""
-    groups = sorted(sorted(topic.papers) for topic in topics)
-    return hashlib.sha256(json.dumps(groups).encode("utf-8")).hexdigest()
-
-
-def shared_papers(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
-    """Papers each previous topic (rows) shares with each current topic (columns)."""
-    row_of = {paper: row for row, topic in enumerate(previous) for paper in topic.papers}
-    shared = np.zeros((len(previous), len(current)), dtype=np.int64)
-    for column, topic in enumerate(current):
-        rows = [row_of[paper] for paper in topic.papers if paper in row_of]
-        np.add.at(shared[:, column], rows, 1)
-    return shared
-
-
-def _similarities(previous: list[TopicSnapshot], current: list[TopicSnapshot]) -> np.ndarray:
-    if not previous or not current:
-        return np.zeros((len(previous), len(current)))
-    before = np.vstack([topic.centroid for topic in previous])
-    after = np.vstack([topic.centroid for topic in current])
-    if before.shape[1] != after.shape[1]:  # another embedding model: centroids do not compare
-        return np.zeros((len(previous), len(current)))
-    return before @ after.T
-
-
-def _best_pairs(scores: np.ndarray, allowed: np.ndarray) -> list[tuple[int, int]]:
-    """One-to-one pairs maximising the total score (Hungarian), among the allowed pairs."""
-    # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
-    from scipy.optimize import linear_sum_assignment
-
-    if not allowed.any():
-        return []
-    rows, columns = linear_sum_assignment(np.where(allowed, scores, 0.0), maximize=True)
-    return [(int(r), int(c)) for r, c in zip(rows, columns, strict=True) if allowed[r, c]]
-
-
-def _merges_and_splits(
-    shared: np.ndarray,
-    in_both_before: np.ndarray,
-    in_both_after: np.ndarray,
-    partner_of_row: dict[int, int],
-    partner_of_column: dict[int, int],
-    previous: list[TopicSnapshot],
-    current: list[TopicSnapshot],
-    matching: Matching,
-) -> tuple[set[int], set[int]]:
-    """Record in ``matching`` the merges (most papers of two or more earlier topics in one topic now)
-    and splits (one earlier topic's papers spread over two or more now); return the rows and columns
-    they took part in.
-    """
-    # Shares of each side's papers-in-both-runs that went to the other side.
-    went = np.divide(
-        shared, in_both_before[:, None], out=np.zeros(shared.shape), where=in_both_before[:, None] > 0
-    )
-    came = np.divide(
-        shared, in_both_after[None, :], out=np.zeros(shared.shape), where=in_both_after[None, :] > 0
-    )
-    in_events_before: set[int] = set()
-    in_events_after: set[int] = set()
-    for column in range(len(current)):
-        sources = [
-            row
-            for row in range(len(previous))
-            if went[row, column] >= _MOST and partner_of_row.get(row, column) == column
-        ]
-        continuing = partner_of_column.get(column)
-        if len(sources) == 1 and continuing is not None and continuing != sources[0]:
-            # A topic absorbed into one that continues another (which may have split meanwhile).
-            sources = [continuing, *sources]
-        if len(sources) >= 2:
-            matching.merges.append((current[column].id, [previous[row].id for row in sources]))
-            in_events_before.update(sources)
-            in_events_after.add(column)
-    for row in range(len(previous)):
-        pieces = [
-            column
-            for column in range(len(current))
-            if came[row, column] >= _MOST
-            and went[row, column] >= _PART
-            and partner_of_column.get(column, row) == row
-        ]
-        if len(pieces) >= 2:
-            matching.splits.append((previous[row].id, [current[column].id for column in pieces]))
-            in_events_before.add(row)
-            in_events_after.update(pieces)
-    return in_events_before, in_events_after
-
-
-def match_topics(
-    previous: list[TopicSnapshot],
-    current: list[TopicSnapshot],
+def follow_history(
+    history: TopicHistory,
+    ids: list[str],
+    vectors: np.ndarray,
+    topic_ids: TopicIds,
+    rows: np.ndarray,
     min_overlap: float,
     min_similarity: float,
-) -> Matching:
-    """Match the current topics to the previous run's, and name merges, splits, new and gone topics.
+) -> Followed:
+    """Each topic's stable id (``rows``: each paper's row of ``topic_ids``): the id of the previous
+    run's topic it continues, else a new one (``follow_topics``).
+    """
+    snapshots = topic_snapshots(ids, vectors, rows)
+    stable_of_row, matching, baseline, run = follow_topics(history, snapshots, min_overlap, min_similarity)
+    return Followed(topic_ids.with_stable(stable_of_row), snapshots, matching, baseline, run)
+
+
+def why_missing(matching: Matching, topic_ids: TopicIds) -> dict[int, str]:
+    """What became of the previous run's ids that this run does not continue, naming this run's
+    topics by stable id (``matching``'s keys are rows of ``topic_ids``).
+    """
+    stable = topic_ids.stable.tolist()
+    why = {old: "gone (its papers are in no topic of this run)" for old in matching.gone}
+    for row, olds in matching.merges:
+        why.update(
+            {old: f"merged with other topics into a topic of this run (now {stable[row]})" for old in olds}
+        )
+    for old, rows in matching.splits:
+        why[old] = f"split into topics {', '.join(str(stable[row]) for row in rows)}"
+    return why
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What changed since the previous run, and this run's topics as history keeps them."""
+
+    events: dict  # the content of ``lineage.json``
+    # The topics as found, by stable id, each with the label and keywords of the topic it is shown in.
+    kept: list[TopicSnapshot]
+
+
+def trace_lineage(
+    followed: Followed,
+    topic_ids: TopicIds,
+    label_as_found: dict[int, str],
+    from_papers: dict[int, str],
+    relabelled: list[dict],
+    keywords: dict[int, list[tuple[str, float]]],
+    ids: list[str],
+) -> Lineage:
+    """The lineage events and the record for history.
 
     Args:
-        previous: the previous run's topics (their ``id`` is their stable id).
-        current: this run's topics (their ``id`` is a key of this run, e.g. BERTopic's number).
-        min_overlap: the least Jaccard overlap, over the papers in both runs, for two topics to be
-            one topic followed across runs.
-        min_similarity: the least cosine similarity of centroids for two topics to be matched when
-            neither is followed by its papers (most of their papers are in one run only).
-
-    Returns:
-        The matching; every previous topic is continued, merged, split or gone, and every current
-        topic continues one, results from a merge or split, or is new.
+        followed: this run's topics matched to the previous run's.
+        topic_ids: the numberings, curated and fitted.
+        label_as_found: stable id → the label of the topic it is shown in, for every topic as found.
+        from_papers: curated id → the label made from its papers (what history keeps).
+        relabelled: the topics whose label changed since the previous run.
+        keywords: shown topic → its weighted keywords.
+        ids: every paper's id.
     """
+    events = lineage_events(
+        followed.matching, topic_ids, label_as_found, followed.baseline, followed.run, relabelled, set(ids)
+    )
+    events["flows"] = paper_flows(followed.baseline, followed.snapshots, topic_ids)
+    stable, curated = topic_ids.stable.tolist(), topic_ids.curated.tolist()
+    kept = [
+        replace(
+            topic,
+            id=stable[topic.id],
+            label=from_papers.get(curated[topic.id], ""),
+            keywords=tuple(word for word, _ in keywords.get(curated[topic.id], [])),
+        )
+        for topic in followed.snapshots
+    ]
+    return Lineage(events, kept)
+
+
+def lineage_events(
+    matching: Matching,
+    topic_ids: TopicIds,
+    labels: dict[int, str],
+    baseline: dict | None,
+    run: int,
+    relabelled: list[dict],
+    papers: set[str],
+) -> dict:
+    """What changed since the previous run (``matching``'s keys: rows of ``topic_ids``; ``labels``:
+    stable id → label, for every topic as found), by stable id.
+    """
+    if baseline is None:
+        return {"first_run": True, "run": run, "previous_run": None, "topics": len(topic_ids)}
+    before = {t["id"]: t for t in baseline["topics"]}
+    earlier_papers = {p for t in baseline["topics"] for p in t["papers"]}
+
+    def now(row: int) -> dict:
+        stable = int(topic_ids.stable[row])
+        return {"id": stable, "label": labels[stable], "size": int(topic_ids.size[row])}
+
+    def then(topic_id: int) -> dict:
+        return {"id": topic_id, "label": before[topic_id]["label"], "size": before[topic_id]["size"]}
+
+    return {
+        "first_run": False,
+        "run": run,
+        "previous_run": baseline["run"],
+        "topics": len(topic_ids),
+        "previous_topics": len(before),
+        "papers_in_both_runs": len(papers & earlier_papers),
+        "papers_new": len(papers - earlier_papers),
+        "papers_removed": len(earlier_papers - papers),
+        "kept": [
+            {**now(row), "previous_size": before[old]["size"], "matched_by": matching.matched_by[row]}
+            for row, old in sorted(matching.continued.items(), key=lambda item: item[1])
+        ],
+        "new": [now(row) for row in matching.new],
+        "gone": [then(old) for old in matching.gone],
+        "merged": [{"into": now(row), "from": [then(old) for old in olds]} for row, olds in matching.merges],
+        "split": [{"from": then(old), "into": [now(row) for row in rows]} for old, rows in matching.splits],
+        "relabelled": relabelled,
+    }
+
+
+# Papers moving between two topics are drawn when they are at least this share of either topic,
+# so that a handful of papers drifting across does not become a thread of its own.
+_FLOW_SHARE = 0.05
+
+
+def paper_flows(baseline: dict | None, current: list[TopicSnapshot], topic_ids: TopicIds) -> dict:
+    """How the papers of the previous run's topics spread over this run's (``current``, keyed by
+    their row of ``topic_ids``), by stable id: the papers each pair shares, the papers new to each
+    topic, and the papers of each earlier topic no longer in the corpus; the content of
+    ``lineage.json``'s ``flows``.
+    """
+    if baseline is None:
+        return {"links": [], "new_papers": [], "removed_papers": []}
+    previous = [TopicSnapshot.from_record(r) for r in baseline["topics"]]
     shared = shared_papers(previous, current)
-    in_both_before = shared.sum(axis=1)
-    in_both_after = shared.sum(axis=0)
-    union = in_both_before[:, None] + in_both_after[None, :] - shared
-    jaccard = np.divide(shared, union, out=np.zeros(shared.shape), where=union > 0)
-
-    matching = Matching()
-    pairs = _best_pairs(jaccard, jaccard >= min_overlap)
-    for row, column in pairs:
-        matching.continued[current[column].id] = previous[row].id
-        matching.matched_by[current[column].id] = "papers"
-    partner_of_row = {row: column for row, column in pairs}
-    partner_of_column = {column: row for row, column in pairs}
-
-    in_events_before, in_events_after = _merges_and_splits(
-        shared, in_both_before, in_both_after, partner_of_row, partner_of_column, previous, current, matching
-    )
-    # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
-    open_rows = np.array(
-        [
-            row not in partner_of_row
-            and row not in in_events_before
-            and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
-            for row in range(len(previous))
-        ],
-        dtype=bool,
-    )
-    open_columns = np.array(
-        [
-            column not in partner_of_column
-            and column not in in_events_after
-            and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
-            for column in range(len(current))
-        ],
-        dtype=bool,
-    )
-    similarity = _similarities(previous, current)
-    allowed = open_rows[:, None] & open_columns[None, :] & (similarity >= min_similarity)
-    for row, column in _best_pairs(similarity, allowed):
-        matching.continued[current[column].id] = previous[row].id
-        matching.matched_by[current[column].id] = "centroid"
-        partner_of_row[row] = column
-        partner_of_column[column] = row
-
-    matching.new = [
-        topic.id
-        for column, topic in enumerate(current)
-        if column not in partner_of_column and column not in in_events_after
+    everyone_before = {paper for topic in previous for paper in topic.papers}
+    everyone_now = {paper for topic in current for paper in topic.papers}
+    links = [
+        {"from": before.id, "to": int(topic_ids.stable[now.id]), "papers": int(shared[row, column])}
+        for row, before in enumerate(previous)
+        for column, now in enumerate(current)
+        if shared[row, column] > 0 and shared[row, column] >= _FLOW_SHARE * min(before.size, now.size)
     ]
-    matching.gone = [
-        topic.id
-        for row, topic in enumerate(previous)
-        if row not in partner_of_row and row not in in_events_before
-    ]
-    return matching
-
-
-def stable_ids(
-    current_keys: list[int], continued: dict[int, int], next_id: int
-) -> tuple[dict[int, int], int]:
-    """Each current key's stable id: the previous id where continued, else a fresh one (in the
-    order of ``current_keys``, i.e. by size). Returns the ids and the next id never used.
-    """
-    ids = {}
-    for key in current_keys:
-        if key in continued:
-            ids[key] = continued[key]
-        else:
-            ids[key] = next_id
-            next_id += 1
-    return ids, next_id
-
-
-def label_still_fits(label: str, phrase_fits: Callable[[str, bool], bool]) -> bool:
-    """Whether every phrase of a topic's earlier label still names it now (``phrase_fits``: the
-    labeller's judgement of one phrase against the topic's current papers, whatever its length,
-    and whether it is the label's first phrase).
-    """
-    phrases = label_phrases(label)
-    return bool(phrases) and all(phrase_fits(phrase, index == 0) for index, phrase in enumerate(phrases))
-
-
-def carry_labels(
-    fresh: dict[int, str], fits: Callable[[int, str, bool], bool], earlier: dict[int, str]
-) -> tuple[dict[int, str], list[dict]]:
-    """Labels by stable id: a continued topic keeps its earlier label while it still fits (``fits``:
-    topic, phrase, whether it is the label's first phrase → whether the phrase still names the
-    topic), its first phrase alone when only its second no longer fits (or the fresh label, when
-    that begins with the same phrase); the others take their fresh label, made distinct from the
-    kept ones.
-
-    Returns the labels and the relabelled topics (id, earlier label, new label).
-    """
-    labels, relabelled = {}, []
-    for topic, label in fresh.items():
-        before = earlier.get(topic)
-        phrases = label_phrases(before) if before is not None else []
-        if before is not None and label_still_fits(
-            before, lambda phrase, main, topic=topic: fits(topic, phrase, main)
-        ):
-            labels[topic] = before
-        elif before is not None and label_key(before) == label_key(label):
-            labels[topic] = before  # the same phrases, up to plural forms and order
-        elif len(phrases) > 1 and fits(topic, phrases[0], True):
-            # Its first phrase still names the topic: kept, with the fresh label's second phrase
-            # where the fresh label has that first phrase too, else alone (a second is never
-            # re-chosen under a kept first one).
-            fresh_first = label_phrases(label)[:1]
-            same_first = bool(fresh_first) and label_key(fresh_first[0]) == label_key(phrases[0])
-            labels[topic] = label if same_first else phrases[0]
-            relabelled.append({"id": topic, "from": before, "to": labels[topic]})
-        else:
-            labels[topic] = label
-            if before is not None and before != label:
-                relabelled.append({"id": topic, "from": before, "to": label})
-    kept = {label_key(labels[t]) for t in labels if earlier.get(t) == labels[t]}
-    for topic in labels:
-        if earlier.get(topic) != labels[topic] and label_key(labels[topic]) in kept:
-            labels[topic] = f"{', '.join(label_phrases(labels[topic]))} (topic {topic})"
-    return labels, relabelled
+    return {
+        "links": sorted(links, key=lambda link: (link["from"], link["to"])),
+        "new_papers": [
+            {"to": int(topic_ids.stable[topic.id]), "papers": len(topic.papers - everyone_before)}
+            for topic in current
+            if topic.papers - everyone_before
+        ],
+        "removed_papers": [
+            {"from": topic.id, "papers": len(topic.papers - everyone_now)}
+            for topic in previous
+            if topic.papers - everyone_now
+        ],
+    }
 
 
 def follow_topics(

@@ -11,9 +11,9 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.sizing import resolve_coarse_topics
-from papertopics.topics.fit import topic_groups
-from papertopics.topics.label_source import KEPT_FROM_FIT
+from papertopics.topics.label_display import KEPT_FROM_FIT
 from papertopics.topics.labeller import TopicLabels
+from papertopics.topics.topic_groups import topic_groups
 
 _LOG = logging.getLogger(__name__)
 

@@ -19,14 +19,13 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, assign_outliers
 from papertopics.settings import TopicStageSettings
-from papertopics.topics.across_runs import Followed, follow_history, trace_lineage, why_missing
 from papertopics.topics.curation import Curated, Curation, apply_curation, curation_summary, missing_notice
 from papertopics.topics.fit import describe_topics, fit_topic_model, topic_keywords
 from papertopics.topics.guided import guided_topics, unmatched_names
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.labeller import PaperTexts, TopicLabels, label_topics
-from papertopics.topics.lineage import record_run
+from papertopics.topics.lineage import Followed, follow_history, record_run, trace_lineage, why_missing
 from papertopics.topics.place import kept_labels, labels_as_fitted
 
 _LOG = logging.getLogger(__name__)

@@ -18,9 +18,10 @@ from papertopics.embed.encoders import EncoderOnDemand, corpus_embeddings, load_
 from papertopics.embed.models import resolve_model_location
 from papertopics.ingest.parse import input_columns, paper_keywords
 from papertopics.settings import EvaluateSettings, TopicStageSettings
+from papertopics.storage import flag_column
 from papertopics.topics.bridges import FurtherTopics, bridges_table, further_topic_columns, further_topics
 from papertopics.topics.curation import load_curation
-from papertopics.topics.fit import flag_column, needs_embedding_model
+from papertopics.topics.fit import needs_embedding_model
 from papertopics.topics.guided import load_guide
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.quality import evaluate_topics
