@@ -311,3 +311,34 @@ def test_the_checks_find_a_circle_and_a_light_import_inside_a_function():
         (["json"], True, True),
         (["umap"], True, False),
     ]
+
+
+def rebound_names(source: str) -> list[str]:
+    """Top-level names a module binds twice (an assignment, function, class or import): code moved
+    into a module can silently replace one of its names, as a tokeniser's ``_TOKEN`` once replaced
+    the title reader's in ``papertopics.text``.
+    """
+    bound, rebound = set(), []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [target.id for target in targets if isinstance(target, ast.Name)]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names = [node.name]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        else:
+            names = []
+        rebound += [f"{name} (line {node.lineno})" for name in names if name in bound]
+        bound.update(names)
+    return rebound
+
+
+def test_no_module_binds_a_top_level_name_twice():
+    found = {module: rebound_names(path.read_text(encoding="utf-8")) for module, path, _ in modules()}
+    assert {module: names for module, names in found.items() if names} == {}
+
+
+def test_the_check_finds_a_name_bound_twice():
+    source = "import re\n_TOKEN = re.compile('a')\ndef read():\n    _TOKEN = 1\n_TOKEN = re.compile('b')\n"
+    assert rebound_names(source) == ["_TOKEN (line 5)"]

@@ -338,7 +338,7 @@ def singular(word: str) -> str:
     return word
 
 
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+_KEYWORD_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # Words on either side of these are not one phrase: "networks (GNNs)" does not make "networks gnns".
 PHRASE_BREAK = re.compile(r"[^\w\s'-]+")
 
@@ -347,5 +347,7 @@ def keyword_text(texts: list[str]) -> str:
     """Texts as the keyword vectorizer reads them (lower case, words of 2+ characters), one
     stretch between punctuation marks per line, words separated by single spaces.
     """
-    stretches = (_TOKEN.findall(stretch) for text in texts for stretch in PHRASE_BREAK.split(text.lower()))
+    stretches = (
+        _KEYWORD_TOKEN.findall(stretch) for text in texts for stretch in PHRASE_BREAK.split(text.lower())
+    )
     return "\n".join(" ".join(words) for words in stretches if words)
