@@ -45,7 +45,9 @@ def load_run(results: Path, corpus: Path) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def by_centroid_linkage(vectors, topics, n_groups, seed):
-    """The topics stage's groups: average linkage of the topic centroids (cosine)."""
+    """The topics stage's groups: average linkage of the topic centroids (cosine), no group over
+    a third of the papers (``topics.topic_groups``).
+    """
     return topic_groups(vectors, topics, n_groups)[0]
 
 
@@ -66,8 +68,32 @@ def by_paper_kmeans_majority(vectors, topics, n_groups, seed):
     return {t: int(np.bincount(found[topics == t]).argmax()) for t in sorted(set(topics.tolist()))}
 
 
+def by_unbounded_linkage(vectors, topics, n_groups, seed):
+    """The stage's groups before the bound: SciPy's average linkage of the centroids (cosine)."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    real = sorted(set(topics.tolist()))
+    tree = linkage(
+        topic_centroids(vectors, topics, real).astype(np.float64), method="average", metric="cosine"
+    )
+    return dict(zip(real, fcluster(tree, t=n_groups, criterion="maxclust").tolist(), strict=True))
+
+
+def by_ward(vectors, topics, n_groups, seed):
+    """Ward linkage of the unit-length topic centroids."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    real = sorted(set(topics.tolist()))
+    centroids = topic_centroids(vectors, topics, real).astype(np.float64)
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    found = fcluster(linkage(centroids, method="ward"), t=n_groups, criterion="maxclust")
+    return dict(zip(real, found.tolist(), strict=True))
+
+
 WAYS = {
-    "average linkage of the centroids (the stage today)": by_centroid_linkage,
+    "average linkage of the centroids (the stage before)": by_unbounded_linkage,
+    "average linkage, no group over a third of the papers (the stage now)": by_centroid_linkage,
+    "Ward linkage of the centroids": by_ward,
     "k-means on the centroids, weighted by papers": by_weighted_centroid_kmeans,
     "k-means on the papers, each topic to its majority group": by_paper_kmeans_majority,
 }
@@ -85,7 +111,7 @@ def compare(results: Path, corpus: Path) -> dict:
             groups = np.array([group_of[t] for t in topics.tolist()])
             scores.append(normalized_mutual_info_score(labels, groups))
             largest.append(np.bincount(groups).max() / len(groups))
-            if way is by_centroid_linkage:
+            if way in (by_unbounded_linkage, by_centroid_linkage, by_ward):
                 break  # no seed: the same groups every time
         rows[name] = (float(np.mean(scores)), float(np.max(largest)))
     kmeans = [

@@ -1,10 +1,12 @@
 """Keywords (c-TF-IDF, shared keywords first), the text they are read from, and topic groups."""
 
 import numpy as np
+from papertopics.mapping.cluster import topic_centroids
 from papertopics.mapping.sizing import resolve_coarse_topics
 from papertopics.text import keyword_text, singular
 from papertopics.topics.representation import SharedKeywords, shared_keywords_first
-from papertopics.topics.topic_groups import topic_groups
+from papertopics.topics.topic_groups import MAX_GROUP_SHARE, bounded_average_linkage, topic_groups
+from scipy.cluster.hierarchy import fcluster, linkage
 
 
 def test_singular_handles_the_common_plural_endings_and_leaves_singulars_alone():
@@ -37,13 +39,44 @@ def test_coarse_layer_size_follows_the_number_of_topics():
 def test_topic_groups_merge_topics_with_nearby_centroids():
     rng = np.random.default_rng(0)
     directions = np.eye(4)[[0, 0, 1, 1, 2, 2]] + 0.05 * np.eye(4)[[1, 2, 0, 2, 0, 1]]
-    topics = np.repeat(np.arange(6), [5, 4, 3, 3, 2, 2])
+    topics = np.repeat(np.arange(6), [4, 2, 3, 3, 3, 3])
     embeddings = directions[topics] + 0.01 * rng.standard_normal((len(topics), 4))
     group_of, groups = topic_groups(embeddings, topics, 3)
     assert [g["topics"] for g in groups] == [[0, 1], [2, 3], [4, 5]]
-    assert [g["size"] for g in groups] == [9, 6, 4]
+    assert [g["size"] for g in groups] == [6, 6, 6]
     assert group_of == {0: 0, 1: 0, 2: 1, 3: 1, 4: 2, 5: 2}
     assert topic_groups(embeddings, topics, 6) == ({}, [])
+
+
+def test_no_topic_group_holds_over_a_third_of_the_papers_in_topics():
+    # Four topics close together and two others together apart, five papers each: average linkage
+    # alone puts the four, two thirds of the papers, in one group.
+    rng = np.random.default_rng(1)
+    directions = np.eye(3)[[0, 0, 0, 0, 1, 1]] + 0.02 * rng.standard_normal((6, 3))
+    topics = np.repeat(np.arange(6), 5)
+    embeddings = directions[topics] + 0.001 * rng.standard_normal((len(topics), 3))
+    unbounded = fcluster(
+        linkage(topic_centroids(embeddings, topics, list(range(6))), "average", "cosine"), 2, "maxclust"
+    )
+    assert sorted(np.bincount(unbounded)[1:].tolist()) == [2, 4]
+    _, groups = topic_groups(embeddings, topics, 2)
+    # No merge keeps to the bound once three groups of ten are left: three, not two.
+    assert MAX_GROUP_SHARE * len(topics) == 10
+    assert [g["size"] for g in groups] == [10, 10, 10]
+    found = sorted(sorted(g["topics"]) for g in groups)
+    assert [4, 5] in found and sorted(sum((g for g in found if g != [4, 5]), [])) == [0, 1, 2, 3]
+
+
+def test_unbounded_groups_are_scipys_average_linkage():
+    rng = np.random.default_rng(2)
+    centroids = rng.standard_normal((15, 8))
+    tree = linkage(centroids, "average", "cosine")
+    for n_groups in range(2, 8):
+        scipy_groups = fcluster(tree, n_groups, "maxclust")
+        expected = sorted(
+            sorted(np.flatnonzero(scipy_groups == g).tolist()) for g in set(scipy_groups.tolist())
+        )
+        assert sorted(bounded_average_linkage(centroids, np.ones(15), n_groups, np.inf)) == expected
 
 
 def test_keywords_most_papers_of_a_topic_use_come_first():
