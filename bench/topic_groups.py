@@ -92,7 +92,7 @@ def by_ward(vectors, topics, n_groups, seed):
 
 WAYS = {
     "average linkage of the centroids (the stage before)": by_unbounded_linkage,
-    "average linkage, no group over a third of the papers (the stage now)": by_centroid_linkage,
+    "average linkage, no group over a third of the papers unless tight (the stage now)": by_centroid_linkage,
     "Ward linkage of the centroids": by_ward,
     "k-means on the centroids, weighted by papers": by_weighted_centroid_kmeans,
     "k-means on the papers, each topic to its majority group": by_paper_kmeans_majority,

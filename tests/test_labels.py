@@ -409,3 +409,23 @@ def test_a_titles_longer_form_leaves_the_phrase_its_text_uses_a_name():
     ]
     abstracts = PhraseTable(said, topics, STOP)
     assert whole not in abstracts.ranked(abstracts.units[0])
+
+
+def test_a_group_is_named_by_a_shared_phrase_of_two_or_more_words_not_one_word():
+    # Two graph topics: every paper's title says "graph", a third of them "graph algorithms".
+    subjects = {
+        0: ("Coloring a graph", "coloring of sparse inputs with local search and tabu moves"),
+        1: ("Matching on a graph", "matching of shapes by spectral embeddings and retrieval"),
+        2: ("Protein folding", "protein folding prediction from sequences with attention"),
+        3: ("Speech recognition", "speech recognition from raw audio with acoustic features"),
+    }
+    texts, titles, topics = [], [], []
+    for topic, (name, body) in subjects.items():
+        for paper in range(12):
+            method = ", with graph algorithms" if topic < 2 and paper < 4 else ""
+            titles.append(f"{name}{method} in setting {chr(97 + paper)}")
+            texts.append(f"{titles[-1]}. We study {body}." + (" Each graph is large." if topic < 2 else ""))
+            topics.append(topic)
+    table = PhraseTable(texts, np.array(topics), STOP, titles=titles)
+    topic_label = {0: "coloring", 1: "matching", 2: "protein folding", 3: "speech recognition"}
+    assert group_labels(table, [[0, 1], [2, 3]], topic_label)[0] == "graph algorithms"

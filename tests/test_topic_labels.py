@@ -48,16 +48,23 @@ def test_topic_groups_merge_topics_with_nearby_centroids():
     assert topic_groups(embeddings, topics, 6) == ({}, [])
 
 
-def test_no_topic_group_holds_over_a_third_of_the_papers_in_topics():
-    # Four topics close together and two others together apart, five papers each: average linkage
-    # alone puts the four, two thirds of the papers, in one group.
-    rng = np.random.default_rng(1)
-    directions = np.eye(3)[[0, 0, 0, 0, 1, 1]] + 0.02 * rng.standard_normal((6, 3))
+def _six_topics(directions: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Five papers on each of six topic directions; the groups average linkage alone makes (2)."""
+    rng = np.random.default_rng(seed)
     topics = np.repeat(np.arange(6), 5)
-    embeddings = directions[topics] + 0.001 * rng.standard_normal((len(topics), 3))
-    unbounded = fcluster(
-        linkage(topic_centroids(embeddings, topics, list(range(6))), "average", "cosine"), 2, "maxclust"
-    )
+    embeddings = directions[topics] + 0.001 * rng.standard_normal((len(topics), directions.shape[1]))
+    tree = linkage(topic_centroids(embeddings, topics, list(range(6))), "average", "cosine")
+    return embeddings, topics, fcluster(tree, 2, "maxclust")
+
+
+def test_no_topic_group_of_spread_out_topics_holds_over_a_third_of_the_papers():
+    # Four topics nearer each other than the rest, yet spread out (their mean distance to each
+    # other 0.72 of that to the other two), and two others together: average linkage alone puts
+    # the four, two thirds of the papers, in one group.
+    axes = np.eye(6)
+    shared = axes[:4].sum(axis=0) / 2
+    directions = np.vstack([axes[:4] + 0.3 * shared, axes[4], axes[5] + 0.3 * axes[4]])
+    embeddings, topics, unbounded = _six_topics(directions, seed=1)
     assert sorted(np.bincount(unbounded)[1:].tolist()) == [2, 4]
     _, groups = topic_groups(embeddings, topics, 2)
     # No merge keeps to the bound once three groups of ten are left: three, not two.
@@ -65,6 +72,16 @@ def test_no_topic_group_holds_over_a_third_of_the_papers_in_topics():
     assert [g["size"] for g in groups] == [10, 10, 10]
     found = sorted(sorted(g["topics"]) for g in groups)
     assert [4, 5] in found and sorted(sum((g for g in found if g != [4, 5]), [])) == [0, 1, 2, 3]
+
+
+def test_a_tight_group_of_topics_may_hold_over_a_third_of_the_papers():
+    # Four topics close together (the data has the shape of one group) and two others together.
+    rng = np.random.default_rng(1)
+    directions = np.eye(3)[[0, 0, 0, 0, 1, 1]] + 0.02 * rng.standard_normal((6, 3))
+    embeddings, topics, _ = _six_topics(directions, seed=1)
+    _, groups = topic_groups(embeddings, topics, 2)
+    assert [g["topics"] for g in groups] == [[0, 1, 2, 3], [4, 5]]
+    assert [g["size"] for g in groups] == [20, 10]
 
 
 def test_unbounded_groups_are_scipys_average_linkage():

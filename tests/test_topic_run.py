@@ -18,7 +18,7 @@ from papertopics.topics.run import NOT_A_TOPIC, Given, run_topics
 from test_labels import _corpus
 
 # The stage's knobs as config.yaml sets them, with two representative papers and two topic groups.
-SETTINGS = replace(TopicStageSettings.from_config(default_config()), n_representative_docs=2, coarse_topics=2)
+SETTINGS = replace(TopicStageSettings.from_config(default_config()), n_representative_docs=2, coarse_topics=3)
 
 
 def _synthetic(seed: int, prefix: str):
@@ -75,7 +75,7 @@ def test_a_first_run_numbers_topics_by_size_and_keeps_the_clusters(corpus, tmp_p
     assert sizes == sorted(sizes, reverse=True)
     assert (found.was_outlier == (clusters == OUTLIER)).all()
     assert all(d["label"] and not d["curated"] for d in found.details)
-    assert len(found.groups) == 2 and all(g["label"] for g in found.groups)
+    assert len(found.groups) == 3 and all(g["label"] for g in found.groups)
     assert found.lineage["first_run"] and found.summary["curation"] is None
     # A first run's stable ids are the topics' numbers by size, each shown as itself.
     assert found.topic_ids.stable.tolist() == found.topic_ids.shown.tolist() == list(range(len(sizes)))
@@ -197,7 +197,7 @@ def test_a_placed_update_that_brings_no_topic_keeps_the_fitted_groups_unread(cor
         lambda group: f"fitted group {group['group']}",
         before_placing=lambda: monkeypatch.setattr(phrase_table, "PhraseTable", no_table),
     )
-    assert len(fit.groups) == 2
+    assert len(fit.groups) == 3
     assert [(g["topics"], g["label"]) for g in placed.groups] == [
         (g["topics"], f"fitted group {g['group']}") for g in fit.groups
     ]
@@ -207,9 +207,9 @@ def test_a_placed_update_that_brings_no_topic_keeps_the_fitted_groups_unread(cor
 
 
 def test_a_placed_update_whose_groups_moved_labels_them_afresh(corpus, tmp_path):
-    # Every fitted topic recorded in one group, unlike the two the topics make now: no label kept.
+    # Every fitted topic recorded in one group, unlike the three the topics make now: no label kept.
     fit, placed = _placed_on_a_fit(corpus, tmp_path, lambda group: "one fitted group")
-    assert len(placed.groups) == 2
+    assert len(placed.groups) == 3
     assert all(g["label"] and g["label"] != "one fitted group" for g in placed.groups)
     assert {d["topic"]: d["label"] for d in placed.details} == {d["topic"]: d["label"] for d in fit.details}
 
