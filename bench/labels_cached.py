@@ -110,9 +110,56 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
             **kept_most_share(most_papers_kept(*topic_of, kept), same),
             "relabelled": relabelled,
         }
+    result["naming_by_venue"] = naming_by_venue(corpus, papers, topics, result, label_phrases)
     if misses:
         _print_misses(corpus, papers, topics, result, label_phrases)
     return result
+
+
+def naming_by_venue(corpus: Path, papers, topics, result, label_phrases) -> dict | None:
+    """The free-keyword hit rate of ours, the top 3 words and MMR on each venue's papers apart
+    (issue #50: a label rule must win on each corpus separately): a paper counts as a hit when its
+    topic's label has a phrase that is a keyword of the topic (``label_keywords.phrase_is_keyword``).
+    """
+    from collections import Counter
+
+    from bench.label_keywords import load_free_keywords, phrase_is_keyword, topic_keyword_counts
+
+    free = load_free_keywords(corpus)
+    if not free:
+        return None
+    topics = np.asarray(topics)
+    counts = topic_keyword_counts([p["id"] for p in papers], topics, free)
+    real = [e for e in result["all_topics"] if e["topic"] != -1]
+    labels = {
+        "ours": {e["topic"]: label_phrases(e["label"]) for e in real},
+        "top3_words": {e["topic"]: e["top_words"][:3] for e in real},
+        "mmr": {e["topic"]: e["mmr"] for e in real},
+    }
+    venues = np.array([p.get("venue") or "" for p in papers])
+    found = {}
+    for venue in sorted(set(venues.tolist()) - {""}):
+        in_venue = Counter(topics[(venues == venue) & (topics != -1)].tolist())
+        found[venue] = {
+            name: sum(
+                n
+                for t, n in in_venue.items()
+                if any(phrase_is_keyword(p, counts.get(t, Counter())) for p in of[t])
+            )
+            / sum(in_venue.values())
+            for name, of in labels.items()
+        }
+    return found
+
+
+def venue_markdown(found: list[dict]) -> str:
+    """The hit rates of ``naming_by_venue``, one row per venue."""
+    rows = [(r["corpus"], venue, f) for r in found for venue, f in (r.get("naming_by_venue") or {}).items()]
+    if not rows:
+        return ""
+    lines = ["| corpus | venue | ours | top 3 words | MMR |", "|---|---|---:|---:|---:|"]
+    lines += [f"| {c} | {v} | {f['ours']:.2f} | {f['top3_words']:.2f} | {f['mmr']:.2f} |" for c, v, f in rows]
+    return "\n".join(lines)
 
 
 def _print_misses(corpus: Path, papers, topics, result, label_phrases) -> None:
@@ -153,6 +200,7 @@ def main() -> None:
         storage.write_json(args.output.with_suffix(".json"), found)
         storage.write_text(args.output.with_suffix(".md"), quality_labels.labels_markdown(found))
     print(quality_labels.labels_markdown(found))
+    print(venue_markdown(found))
 
 
 if __name__ == "__main__":

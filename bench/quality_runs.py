@@ -35,6 +35,7 @@ def load_corpus(path: Path) -> list[dict]:
                     "text": clean_for_keywords(record["abstract"]),
                     "label": record.get("label"),
                     "year": record.get("year"),
+                    "venue": record.get("venue"),
                 }
             )
     return papers
