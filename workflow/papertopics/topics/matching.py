@@ -221,24 +221,8 @@ def match_topics(
         shared, in_both_before, in_both_after, partner_of_row, partner_of_column, previous, current, matching
     )
     # Where papers cannot tell (a topic whose papers are mostly new, or mostly removed), centroids do.
-    open_rows = np.array(
-        [
-            row not in partner_of_row
-            and row not in in_events_before
-            and in_both_before[row] < _TRACKED_BY_PAPERS * previous[row].size
-            for row in range(len(previous))
-        ],
-        dtype=bool,
-    )
-    open_columns = np.array(
-        [
-            column not in partner_of_column
-            and column not in in_events_after
-            and in_both_after[column] < _TRACKED_BY_PAPERS * current[column].size
-            for column in range(len(current))
-        ],
-        dtype=bool,
-    )
+    open_rows = _left_open(previous, in_both_before, partner_of_row, in_events_before)
+    open_columns = _left_open(current, in_both_after, partner_of_column, in_events_after)
     similarity = _similarities(previous, current)
     allowed = open_rows[:, None] & open_columns[None, :] & (similarity >= min_similarity)
     for row, column in _best_pairs(similarity, allowed):
@@ -258,6 +242,21 @@ def match_topics(
         if row not in partner_of_row and row not in in_events_before
     ]
     return matching
+
+
+def _left_open(topics: list[TopicSnapshot], in_both: np.ndarray, partner: dict, in_events: set) -> np.ndarray:
+    """Which of one run's topics its papers could not match: no partner, in no merge or split, and
+    less than ``_TRACKED_BY_PAPERS`` of its papers in both runs.
+    """
+    return np.array(
+        [
+            index not in partner
+            and index not in in_events
+            and in_both[index] < _TRACKED_BY_PAPERS * topic.size
+            for index, topic in enumerate(topics)
+        ],
+        dtype=bool,
+    )
 
 
 def stable_ids(
