@@ -14,6 +14,7 @@ import numpy as np
 from bench.quality_runs import (
     cached_embeddings,
     default_config,
+    first_topic_run,
     load_corpus,
     ours_clusters,
     run_ours,
@@ -253,10 +254,8 @@ def keyword_half_naming(
     words and MMR keywords) and with a random half of the papers' keywords (``keyword_halves``),
     each scored against the other half's keywords only. None where the corpus has no free keywords.
     """
-    from papertopics.topics.history import TopicHistory
     from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS
     from papertopics.topics.phrases import label_phrases
-    from papertopics.topics.run import run_topics
 
     from bench.label_keywords import keyword_naming, load_free_keywords, mmr_keywords, topic_keyword_counts
 
@@ -266,22 +265,10 @@ def keyword_half_naming(
     ids = [p["id"] for p in papers]
     fed, scored = keyword_halves(ids)
     clusters = ours_clusters(papers, embeddings, config, cache_dir)[0]
-    runs = []
-    for given in (None, [free[i] if i in fed else [] for i in ids]):
-        with tempfile.TemporaryDirectory() as history:
-            runs.append(
-                run_topics(
-                    [p["text"] for p in papers],
-                    ids,
-                    embeddings,
-                    clusters,
-                    TopicHistory(history),
-                    topic_settings(config),
-                    encoder,
-                    titles=[p["title"] or "" for p in papers],
-                    keywords=given,
-                )
-            )
+    runs = [
+        first_topic_run(papers, embeddings, clusters, config, encoder, keywords=given)
+        for given in (None, [free[i] if i in fed else [] for i in ids])
+    ]
     without, fed_run = runs
     if not np.array_equal(without.topics, fed_run.topics):
         raise AssertionError("the keywords moved papers between topics: they must only label them")

@@ -125,6 +125,29 @@ def topic_settings(config: dict):
     return replace(TopicStageSettings.from_config(config), n_representative_docs=1)
 
 
+def first_topic_run(
+    papers: list[dict], embeddings: np.ndarray, clusters: np.ndarray, config: dict, encoder, keywords=None
+):
+    """The topics stage's steps on given clusters, as a first run (no history), the papers' titles
+    read and, given ``keywords`` (each paper's list), their keywords too.
+    """
+    from papertopics.topics.history import TopicHistory
+    from papertopics.topics.run import run_topics
+
+    with tempfile.TemporaryDirectory() as history:
+        return run_topics(
+            [p["text"] for p in papers],
+            [p["id"] for p in papers],
+            embeddings,
+            clusters,
+            TopicHistory(history),
+            topic_settings(config),
+            encoder,
+            titles=[p["title"] or "" for p in papers],
+            keywords=keywords,
+        )
+
+
 def run_ours(
     papers: list[dict],
     embeddings: np.ndarray,
@@ -136,23 +159,11 @@ def run_ours(
     """The pipeline's reduce → cluster → topics → evaluate logic, on one corpus (a first run, no
     history); with ``corpus``, also how well the labels name the topics (``label_naming``).
     """
-    from papertopics.topics.history import TopicHistory
     from papertopics.topics.quality import evaluate_topics
-    from papertopics.topics.run import run_topics
 
     texts = [p["text"] for p in papers]
     clusters, umap_used, hdbscan_used = ours_clusters(papers, embeddings, config, cache_dir)
-    with tempfile.TemporaryDirectory() as history:
-        found = run_topics(
-            texts,
-            [p["id"] for p in papers],
-            embeddings,
-            clusters,
-            TopicHistory(history),
-            topic_settings(config),
-            encoder,
-            titles=[p["title"] or "" for p in papers],
-        )
+    found = first_topic_run(papers, embeddings, clusters, config, encoder)
     details = found.details
     metrics = evaluate_topics(
         texts,
