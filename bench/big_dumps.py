@@ -56,8 +56,9 @@ def write_dump(path: str, megabytes: float, kind: str) -> dict:
 def parse_step(dump: str, papers: str, summary: str) -> dict:
     """The parse stage on ``dump`` with the default settings; the files' sizes."""
     from papertopics.ingest import stages
+    from papertopics.settings import ParseSettings, knobs
 
-    stages.parse(dump, papers, summary, knobs=default_config()["parse"])
+    stages.parse(dump, papers, summary, knobs=knobs(ParseSettings.from_config(default_config())))
     return {"summary_bytes": os.path.getsize(summary), "papers_bytes": os.path.getsize(papers)}
 
 

@@ -97,6 +97,7 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
             {
                 "id": f"p{number}",
                 "dump": f"{record['venue'].lower()}{record['year']}",
+                "dumps": [f"{record['venue'].lower()}{record['year']}"],
                 "location": f"line {number + 1}",
                 "year": str(record["year"]),
                 "decision": record["decision"],
@@ -117,8 +118,10 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
     knobs = settings_knobs(ReceptionStageSettings.from_config(default_config()))
     call = (
         "from papertopics.changes.reception_stage import reception; "
-        f"reception('{folder}/papers.jsonl', '{folder}/topic_papers.csv', '{folder}/details.json', "
-        f"'{folder}/reception.csv', '{folder}/years.csv', '{folder}/reception.json', {knobs!r})"
+        f"reception(papers='{folder}/papers.jsonl', parsed=['{folder}/papers.jsonl'], "
+        f"topic_papers='{folder}/topic_papers.csv', details='{folder}/details.json', "
+        f"table='{folder}/reception.csv', years='{folder}/years.csv', record='{folder}/reception.json', "
+        f"paper_fields='{folder}/reception_papers.csv', knobs={knobs!r})"
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

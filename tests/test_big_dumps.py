@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import IJCAI, REPO, SEEDS, make_workdir, planned_jobs, require_corpus
+from conftest import IJCAI, PARSE_KNOBS, REPO, SEEDS, make_workdir, planned_jobs, require_corpus
 from papertopics import storage
 from papertopics.embed.sharding import planned_shards
 from papertopics.ingest import parse as parse_module
@@ -25,7 +25,6 @@ from papertopics.ingest.readers import read_dump
 from papertopics.ingest.streaming import read_records
 from papertopics.text import paper_id
 
-PARSE_KNOBS = {"min_abstract_chars": 20, "abstract_column": None}
 # A fresh interpreter that imports the package from this checkout.
 CHILD_ENV = {**os.environ, "PYTHONPATH": str(REPO / "workflow")}
 

@@ -8,7 +8,7 @@ import multiprocessing
 
 import numpy as np
 import pytest
-from conftest import SEEDS
+from conftest import PARSE_KNOBS, SEEDS
 from papertopics.embed.cache import EmbeddingCache, embed_with_cache, encoder_key, text_key
 from papertopics.embed.encoders import embedding_text, resolve_backend
 from papertopics.ingest.parse import parse_dump
@@ -158,7 +158,7 @@ def _parsed(tmp_path, seed):
         str(seed),
         str(papers),
         str(tmp_path / f"{seed.stem}.json"),
-        {"min_abstract_chars": 20, "abstract_column": None},
+        PARSE_KNOBS,
     )
     return papers
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import PARSE_KNOBS
 from papertopics import storage
 from papertopics.errors import PipelineInputError
 from papertopics.ingest import stages as ingest_stages
@@ -465,9 +466,7 @@ def test_parse_stage_on_each_sample(tmp_path, caplog, name):
     fmt, read, titles, years, empty, placeholders, cuts = EXPECTED[name]
     caplog.set_level(logging.INFO)
     papers, summary = tmp_path / "papers.jsonl", tmp_path / "summary.json"
-    ingest_stages.parse(
-        str(SAMPLES / name), str(papers), str(summary), {"min_abstract_chars": 20, "abstract_column": None}
-    )
+    ingest_stages.parse(str(SAMPLES / name), str(papers), str(summary), PARSE_KNOBS)
     written = storage.read_jsonl(papers)
     record = storage.read_json(summary)
     assert [p["title"] for p in written] == titles and [p["year"] for p in written] == years

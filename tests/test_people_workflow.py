@@ -1,8 +1,9 @@
 """The whole workflow on real papers with their authors, affiliations and countries (a JSON Lines
 export, countries written as names or ISO codes, with the decisions, ratings and citations an
 OpenReview export carries): the people stage's tables, the report's People section and card
-lines, escaped, and the map's colouring by reception; and ``people.in_report: false`` leaves
-people out of the report, rerunning only the people stage and what follows.
+lines, escaped, and the map's colouring by reception; a decision edited in the dump reruns the
+reception stage and the report, nothing before; and ``people.in_report: false`` leaves people out
+of the report, rerunning only the people stage and what follows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 import pandas as pd
 import pycountry
 import pytest
-from conftest import make_workdir, planned_jobs, require_corpus, run_workflow, write_config
+from conftest import executed_jobs, make_workdir, planned_jobs, require_corpus, run_workflow, write_config
 
 pytestmark = pytest.mark.slow
 PER_YEAR = 50
@@ -48,6 +49,14 @@ def _dump() -> tuple[str, list[dict]]:
             }
         )
     return "".join(json.dumps(row) + "\n" for row in rows), rows
+
+
+def _map_decisions(page: str) -> list[str]:
+    """Each paper's decision as the map's colouring by decision gives it, in the map's order."""
+    packed = re.search(r'id="map-data">([^<]*)<', page).group(1)
+    data = json.loads(gzip.decompress(base64.b64decode(packed)))
+    colouring = next(c for c in data["colourings"] if c["key"] == "decision")
+    return [colouring["names"][code] for code in colouring["of_paper"]]
 
 
 def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_path):
@@ -84,15 +93,31 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
     # The map offers colouring by decision, mean rating and citations for their year, with legends.
     packed = re.search(r'id="map-data">([^<]*)<', page).group(1)
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
-    colourings = data["colourings"]
-    assert [c["key"] for c in colourings] == ["decision", "rating", "citations"]
-    decisions = dict(zip(papers["id"], papers["decision"], strict=True))
-    names, of_paper = colourings[0]["names"], colourings[0]["of_paper"]
-    assert [names[c] for c in of_paper] == [decisions[paper] for paper in data["ids"]]
+    assert [c["key"] for c in data["colourings"]] == ["decision", "rating", "citations"]
+    # The topics stage's table has the text part; the reception stage's, each paper's decision.
+    assert "decision" not in papers and "ratings" not in papers
+    received = pd.read_csv(topics / "reception_papers.csv", keep_default_na=False, dtype=str)
+    assert list(received) == ["id", "decision", "ratings", "citations"]
+    decisions = dict(zip(received["id"], received["decision"], strict=True))
+    assert _map_decisions(page) == [decisions[paper] for paper in data["ids"]]
     assert sorted(set(decisions.values())) == ["Oral", "Poster"]
     assert '<option value="decision">decision</option>' in page
     assert page.count('class="legend colouring-legend"') == 3
     assert ">experts.csv<" in page and ">people_rising.csv<" in page
+
+    # One decision edited in the dump: parsed again, then reception and the report, nothing else.
+    edited = next(row for row in rows if row["decision"] == "Poster")
+    edited["decision"] = "Reject"
+    (workdir / "data" / "raw" / "openreview.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+    )
+    ran = executed_jobs(run_workflow(workdir))
+    assert ran == {"parse": 1, "reception": 1, "report": 1, "publish": 1, "all": 1}
+    received = pd.read_csv(topics / "reception_papers.csv", keep_default_na=False, dtype=str)
+    paper = papers.set_index("input_id").loc[edited["id"], "id"]  # the export's id, and the paper's
+    assert received.set_index("id").loc[paper, "decision"] == "Reject"
+    page = (workdir / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Reject" in _map_decisions(page)
 
     write_config(workdir, umap={"consensus_runs": 1}, people={"in_report": False})
     assert planned_jobs(workdir) == {"people": 1, "report": 1, "publish": 1, "all": 1}

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require_corpus
+from conftest import PARSE_KNOBS, require_corpus
 from papertopics.changes.reception_values import paper_ratings, read_values
 from papertopics.errors import PipelineInputError
+from papertopics.ingest import stages as ingest_stages
 from papertopics.ingest.parse import input_columns, parse_dump
 
 SAMPLES = Path(__file__).parent / "data" / "exports"
@@ -169,3 +170,52 @@ def test_a_column_of_no_numbers_stops_with_one_line(tmp_path):
 )
 def test_ratings_as_exports_write_them(text, ratings):
     assert paper_ratings(text) == ratings
+
+
+def _parse_jsonl(records: list[dict], folder: Path, knobs: dict) -> dict:
+    """``records`` as a JSON Lines dump parsed by the parse stage; its summary."""
+    (folder / "colm2024.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    ingest_stages.parse(
+        str(folder / "colm2024.jsonl"), str(folder / "papers.jsonl"), str(folder / "summary.json"), knobs
+    )
+    return json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_a_dump_edited_only_in_how_papers_were_received_keeps_its_text_part(tmp_path):
+    knobs = {**PARSE_KNOBS, "decision_field": "Final call"}  # a decision column config names
+    fields = ("title", "abstract", "venue", "year", "decision", "rating", "ratings", "citations")
+    records = [{**{key: r[key] for key in fields}, "Final call": "Accept"} for r in openreview_records(40)]
+    first = _parse_jsonl(records, tmp_path, knobs)
+    text_part = tmp_path / "text" / f"{first['text_digest']}.jsonl"
+    ingest_stages.text_part(
+        str(tmp_path / "papers.jsonl"),
+        str(tmp_path / "summary.json"),
+        str(text_part),
+        str(tmp_path / "text" / f"{first['text_digest']}.summary.json"),
+    )
+    kept = [json.loads(line) for line in text_part.read_text(encoding="utf-8").splitlines()]
+    assert len(kept) == 40 and all(set(p) >= {"title", "abstract", "year"} for p in kept)
+    assert not any({"decision", "ratings", "citations"} & set(p) for p in kept)
+    # The mean rating an export gives beside the list, and the column config names, go too.
+    assert not any({"rating", "Final call"} & set(p.get("extra", {})) for p in kept)
+
+    for record in records[::3]:
+        record.update(decision="Reject", ratings=[1, 2], rating=1.5, citations=0)
+        record["Final call"] = "Reject"
+    edited = _parse_jsonl(records, tmp_path, knobs)
+    assert edited["sha256"] != first["sha256"] and edited["text_digest"] == first["text_digest"]
+
+    records[5]["abstract"] += " We release the code."
+    rewritten = _parse_jsonl(records, tmp_path, knobs)
+    assert rewritten["text_digest"] != first["text_digest"]
+    ingest_stages.text_part(
+        str(tmp_path / "papers.jsonl"),
+        str(tmp_path / "summary.json"),
+        str(tmp_path / "text" / f"{rewritten['text_digest']}.jsonl"),
+        str(tmp_path / "text" / f"{rewritten['text_digest']}.summary.json"),
+    )
+    # The earlier text part is removed: only the current digest's two files are left.
+    assert sorted(p.name for p in (tmp_path / "text").iterdir()) == [
+        f"{rewritten['text_digest']}.jsonl",
+        f"{rewritten['text_digest']}.summary.json",
+    ]

@@ -130,7 +130,7 @@ def test_every_settings_field_has_its_default_in_the_schema_alone(kind):
 def _rule_params(text: str) -> dict[str, list[str]]:
     """Each rule's ``params:`` lines (a rule without params: none)."""
     found = {}
-    for rule in re.split(r"^rule ", text, flags=re.MULTILINE)[1:]:
+    for rule in re.split(r"^(?:rule|checkpoint) ", text, flags=re.MULTILINE)[1:]:
         name = rule.split(":", 1)[0]
         block = re.search(r"^    params:\n((?:        .*\n|\s*#.*\n)+)", rule, flags=re.MULTILINE)
         found[name] = [] if block is None else [line.strip() for line in block.group(1).splitlines()]
@@ -151,5 +151,12 @@ def test_every_rule_passes_its_knobs_in_one_shape():
                 assert "config[" not in code[0], f"{path.name}: rule {rule} passes raw config"
     assert shapes["cluster"] == ["knobs=knobs(ClusterSettings.from_config(config)),"]
     assert shapes["consensus_run"] == ["knobs=consensus_run_knobs,"]
-    # Every rule has knobs but those that only move files (the corpus merge, the kept fit, publishing).
-    assert {rule for rule, code in shapes.items() if not code} == {"corpus", "keep_fit", "publish"}
+    assert shapes["parse"] == ["knobs=knobs(ParseSettings.from_config(config)),"]
+    # Every rule has knobs but those that only move files (a dump's text part, the corpus merge,
+    # the kept fit, publishing).
+    assert {rule for rule, code in shapes.items() if not code} == {
+        "text_part",
+        "corpus",
+        "keep_fit",
+        "publish",
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SEEDS, make_workdir, planned_jobs, run_workflow
+from conftest import PARSE_KNOBS, SEEDS, make_workdir, planned_jobs, run_workflow
 from papertopics import storage
 from papertopics.embed import sharding
 from papertopics.embed import stages as embed_stages
@@ -81,7 +81,7 @@ def test_gathered_shards_equal_the_unsharded_embedding(tmp_path):
         str(SEEDS[0]),
         str(papers),
         str(tmp_path / "summary.json"),
-        {"min_abstract_chars": 20, "abstract_column": None},
+        PARSE_KNOBS,
     )
     common = dict(backend="onnx", device="cpu", model_cache_dir=str(tmp_path / "models"), **EMBEDDING)
     embed_stages.embed_shard(

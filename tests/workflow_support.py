@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -46,6 +48,16 @@ def default_config() -> dict:
 # small corpus's clustering, differ by backend and by the CPU's bf16 path, and no test may pass on
 # one and fail on another. Empty: the config's own backend (auto).
 FORCED_BACKEND = os.environ.get("PAPERTOPICS_TEST_BACKEND", "")
+
+
+# The parse stage's knobs for the tests that call it directly: config.yaml's, but a lower minimum abstract.
+PARSE_KNOBS = {
+    "min_abstract_chars": 20,
+    "abstract_column": None,
+    "decision_field": "decision",
+    "ratings_field": "ratings",
+    "citations_field": "citations",
+}
 
 
 def write_config(root: Path, **overrides) -> dict:
@@ -126,6 +138,12 @@ def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
     """Rule name → job count that a dry run would execute now (for ``targets``, or the default target)."""
     # The targets before --quiet, which would take them as its own values.
     return job_counts(run_workflow(workdir, *targets, "--dry-run", "--quiet", "rules").stdout)
+
+
+def executed_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
+    """Rule name → jobs a finished run executed, from its log of each job's start ("rule topics:")."""
+    started = re.findall(r"^(?:local)?(?:rule|checkpoint) (\w+):$", result.stderr, flags=re.MULTILINE)
+    return dict(Counter(started))
 
 
 def job_counts(output: str) -> dict[str, int]:

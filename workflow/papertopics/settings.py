@@ -91,12 +91,22 @@ class _Settings:
 
 @dataclass(frozen=True)
 class ParseSettings(_Settings):
-    """``parse``: which records are papers, and where a table keeps its abstracts."""
+    """``parse``: which records are papers, and where a table keeps its abstracts; and
+    ``reception``'s fields, which parsing keeps out of the papers' text part (what the stages
+    before reception read), so that editing a decision reruns no stage that does not read it.
+    """
 
     section: ClassVar[str] = "parse"
 
     min_abstract_chars: int
     abstract_column: str | None
+    decision_field: str = knob("reception", "decision_field")
+    ratings_field: str = knob("reception", "ratings_field")
+    citations_field: str = knob("reception", "citations_field")
+
+    def reception_fields(self) -> tuple[str, ...]:
+        """The fields that say how a paper was received, as the reception stage names them."""
+        return (self.decision_field, self.ratings_field, self.citations_field)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 # newest against the one before, and since the previous run. Read by the report.
 rule changes:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
@@ -41,6 +42,7 @@ rule changes:
 # trends. Only headers when no field is compared.
 rule venues:
     input:
+        after_parsing,
         periods_table="results/periods/papers.csv",
         periods_settings="results/periods/periods.json",
         topic_papers="results/staged/topics/papers.csv",

@@ -1,4 +1,5 @@
 import glob
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -194,6 +195,37 @@ def published_history(name):
         return [ancient(str(path))] if path.is_file() else []
 
     return published
+
+
+def after_parsing(wildcards):
+    """An input function with no file, first among the inputs of each rule between parse and
+    reception: it ties the rule's jobs to the parse checkpoint, so that where a dump must be
+    parsed again, Snakemake decides whether they run only once it is, from what changed. Without
+    it, a job planned before parsing keeps the reason it was given then (an input to be updated)
+    and runs even where the dump's text part came out the same.
+    """
+    for dump in DUMPS:
+        checkpoints.parse.get(dump=dump)
+    return []
+
+
+def text_parts(dumps=None, part="papers"):
+    """An input function: the text part of each of ``dumps`` (the job's own dump where None), as
+    written by text_part under the digest that parsing recorded; ``part`` is "papers" or "summary".
+    Through the parse checkpoint: after a dump is parsed again, the digest is read anew.
+    """
+    suffix = {"papers": ".jsonl", "summary": ".summary.json"}[part]
+
+    def parts(wildcards):
+        named = [wildcards.dump] if dumps is None else dumps
+        files = []
+        for dump in named:
+            summary = checkpoints.parse.get(dump=dump).output.summary
+            digest = json.loads(Path(summary).read_text(encoding="utf-8"))["text_digest"]
+            files.append(f"results/parsed/text/{dump}/{digest}{suffix}")
+        return files[0] if dumps is None else files
+
+    return parts
 
 
 def shard_files(wildcards):

@@ -6,7 +6,7 @@
 
 rule embed:
     input:
-        papers=expand("results/parsed/{dump}.jsonl", dump=WHOLE_DUMPS),
+        papers=text_parts(WHOLE_DUMPS),
     output:
         embeddings=expand("results/embeddings/{dump}.npz", dump=WHOLE_DUMPS),
         summaries=expand("results/embeddings/{dump}.json", dump=WHOLE_DUMPS),
@@ -27,7 +27,7 @@ rule embed:
 
 rule embed_shard:
     input:
-        papers="results/parsed/{dump}.jsonl",
+        papers=text_parts(),
     output:
         embeddings="results/embeddings/shards/{dump}/{shard}-of-{shards}.npz",
     log:
@@ -47,6 +47,7 @@ rule embed_shard:
 
 rule embed_gather:
     input:
+        after_parsing,
         shards=shard_files,
     output:
         embeddings="results/embeddings/{dump}.npz",

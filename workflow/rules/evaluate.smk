@@ -1,5 +1,6 @@
 rule evaluate:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",

@@ -5,6 +5,7 @@
 # neighbour graph of the papers, searched once here.
 rule neighbours:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         fitted_topics=last_fit("topics.npz"),
@@ -26,6 +27,7 @@ rule neighbours:
 # seeded, so runs on one core, and with --cores 2 or more (or on a cluster) they run side by side.
 rule reduce:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
@@ -50,6 +52,7 @@ rule reduce:
 # the reduce stage's settings and its own seed (drawn from umap.random_state), clustered together.
 rule consensus_run:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
@@ -72,6 +75,7 @@ rule consensus_run:
 
 rule map_layout:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         neighbours="results/reduced/neighbours.npz",
@@ -93,6 +97,7 @@ rule map_layout:
 
 rule cluster:
     input:
+        after_parsing,
         coordinates=cluster_spaces(),
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
@@ -117,6 +122,7 @@ rule cluster:
 # Each paper's most similar papers by embedding, listed when the report shows a paper.
 rule similar_papers:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         fitted_similar=last_fit("similar.npz"),

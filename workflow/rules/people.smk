@@ -5,6 +5,7 @@ from papertopics.settings import PeopleSettings
 # rising in it (papertopics.changes.people, people_trends). Read by the report.
 rule people:
     input:
+        after_parsing,
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
         periods_table="results/periods/papers.csv",

@@ -2,6 +2,7 @@
 # belongs to, decided once here; the topics, changes, venues and report stages read it.
 rule periods:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
     output:
         table="results/periods/papers.csv",

@@ -2,16 +2,20 @@ from papertopics.settings import ReceptionStageSettings
 
 
 # How each topic was received: decisions, ratings and citations for their year, against the rest.
-# Editing reception.* or compare's grading reruns this stage and the report only.
+# Editing reception.* or compare's grading, or a decision, rating or citation count in a dump,
+# reruns this stage and the report only (a dump is parsed again first).
 rule reception:
     input:
         papers="results/corpus/papers.jsonl",
+        # The dumps as parsed, decisions, ratings and citations and all (the corpus has their text part).
+        parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
         topic_papers="results/staged/topics/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
         table="results/staged/topics/reception.csv",
         years="results/staged/topics/reception_years.csv",
         record="results/staged/topics/reception.json",
+        paper_fields="results/staged/topics/reception_papers.csv",
     log:
         "results/logs/reception.log",
     benchmark:

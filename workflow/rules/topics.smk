@@ -1,5 +1,6 @@
 rule topics:
     input:
+        after_parsing,
         papers="results/corpus/papers.jsonl",
         embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
         layout="results/reduced/map.npz",
@@ -39,6 +40,7 @@ rule topics:
 # what update: place places the next dumps on. After a placement, the fit placed on, unchanged.
 rule keep_fit:
     input:
+        after_parsing,
         projections=[path.replace(".npz", ".joblib") for path in cluster_spaces()],
         map_model="results/reduced/map.joblib",
         clusters="results/clusters/model.joblib",

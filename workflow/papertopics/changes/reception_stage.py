@@ -16,6 +16,7 @@ from papertopics import storage
 from papertopics.changes.reception_values import read_values
 from papertopics.changes.trends import SIGNIFICANT
 from papertopics.ingest.parse import input_columns
+from papertopics.ingest.stages import is_reception_field
 from papertopics.settings import ReceptionStageSettings
 from papertopics.storage import flag_column
 
@@ -87,22 +88,27 @@ def _topic_papers(table, topic_details: list[dict]):
     return TopicPapers(codes, pools, years, tuple(topics), labels)
 
 
-def reception(
-    papers: str, topic_papers: str, details: str, table: str, years: str, record: str, knobs: dict
-) -> None:
-    """Each topic's reception (``papertopics.changes.reception``): ``table`` one row per topic and
-    measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
-    findings in words; ``knobs``: ``papertopics.settings.ReceptionStageSettings``'s fields.
+def received_records(papers: str, parsed: list[str]) -> list[dict]:
+    """The corpus's papers (``papers``) as their dumps were parsed (``parsed``), reception fields
+    and all: the corpus keeps only the text part (``papertopics.ingest.stages.text_part``), and a
+    paper found in several dumps is the record of the first, as the corpus keeps it.
     """
+    keys = [(paper["dumps"][0], paper["id"]) for paper in storage.read_jsonl(papers)]
+    wanted = set(keys)
+    found = {}
+    for path in parsed:
+        for paper in storage.read_jsonl(path):
+            if (paper["dump"], paper["id"]) in wanted:
+                found[paper["dump"], paper["id"]] = paper
+    return [found[key] for key in keys]
+
+
+def _received_table(papers: str, parsed: list[str], topic_papers: str):
+    """Each paper with a topic, with its input fields, those that say how it was received among them."""
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
-    from papertopics.changes.tables import json_records
-
-    chosen = ReceptionStageSettings(**knobs)
-    records = storage.read_jsonl(papers)
+    records = received_records(papers, parsed)
     inputs = pd.DataFrame(
         {
             "id": [p["id"] for p in records],
@@ -115,6 +121,38 @@ def reception(
         topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic", "outlier"]
     )
     merged = inputs.merge(assigned, on="id", how="inner", validate="one_to_one")
+    return merged
+
+
+def reception(
+    papers: str,
+    parsed: list[str],
+    topic_papers: str,
+    details: str,
+    table: str,
+    years: str,
+    record: str,
+    paper_fields: str,
+    knobs: dict,
+) -> None:
+    """Each topic's reception (``papertopics.changes.reception``): ``table`` one row per topic and
+    measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
+    findings in words, ``paper_fields`` each paper's decision, ratings and citations as its dump
+    gives them (the report's map and papers table read them there); ``knobs``:
+    ``papertopics.settings.ReceptionStageSettings``'s fields.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
+    from papertopics.changes.tables import json_records
+
+    chosen = ReceptionStageSettings(**knobs)
+    merged = _received_table(papers, parsed, topic_papers)
+    fields = (chosen.decision_field, chosen.ratings_field, chosen.citations_field)
+    received = [column for column in merged.columns[1:] if is_reception_field(column, fields)]
+    storage.write_csv(paper_fields, merged[["id", *received]])
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
+from collections.abc import Iterable
+from pathlib import Path
 
 from papertopics import storage
 from papertopics.ingest.corpus import merge_dumps
-from papertopics.ingest.parse import parse_dump
+from papertopics.ingest.parse import field_key, parse_dump
+from papertopics.ingest.reception_fields import RECEPTION_FIELDS
 from papertopics.settings import ParseSettings
 
 _LOG = logging.getLogger(__name__)
@@ -37,6 +41,8 @@ def parse(dump: str, papers: str, summary: str, knobs: dict, details: str | None
     with open(dump, "rb") as stream:
         sha256 = hashlib.file_digest(stream, "sha256").hexdigest()
     record = {**parsed.summary(), "source": str(dump), "sha256": sha256}
+    record["reception_fields"] = list(settings.reception_fields())
+    record["text_digest"] = text_digest(parsed.papers, record)
     for warning in parsed.warnings:
         _LOG.warning("%s", warning)
     if parsed.artefacts["papers"]:
@@ -86,6 +92,80 @@ def parse(dump: str, papers: str, summary: str, knobs: dict, details: str | None
         if record["boilerplate_cut"]
         else "",
     )
+
+
+# The summary's fields that are not part of the text part: the file's hash changes with any edit,
+# and the fields config names as the decision, ratings or citations change the text part only where
+# a paper has them.
+_NOT_TEXT = ("sha256", "reception_fields", "text_digest")
+
+
+def text_summary(summary: dict) -> dict:
+    """A parse summary as the stages before reception read it: without the dump file's hash."""
+    return {key: value for key, value in summary.items() if key not in _NOT_TEXT}
+
+
+# Every name an export gives a reception field, compared as parsing compares names: a record keeps
+# those it did not read as its decision, ratings or citations (an OpenReview mean "rating" beside
+# the "ratings" list) among its other fields.
+_RECEPTION_KEYS = {field_key(name) for names in RECEPTION_FIELDS.values() for name in names}
+
+
+def is_reception_field(name: str, fields: tuple[str, ...]) -> bool:
+    """Whether a paper's field ``name`` says how it was received: a decision, ratings or citations
+    under any name an export gives them, or a field config names so (``fields``).
+    """
+    key = field_key(name)
+    return key in _RECEPTION_KEYS or any(key == field_key(named) for named in fields)
+
+
+def without_reception(paper: dict, fields: tuple[str, ...]) -> dict:
+    """``paper`` without what says how it was received (``is_reception_field``): the part the
+    stages before the reception stage read.
+    """
+    kept = {key: value for key, value in paper.items() if key not in RECEPTION_FIELDS}
+    extra = paper.get("extra") or {}
+    if any(is_reception_field(name, fields) for name in extra):
+        kept["extra"] = {name: value for name, value in extra.items() if not is_reception_field(name, fields)}
+    return kept
+
+
+def _json_line(record: dict) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+
+
+def text_digest(papers: Iterable[dict], summary: dict) -> str:
+    """The digest of a parsed dump's text part (its papers ``without_reception`` of the fields the
+    ``summary`` names, and its ``text_summary``): it names the text part's files, so that a dump
+    edited only in how its papers were received gives the same files and reruns nothing before
+    the reception stage.
+    """
+    fields = tuple(summary["reception_fields"])
+    digest = hashlib.sha256(_json_line(text_summary(summary)))
+    for paper in papers:
+        digest.update(_json_line(without_reception(paper, fields)))
+    return digest.hexdigest()[:16]
+
+
+def text_part(papers: str, summary: str, text_papers: str, text_summary_file: str) -> None:
+    """Write a parsed dump's text part (``text_digest``) into the files its digest names, and
+    remove the files of the dump's earlier text parts beside them. The fields to leave out are
+    the parse summary's, so that this job has no knob of its own to rerun it.
+    """
+    record = storage.read_json(summary)
+    fields = tuple(record["reception_fields"])
+    records = storage.read_jsonl(papers)
+    digest = text_digest(records, record)
+    if Path(text_papers).stem != digest or record["text_digest"] != digest:
+        raise RuntimeError(
+            f"{papers}: its text part's digest is {digest}, not {record['text_digest']} as parsing "
+            f"recorded, nor {Path(text_papers).stem}: parse it again (--forcerun parse)."
+        )
+    storage.write_jsonl(text_papers, (without_reception(paper, fields) for paper in records))
+    storage.write_json(text_summary_file, text_summary(record))
+    for earlier in Path(text_papers).parent.iterdir():
+        if not earlier.name.startswith(digest):
+            earlier.unlink()
 
 
 def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -> None:
