@@ -1,5 +1,5 @@
 """Big inputs: what parsing a large plain-text dump costs, and how many embed jobs it is planned
-(``make bench-big-dumps``).
+(``make bench-big-dumps``; ``--formats jsonl`` writes the dumps as JSON Lines instead).
 
 Dumps of about 0.1, 0.5 and 1 GB are written from IJCAI 2020-2024's real abstracts, two kinds:
 *repetitive* (60 distinct abstracts, repeated until the size is reached: many overlapping exports
@@ -32,9 +32,10 @@ REPETITIVE_DISTINCT_PAPERS = 60
 MEGABYTE = 1_000_000
 
 
-def write_dump(path: str, megabytes: float, kind: str) -> dict:
-    """A plain-text dump of about ``megabytes`` MB from IJCAI's abstracts; ``kind`` is
-    ``repetitive`` (60 distinct abstracts, repeated) or ``distinct`` (every abstract once).
+def write_dump(path: str, megabytes: float, kind: str, dump_format: str = "txt") -> dict:
+    """A dump of about ``megabytes`` MB from IJCAI's abstracts; ``kind`` is ``repetitive`` (60
+    distinct abstracts, repeated) or ``distinct`` (every abstract once); ``dump_format`` ``txt``
+    (a title line, then paragraphs) or ``jsonl`` (one ``{"abstract": …}`` object a line).
     """
     abstracts = [record["abstract"] for record in read_corpus(IJCAI)]
     if kind == "repetitive":
@@ -42,12 +43,18 @@ def write_dump(path: str, megabytes: float, kind: str) -> dict:
     target = int(megabytes * MEGABYTE)
     written = records = 0
     with open(path, "w", encoding="utf-8") as out:
-        written += out.write(f"A {kind} dump of {megabytes} MB\n")
+        if dump_format == "txt":
+            written += out.write(f"A {kind} dump of {megabytes} MB\n")
         while written < target:
             abstract = abstracts[records % len(abstracts)]
             if kind == "distinct":
                 abstract = f"{abstract} This is copy {records // len(abstracts)} of it."
-            written += out.write("\n" + abstract + "\n")
+            line = (
+                json.dumps({"abstract": abstract}) + "\n"
+                if dump_format == "jsonl"
+                else "\n" + abstract + "\n"
+            )
+            written += out.write(line)
             records += 1
     distinct = min(records, len(abstracts)) if kind == "repetitive" else records
     return {"bytes": os.path.getsize(path), "records": records, "distinct": distinct}
@@ -69,11 +76,11 @@ def planned_embed_jobs(dump: str, shard_size: int) -> dict:
     return {"embed_jobs": planned_shards(dump, shard_size)}
 
 
-def measure(scratch: Path, megabytes: float, kind: str) -> dict:
+def measure(scratch: Path, megabytes: float, kind: str, dump_format: str = "txt") -> dict:
     """One dump written, parsed and planned: the figures of one row."""
     scratch.mkdir(parents=True, exist_ok=True)
-    dump = scratch / f"{kind}-{megabytes}.txt"
-    written = write_dump(str(dump), megabytes, kind)
+    dump = scratch / f"{kind}-{megabytes}.{dump_format}"
+    written = write_dump(str(dump), megabytes, kind, dump_format)
     parse = in_fresh_process(
         parse_step,
         dump=str(dump),
@@ -85,6 +92,7 @@ def measure(scratch: Path, megabytes: float, kind: str) -> dict:
     )
     row = {
         "kind": kind,
+        "format": dump_format,
         "megabytes": megabytes,
         **written,
         "parse_seconds": parse["seconds"],
@@ -149,9 +157,9 @@ def table(rows: list[dict]) -> str:
     lines = [
         "# Big dumps: parse cost and embed jobs planned",
         "",
-        "Written by `make bench-big-dumps` (bench/big_dumps.py): plain-text dumps of IJCAI 2020-2024's",
-        "abstracts, *repetitive* (60 distinct abstracts repeated) or *distinct* (each copy made distinct",
-        "by a numbered closing sentence). Parse: the parse stage in a fresh process, default settings",
+        "Written by `make bench-big-dumps` (bench/big_dumps.py): dumps of IJCAI 2020-2024's abstracts as",
+        "plain text (as JSON Lines where the dump says `.jsonl`), *repetitive* (60 distinct abstracts",
+        "repeated) or *distinct* (each copy made distinct by a numbered closing sentence). Parse: the parse stage in a fresh process, default settings",
         "(seconds, peak RSS); kept MiB: its papers.jsonl; embed jobs: as the Snakefile plans them",
         "(default `embedding.shard_size`), with the planning's own seconds and peak RSS (in Snakemake's",
         "process). Wall seconds on a shared machine vary with its load; CPU seconds less.",
@@ -161,8 +169,9 @@ def table(rows: list[dict]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
+        dump = row["kind"] if row.get("format", "txt") == "txt" else f"{row['kind']} .{row['format']}"
         lines.append(
-            f"| {row['kind']} | {row['bytes'] / MEGABYTE:.0f} | {row['records']:,} | {row['distinct']:,} "
+            f"| {dump} | {row['bytes'] / MEGABYTE:.0f} | {row['records']:,} | {row['distinct']:,} "
             f"| {row['parse_seconds']} ({row['parse_cpu_seconds']}) | {row['parse_peak_rss_mib']} | {row['kept_mib']} "
             f"| {row['summary_bytes']:,} | {row['embed_jobs']} | {row['plan_seconds']} ({row['plan_cpu_seconds']}) "
             f"| {row['plan_peak_rss_mib']} |"
@@ -174,23 +183,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[100, 500, 1000], help="dump sizes in MB")
     parser.add_argument("--kinds", nargs="+", default=["repetitive", "distinct"])
+    parser.add_argument("--formats", nargs="+", default=["txt"], choices=["txt", "jsonl"])
+    parser.add_argument(
+        "--add", action="store_true", help="add the rows to those already in the results (whole runs kept)"
+    )
     parser.add_argument(
         "--whole-run", type=float, help="also the whole workflow on a repetitive dump of this many MB"
     )
     output_arguments(parser)
     args = parser.parse_args()
-    rows = []
+    earlier = json.loads((args.results / "big-dumps.json").read_text(encoding="utf-8")) if args.add else []
+    rows = earlier["parse"] if isinstance(earlier, dict) else earlier
+    runs = earlier.get("whole_runs") if isinstance(earlier, dict) else None
     for size in args.sizes:
-        for kind in args.kinds:
-            rows.append(measure(args.scratch / "big-dumps", size, kind))
-            # Written after each row: a long run stopped half-way keeps what it measured.
-            (args.results / "big-dumps.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-            (args.results / "big-dumps.md").write_text(table(rows), encoding="utf-8")
+        for dump_format in args.formats:
+            for kind in args.kinds:
+                rows.append(measure(args.scratch / "big-dumps", size, kind, dump_format))
+                # Written after each row: a long run stopped half-way keeps what it measured.
+                write_results(args.results, rows, runs)
     if args.whole_run:
         runs = whole_runs(args.scratch / "big-dumps", args.whole_run)
-        results = {"parse": rows, "whole_runs": runs}
-        (args.results / "big-dumps.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        (args.results / "big-dumps.md").write_text(table(rows) + whole_runs_table(runs), encoding="utf-8")
+        write_results(args.results, rows, runs)
+
+
+def write_results(folder: Path, rows: list[dict], runs: dict | None) -> None:
+    """The rows (ordered by size, plain text first, as the kinds are) and the whole runs, if any."""
+    kinds = {"repetitive": 0, "distinct": 1}
+    rows.sort(
+        key=lambda row: (row["megabytes"], row.get("format", "txt") != "txt", kinds.get(row["kind"], 2))
+    )
+    results = {"parse": rows, "whole_runs": runs} if runs else rows
+    (folder / "big-dumps.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (folder / "big-dumps.md").write_text(
+        table(rows) + (whole_runs_table(runs) if runs else ""), encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
-"""Big, repetitive dumps cost what their distinct papers cost: a plain-text dump is parsed as a
-stream (the same records as read whole, in memory that does not grow with the file, progress in the
-log), the parse summary stays small (counts and the first examples, every record in the details file
+"""Big, repetitive dumps cost what their distinct papers cost: a dump of a line- or record-oriented
+format is parsed as a stream (the same records as read whole, in memory that does not grow with
+the file, progress in the log), the parse summary stays small (counts and the first examples, every record in the details file
 beside it), and embedding is planned from the distinct records, not from all of them.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
+import itertools
 import json
 import logging
 import os
@@ -18,6 +21,7 @@ import pytest
 from conftest import IJCAI, PARSE_KNOBS, REPO, SEEDS, make_workdir, planned_jobs, require_corpus
 from papertopics import storage
 from papertopics.embed.sharding import planned_shards
+from papertopics.errors import PipelineInputError
 from papertopics.ingest import parse as parse_module
 from papertopics.ingest import stages as ingest_stages
 from papertopics.ingest.parse import SUMMARY_EXAMPLES
@@ -173,9 +177,27 @@ def test_a_long_parse_says_how_far_it_is(tmp_path, ijcai_abstracts, caplog, monk
     assert caplog.text.count("records read") == 2
 
 
-def test_parse_memory_does_not_grow_with_a_repetitive_dump(tmp_path, ijcai_abstracts):
+def repetitive_table_and_lines(folder: Path, abstracts: list[str], copies: int) -> list[Path]:
+    """The same repetitive dump as a CSV table and as JSON Lines (a title and an abstract a record)."""
+    rows = [{"title": f"Paper {index}", "abstract": a} for index, a in enumerate(abstracts)] * copies
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=["title", "abstract"])
+    writer.writeheader()
+    writer.writerows(rows)
+    (folder / "exports.csv").write_text(table.getvalue(), encoding="utf-8")
+    lines = "".join(json.dumps(row) + "\n" for row in rows)
+    (folder / "exports.jsonl").write_text(lines, encoding="utf-8")
+    return [folder / "exports.csv", folder / "exports.jsonl"]
+
+
+@pytest.mark.parametrize("kind", ["txt", "csv", "jsonl"])
+def test_parse_memory_does_not_grow_with_a_repetitive_dump(tmp_path, ijcai_abstracts, kind):
     # 20 MB of 5 abstracts: read whole, the file's text, lines and records took about 70 MB more.
-    dump = repetitive_dump(tmp_path, ijcai_abstracts, copies=3000, too_short=0)
+    if kind == "txt":
+        dump = repetitive_dump(tmp_path, ijcai_abstracts, copies=3000, too_short=0)
+    else:
+        dump = tmp_path / f"exports.{kind}"
+        repetitive_table_and_lines(tmp_path, ijcai_abstracts, copies=3000)
     assert dump.stat().st_size > 15_000_000
     code = (
         "import resource\n"
@@ -189,7 +211,7 @@ def test_parse_memory_does_not_grow_with_a_repetitive_dump(tmp_path, ijcai_abstr
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=CHILD_ENV
     )
     kept, read, grown_mib = map(int, result.stdout.split())
-    assert (kept, read) == (5, dump.read_text(encoding="utf-8").count("\n\n"))
+    assert (kept, read) == (5, 5 * 3000)
     assert grown_mib < 10
 
 
@@ -201,3 +223,42 @@ def test_copies_of_a_kept_abstract_are_decided_as_it_was(tmp_path, ijcai_abstrac
     assert [paper["abstract"] for paper in parsed.papers] == [ijcai_abstracts[0]]
     assert [cut["location"] for cut in parsed.boilerplate] == ["line 3", "line 5", "line 7"]
     assert [(d["id"], d["same_as"]) for d in parsed.duplicates] == [(parsed.papers[0]["id"], "line 3")] * 2
+
+
+def broken_at_the_end(folder: Path, abstracts: list[str]) -> dict[str, Path]:
+    """A dump of each format read line by line, 2,000 records and then one its reader stops at."""
+    records = [(f"Paper {index}", abstracts[index % len(abstracts)]) for index in range(2000)]
+    ris = "".join(f"TY  - JOUR\nTI  - {t}\nAB  - {a}\nER  - \n\n" for t, a in records)
+    medline = "".join(f"PMID- {i}\nTI  - {t}\nAB  - {a}\n\n" for i, (t, a) in enumerate(records))
+    wos = "".join(f"PT J\nTI {t}\nAB {a}\nER\n\n" for t, a in records)
+    table = "".join(f'"{t}","{a}"\n' for t, a in records)
+    works = "".join(
+        json.dumps({"title": t, "abstract_inverted_index": {w: [i] for i, w in enumerate(a.split()[:1])}})
+        + "\n"
+        for t, a in records
+    )
+    texts = {
+        "dump.ris": ris + "TY  - JOUR\nAB  - cut short\n",
+        "dump.nbib": medline + "PMID- 0\nnot a tag\n",
+        "savedrecs.txt": "FN Clarivate Analytics Web of Science\nVR 1.0\n" + wos + "PT J\nAB cut short\n",
+        "dump.csv": "title,abstract\n" + table + '"never closed,\n',
+        "dump.tsv": "title\tabstract\n" + table.replace('","', "\t").replace('"', "") + 'x\t"never closed\n',
+        "works.jsonl": works + "{not json\n",
+    }
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return {name: folder / name for name in texts}
+
+
+def test_each_line_format_is_read_as_its_records_are_asked_for(tmp_path, ijcai_abstracts):
+    # Read whole, each dump stops at its broken last record before giving any; streamed, the first
+    # records come without the rest being read.
+    for name, path in broken_at_the_end(tmp_path, ijcai_abstracts).items():
+        dump = read_records(path)
+        first = list(itertools.islice(dump.records, 3))
+        assert [record.position for record in first] == [0, 1, 2], name
+        assert all(record.fields.get("title") == f"Paper {n}" for n, record in enumerate(first)), name
+        with pytest.raises(PipelineInputError):
+            list(dump.records)
+        with pytest.raises(PipelineInputError):
+            read_dump(path)

@@ -14,6 +14,7 @@ the run with one line naming the file, the record and the problem; nothing is re
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
@@ -23,7 +24,7 @@ from papertopics.ingest.affiliations import (
     split_wos_addresses,
     wos_affiliations,
 )
-from papertopics.ingest.formats import RawDump, Record, read_table
+from papertopics.ingest.formats import RawDump, Record, Source, bare_lines, read_table
 from papertopics.text import normalise_text
 
 # The fields every export is mapped onto, in the order papers.csv gets them.
@@ -36,7 +37,7 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 
 
-def export_dump(records: list[Record], format_name: str) -> RawDump:
+def export_dump(records: Iterable[Record], format_name: str) -> RawDump:
     """The records of an export as a dump whose columns are :data:`EXPORT_FIELDS`."""
     return RawDump(
         title=None,
@@ -92,6 +93,10 @@ def _first_line(text: str) -> str:
     return next((line for line in text.split("\n") if line.strip()), "")
 
 
+_WOS_HEADER = re.compile(r"^(?:\ufeff)?(?:FN|VR) ")
+_WOS_FIRST_RECORD = re.compile(r"^PT [A-Z]\s*$")
+
+
 def is_wos_plain_text(text: str) -> bool:
     """A Web of Science plain-text export: the ``FN``/``VR`` header, or records from ``PT`` to ``ER``.
 
@@ -101,9 +106,18 @@ def is_wos_plain_text(text: str) -> bool:
     """
     first = _first_line(text)
     closes_a_record = re.search(r"^ER\s*$", text, re.MULTILINE) is not None
-    if re.match(r"^(?:\ufeff)?(?:FN|VR) ", first):
+    if _WOS_HEADER.match(first):
         return closes_a_record or re.search(r"^VR \d", text, re.MULTILINE) is not None
-    return bool(re.match(r"^PT [A-Z]\s*$", first)) and closes_a_record
+    return bool(_WOS_FIRST_RECORD.match(first)) and closes_a_record
+
+
+def starts_as_wos_plain_text(text: str) -> bool:
+    """Whether the first line is one a Web of Science plain-text export starts with; whether the
+    file is one also depends on lines further on (:func:`is_wos_plain_text`), which a streamed
+    dump's head may not reach.
+    """
+    first = _first_line(text)
+    return bool(_WOS_HEADER.match(first) or _WOS_FIRST_RECORD.match(first))
 
 
 def _wos_value(tag: str, values: dict[str, list[str]]) -> str | None:
@@ -113,14 +127,19 @@ def _wos_value(tag: str, values: dict[str, list[str]]) -> str | None:
     return "; ".join(parts) if tag in _WOS_LISTS else " ".join(parts)
 
 
-def read_wos_plain_text(text: str, path: Path) -> RawDump:
+def read_wos_plain_text(source: Source, path: Path) -> RawDump:
     """A Web of Science plain-text export (``savedrecs.txt``): tagged lines, continuation lines
     indented three spaces, each record from ``PT`` to ``ER``, the file ending in ``EF``.
     """
-    records: list[Record] = []
+    return export_dump(_wos_records(source, path), "wos")
+
+
+def _wos_records(source: Source, path: Path) -> Iterator[Record]:
+    """The records of a Web of Science plain-text export, each as its ``ER`` is read."""
+    count = 0
     values: dict[str, list[str]] | None = None
     start = tag = None
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(bare_lines(source), start=1):
         if not line.strip():
             continue
         match = _WOS_TAG.match(line.rstrip())
@@ -128,7 +147,7 @@ def read_wos_plain_text(text: str, path: Path) -> RawDump:
             values[tag].append(line.strip())
             continue
         if match is None:
-            where = f"record {len(records) + 1} (line {start})" if values is not None else f"line {number}"
+            where = f"record {count + 1} (line {start})" if values is not None else f"line {number}"
             raise PipelineInputError(
                 f"{path}: line {number} ({where} of this Web of Science export) is neither a field tag nor "
                 f"an indented continuation: {line[:60]!r}. Export the records again."
@@ -140,23 +159,23 @@ def read_wos_plain_text(text: str, path: Path) -> RawDump:
         if tag == "ER":
             if values is None:
                 raise PipelineInputError(f"{path}: line {number}: ER with no record open (no PT before it).")
-            records.append(_wos_record(len(records), start, values))
+            yield _wos_record(count, start, values)
+            count += 1
             values, tag = None, None
             continue
         if values is None:
             values, start = {}, number
         elif tag == "PT":
             raise PipelineInputError(
-                f"{path}: record {len(records) + 1} (line {start}) has no ER before the next record starts at "
+                f"{path}: record {count + 1} (line {start}) has no ER before the next record starts at "
                 f"line {number}; the export is damaged. Export the records again."
             )
         values.setdefault(tag, []).append(value.strip())
     if values is not None:
         raise PipelineInputError(
-            f"{path}: record {len(records) + 1} (line {start}) ends without ER: the file is cut short. "
+            f"{path}: record {count + 1} (line {start}) ends without ER: the file is cut short. "
             "Export the records again."
         )
-    return export_dump(records, "wos")
 
 
 def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Record:
@@ -185,17 +204,23 @@ def is_medline(text: str) -> bool:
     return _first_line(text).startswith("PMID-")
 
 
-def read_medline(text: str, path: Path) -> RawDump:
+def read_medline(source: Source, path: Path) -> RawDump:
     """A PubMed MEDLINE (``.nbib``) export: ``TAG - value`` lines, continuation lines indented six
     spaces, a blank line between records, each starting with ``PMID-``.
     """
-    records: list[Record] = []
+    return export_dump(_medline_records(source, path), "medline")
+
+
+def _medline_records(source: Source, path: Path) -> Iterator[Record]:
+    """The records of a MEDLINE export, each as the blank line (or the end) after it is read."""
+    count = 0
     values: dict[str, list[str]] | None = None
     start = tag = None
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(bare_lines(source), start=1):
         if not line.strip():
             if values is not None:
-                records.append(_medline_record(len(records), start, values))
+                yield _medline_record(count, start, values)
+                count += 1
             values, tag = None, None
             continue
         if line.startswith("      ") and values is not None and tag is not None:
@@ -204,14 +229,14 @@ def read_medline(text: str, path: Path) -> RawDump:
         match = _MEDLINE_TAG.match(line.rstrip())
         if match is None:
             raise PipelineInputError(
-                f"{path}: line {number} (record {len(records) + 1}) of this MEDLINE export is neither a "
+                f"{path}: line {number} (record {count + 1}) of this MEDLINE export is neither a "
                 f"'TAG - value' line nor an indented continuation: {line[:60]!r}. Export the records again."
             )
         tag, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), "")
         if values is None:
             if tag != "PMID":
                 raise PipelineInputError(
-                    f"{path}: record {len(records) + 1} (line {number}) does not start with PMID- "
+                    f"{path}: record {count + 1} (line {number}) does not start with PMID- "
                     f"(it starts with {tag}); records must be separated by one blank line."
                 )
             values, start = {}, number
@@ -219,8 +244,7 @@ def read_medline(text: str, path: Path) -> RawDump:
         if tag == "AD":  # whose address: the author named last (FAU, then AU, then their ADs)
             values.setdefault("AD author", []).append(str(len(values.get("AU") or values.get("FAU") or [])))
     if values is not None:
-        records.append(_medline_record(len(records), start, values))
-    return export_dump(records, "medline")
+        yield _medline_record(count, start, values)
 
 
 def _medline_record(position: int, start: int, values: dict[str, list[str]]) -> Record:
@@ -293,69 +317,67 @@ def is_scopus_csv(text: str) -> bool:
     return "Title" in cells and "Abstract" in cells and any(mark in cells for mark in _SCOPUS_MARKS)
 
 
-def read_wos_tab_delimited(text: str, path: Path) -> RawDump:
+def read_wos_tab_delimited(source: Source, path: Path) -> RawDump:
     """A Web of Science tab-delimited export: a header of field tags, then one record per line,
     fields separated by tabs and never quoted (an abstract's quotation marks are its own).
     """
-    lines = text.split("\n")
-    header = [cell.strip() for cell in lines[0].split("\t")]
+    lines = bare_lines(source)
+    header = [cell.strip() for cell in next(lines).split("\t")]
     while header and not header[-1]:
         header.pop()  # Web of Science ends every line with a tab
-    records = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        while len(cells) > len(header) and not cells[-1].strip():
-            cells.pop()
-        location = f"line {number}"
-        if len(cells) != len(header):
-            problem = f"unparsable: {len(cells)} fields where the header has {len(header)}"
-            records.append(Record(len(records), location, {}, problem=problem))
-            continue
-        row = dict(zip(header, cells, strict=True))
-        mapped = {name: row.get(tag) for name, tag in _WOS_COLUMNS.items()}
-        authors = split_list(row.get("AF") or row.get("AU"))
-        institutions, countries = wos_affiliations(authors, split_wos_addresses(row.get("C1")))
-        records.append(
-            paper_record(
-                len(records),
-                location,
-                **mapped,
-                authors=authors,
-                keywords=split_list(row.get("DE")),
-                affiliations=institutions,
-                countries=countries,
-            )
-        )
+    numbered = ((number, line) for number, line in enumerate(lines, start=2) if line.strip())
+    records = (
+        _wos_tab_record(position, number, line, header) for position, (number, line) in enumerate(numbered)
+    )
     return export_dump(records, "wos-tab")
 
 
-def read_scopus_csv(text: str, path: Path) -> RawDump:
+def _wos_tab_record(position: int, number: int, line: str, header: list[str]) -> Record:
+    cells = line.split("\t")
+    while len(cells) > len(header) and not cells[-1].strip():
+        cells.pop()
+    location = f"line {number}"
+    if len(cells) != len(header):
+        problem = f"unparsable: {len(cells)} fields where the header has {len(header)}"
+        return Record(position, location, {}, problem=problem)
+    row = dict(zip(header, cells, strict=True))
+    mapped = {name: row.get(tag) for name, tag in _WOS_COLUMNS.items()}
+    authors = split_list(row.get("AF") or row.get("AU"))
+    institutions, countries = wos_affiliations(authors, split_wos_addresses(row.get("C1")))
+    return paper_record(
+        position,
+        location,
+        **mapped,
+        authors=authors,
+        keywords=split_list(row.get("DE")),
+        affiliations=institutions,
+        countries=countries,
+    )
+
+
+def read_scopus_csv(source: Source, path: Path) -> RawDump:
     """A Scopus CSV export: its columns mapped (``Source title`` → venue, ``Author Keywords`` →
     keywords, ``Authors`` or ``Author full names`` → authors), rows as any CSV's.
     """
-    table = read_table(text, path, ",")
-    records = []
-    for record in table.records:
-        if record.problem:
-            records.append(record)
-            continue
-        row = record.fields
-        mapped = {name: row.get(column) for name, column in _SCOPUS_COLUMNS.items()}
-        full_names = [re.sub(r"\s*\(\d+\)$", "", name) for name in split_list(row.get("Author full names"))]
-        authors = full_names or split_list(row.get("Authors"), ";" if ";" in row.get("Authors", "") else ",")
-        keywords = split_list(row.get("Author Keywords"))
-        institutions, countries = scopus_affiliations(row.get("Authors with affiliations"))
-        records.append(
-            paper_record(
-                record.position,
-                record.location,
-                **mapped,
-                authors=authors,
-                keywords=keywords,
-                affiliations=institutions,
-                countries=countries,
-            )
-        )
-    return export_dump(records, "scopus")
+    table = read_table(source, path, ",")
+    return export_dump((_scopus_record(record) for record in table.records), "scopus")
+
+
+def _scopus_record(record: Record) -> Record:
+    if record.problem:
+        return record
+    row = record.fields
+    mapped = {name: row.get(column) for name, column in _SCOPUS_COLUMNS.items()}
+    full_names = [re.sub(r"\s*\(\d+\)$", "", name) for name in split_list(row.get("Author full names"))]
+    authors = full_names or split_list(row.get("Authors"), ";" if ";" in row.get("Authors", "") else ",")
+    keywords = split_list(row.get("Author Keywords"))
+    institutions, countries = scopus_affiliations(row.get("Authors with affiliations"))
+    return paper_record(
+        record.position,
+        record.location,
+        **mapped,
+        authors=authors,
+        keywords=keywords,
+        affiliations=institutions,
+        countries=countries,
+    )

@@ -1,7 +1,8 @@
 """Exports read with a parser library or from JSON: BibTeX (bibtexparser, LaTeX decoded by
 pylatexenc), RIS (rispy), OpenAlex works and the arXiv metadata snapshot. Each is mapped onto the
 fields of :data:`papertopics.ingest.export_formats.EXPORT_FIELDS`; which reader a file gets is decided
-in :func:`papertopics.ingest.readers.export_reader`.
+in :func:`papertopics.ingest.readers.export_reader`. RIS and JSON Lines are read record by record;
+BibTeX and a JSON document whole (bibtexparser and the standard library's parser read only whole).
 """
 
 from __future__ import annotations
@@ -9,20 +10,21 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.affiliations import openalex_affiliations
 from papertopics.ingest.export_formats import export_dump, paper_record, split_list
-from papertopics.ingest.formats import RawDump, Record, read_json, read_json_lines
+from papertopics.ingest.formats import RawDump, Record, Source, bare_lines
+from papertopics.ingest.json_formats import json_lines, json_list, json_record
 
 # --- BibTeX -------------------------------------------------------------------------------
 
 _VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "series", "howpublished", "school", "institution")
 
 
-def read_bibtex(text: str, path: Path) -> RawDump:
+def read_bibtex(source: Source, path: Path) -> RawDump:
     r"""A BibTeX file (Zotero, Mendeley, Google Scholar): one record per entry, LaTeX accents and
     escapes decoded (``M{\"u}ller`` → ``Müller``, ``50\%`` → ``50%``), ``@string`` macros resolved.
     """
@@ -44,7 +46,7 @@ def read_bibtex(text: str, path: Path) -> RawDump:
     level = parser_log.level
     parser_log.setLevel(logging.ERROR)
     try:
-        library = parse(text)
+        library = parse(source.text)
     finally:
         parser_log.setLevel(level)
     entries = list(library.entries)
@@ -136,49 +138,60 @@ def is_ris(text: str) -> bool:
     return first.startswith("TY  -")
 
 
-def read_ris(text: str, path: Path) -> RawDump:
-    """A RIS file: records from ``TY  -`` to ``ER  -``, read by rispy once the structure is checked
-    (rispy drops a record with no ``ER`` without a word).
+def read_ris(source: Source, path: Path) -> RawDump:
+    """A RIS file: records from ``TY  -`` to ``ER  -``, each read by rispy once its structure is
+    checked (rispy drops a record with no ``ER`` without a word).
+    """
+    return export_dump(_ris_records(source, path), "ris")
+
+
+def _ris_records(source: Source, path: Path) -> Iterator[Record]:
+    """Each record of a RIS file as its ``ER`` is read: its lines (with those since the record
+    before, which rispy skips up to the ``TY`` as it does in a whole file) given to rispy.
     """
     # A format's parser loads only for a dump of that format.
     import rispy
 
-    starts = []
+    parser = rispy.RisParser()
+    count = 0
     open_at = None
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines: list[str] = []
+    for number, line in enumerate(bare_lines(source), start=1):
+        lines.append(line)
         match = _RIS_LINE.match(line.rstrip())
         if match is None:
             continue
         if match.group(1) == "TY":
             if open_at is not None:
                 raise PipelineInputError(
-                    f"{path}: record {len(starts)} (line {open_at}) has no ER before the next TY at line {number}; "
+                    f"{path}: record {count + 1} (line {open_at}) has no ER before the next TY at line {number}; "
                     "the export is damaged. Export the records again."
                 )
-            starts.append(number)
             open_at = number
         elif match.group(1) == "ER":
             if open_at is None:
                 raise PipelineInputError(f"{path}: line {number}: ER with no record open (no TY before it).")
-            open_at = None
+            yield _ris_record(count, f"record {count + 1} (line {open_at})", _ris_entry(parser, lines, path))
+            count += 1
+            open_at, lines = None, []
     if open_at is not None:
         raise PipelineInputError(
-            f"{path}: record {len(starts)} (line {open_at}) ends without ER: the file is cut short. "
+            f"{path}: record {count + 1} (line {open_at}) ends without ER: the file is cut short. "
             "Export the records again."
         )
+
+
+def _ris_entry(parser, lines: list[str], path: Path) -> dict:
+    """The one entry rispy reads from a record's lines."""
     try:
-        entries = rispy.loads(text)
+        entries = parser.parse_lines(iter(lines))
     except Exception as error:  # rispy's own errors name no file
         raise PipelineInputError(f"{path}: not a readable RIS file ({error}).") from None
-    if len(entries) != len(starts):
+    if len(entries) != 1:
         raise PipelineInputError(
-            f"{path}: {len(starts)} records start with TY but {len(entries)} could be read; check the tags."
+            f"{path}: a record starting with TY gave {len(entries)} records to rispy; check the tags."
         )
-    records = [
-        _ris_record(position, f"record {position + 1} (line {start})", entry)
-        for position, (start, entry) in enumerate(zip(starts, entries, strict=True))
-    ]
-    return export_dump(records, "ris")
+    return entries[0]
 
 
 def _first(entry: dict, *names: str):
@@ -213,9 +226,17 @@ def _arxiv_like(item) -> bool:
     return isinstance(item, dict) and "versions" in item and "abstract" in item and "categories" in item
 
 
-def json_export_reader(text: str, extension: str) -> Callable[[str, Path], RawDump] | None:
-    """The OpenAlex or arXiv-snapshot reader where the first record looks like one; else None."""
-    if "abstract_inverted_index" not in text[:200_000] and '"versions"' not in text[:200_000]:
+# What of a JSON dump is looked at for the marks of a works export.
+SNIFFED_CHARACTERS = 200_000
+
+
+def json_export_reader(text: str, extension: str) -> Callable[[Source, Path], RawDump] | None:
+    """The OpenAlex or arXiv-snapshot reader where the first record looks like one; else None.
+    For ``.jsonl``, ``text`` may be the file's head: its first :data:`SNIFFED_CHARACTERS` and
+    first line are all that is read of it.
+    """
+    sniffed = text[:SNIFFED_CHARACTERS]
+    if "abstract_inverted_index" not in sniffed and '"versions"' not in sniffed:
         return None
     if extension == ".jsonl":
         first_line = next((line for line in text.split("\n") if line.strip()), "")
@@ -231,30 +252,33 @@ def json_export_reader(text: str, extension: str) -> Callable[[str, Path], RawDu
         items = data.get("results") if isinstance(data, dict) else data
         first = items[0] if isinstance(items, list) and items else None
     if _openalex_like(first):
-        return lambda text, path: _read_works(text, path, extension, "openalex", _openalex_record)
+        return lambda source, path: _read_works(source, path, extension, "openalex", _openalex_record)
     if _arxiv_like(first):
-        return lambda text, path: _read_works(text, path, extension, "arxiv", _arxiv_record)
+        return lambda source, path: _read_works(source, path, extension, "arxiv", _arxiv_record)
     return None
 
 
-def _read_works(text: str, path: Path, extension: str, format_name: str, mapping) -> RawDump:
-    """JSON Lines, a JSON list or an API page (``{"meta": …, "results": […]}``) of works, mapped."""
+def _read_works(source: Source, path: Path, extension: str, format_name: str, mapping) -> RawDump:
+    """JSON Lines (read line by line), a JSON list or an API page (``{"meta": …, "results": […]}``)
+    of works, mapped.
+    """
     if extension == ".json":
-        data = json.loads(text)  # it parsed when the reader was picked
+        data = json.loads(source.text)  # it parsed when the reader was picked
         if isinstance(data, dict) and isinstance(data.get("results"), list):
             data = data["results"]  # an API page: its results are the works (beside meta, group_by)
-        raw = read_json(json.dumps(data), path)
-        items = data if isinstance(data, list) else next(v for v in data.values() if isinstance(v, list))
+        numbered = (
+            (position, f"record {position + 1}", item) for position, item in enumerate(json_list(data, path))
+        )
     else:
-        raw = read_json_lines(text, path)  # names a line that does not parse
-        items = [json.loads(line) for line in text.split("\n") if line.strip()]
-    records = []
-    for record, item in zip(raw.records, items, strict=True):
-        if record.problem:
-            records.append(record)
-            continue
-        records.append(mapping(record.position, record.location, item, path))
-    return export_dump(records, format_name)
+        numbered = ((position, f"line {number}", item) for position, number, item in json_lines(source, path))
+    return export_dump(_works(numbered, path, mapping), format_name)
+
+
+def _works(numbered: Iterable[tuple[int, str, object]], path: Path, mapping) -> Iterator[Record]:
+    """Each work mapped; a value that is no JSON object is the record that says so."""
+    for position, location, item in numbered:
+        record = json_record(position, location, item)
+        yield record if record.problem else mapping(position, location, item, path)
 
 
 def abstract_from_inverted_index(index, where: str) -> str | None:

@@ -6,9 +6,7 @@ The format is picked by the file's extension, optionally followed by ``.gz``:
   (paragraphs separated by blank lines, line breaks inside a paragraph joined).
 - ``.md``: as ``.txt``; a heading line (``## ...``) is the title of the paragraph after it,
   and thematic breaks (``---``) only separate.
-- ``.jsonl``: one JSON object per line; ``.json``: a list of such objects (or an object
-  holding one such list, as API responses do). Fields nested under ``content`` and values
-  wrapped as ``{"value": ...}`` (OpenReview exports) are lifted.
+- ``.jsonl`` and ``.json``: read by :mod:`papertopics.ingest.json_formats`.
 - ``.csv`` / ``.tsv``: a header row, then one paper per row.
 - The exports of bibliographic databases (Web of Science, Scopus, BibTeX ``.bib``, RIS ``.ris``,
   OpenAlex, PubMed ``.nbib``, the arXiv snapshot), recognised by their content as well as their
@@ -18,17 +16,21 @@ Text is decoded from UTF-8 (with or without a byte-order mark), UTF-16 or UTF-32
 byte-order mark, or, failing UTF-8, cp1252/latin-1 with a warning; line endings LF, CRLF
 and CR are all read as LF. Readers only read: which field holds the abstract, and what
 is kept or rejected, is decided in :mod:`papertopics.ingest.parse`.
+
+Every reader takes a :class:`Source`: the text's lines, which the line- and record-oriented
+formats read one at a time (their records then come as they are asked for, so a dump read from
+its file, :mod:`papertopics.ingest.streaming`, is never held whole), or the whole text, which a
+JSON document and BibTeX need.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-import io
-import json
+import itertools
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,11 +74,42 @@ class Record:
 
 
 @dataclass
+class Source:
+    """A dump's decoded text as a reader takes it: ``lines()`` gives its lines afresh, each with
+    its LF line end (a byte-order mark at the start dropped), read from the file as they are asked
+    for where the dump is streamed; ``text``, the whole text, is there only where it was read whole,
+    and only the formats parsed whole (a JSON document, BibTeX) use it.
+    """
+
+    lines: Callable[[], Iterator[str]]
+    text: str | None = None
+
+
+def text_source(text: str) -> Source:
+    """A text read whole as a source; its lines are cut from it one at a time, not all at once."""
+    return Source(lambda: _text_lines(text), text)
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start) + 1 or len(text)
+        yield text[start:end]
+        start = end
+
+
+def bare_lines(source: Source) -> Iterator[str]:
+    """The source's lines without their line ends."""
+    return (line.removesuffix("\n") for line in source.lines())
+
+
+@dataclass
 class RawDump:
     """A dump file's records before parsing, with its title, format, encoding and field names."""
 
     title: str | None  # from the file itself (title line), or None
-    records: list[Record]
+    # A list where the dump was read whole; an iterator, read as it is consumed, where it is streamed.
+    records: Iterable[Record]
     format: str
     encoding: str
     warnings: list[str] = field(default_factory=list)
@@ -185,9 +218,9 @@ def _utf16_without_mark(raw: bytes) -> str | None:
     return None
 
 
-def iter_blocks(lines) -> Iterator[tuple[int, list[str]]]:
+def iter_blocks(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
     """Runs of non-blank lines, each with its first line's 1-based number; ``lines`` may be a
-    stream (``papertopics.ingest.streaming``), so nothing is held but the current run.
+    stream, so nothing is held but the current run.
     """
     current: list[str] = []
     start = 0
@@ -203,10 +236,6 @@ def iter_blocks(lines) -> Iterator[tuple[int, list[str]]]:
         yield start, current
 
 
-def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
-    return list(iter_blocks(lines))
-
-
 def _title_warnings(title: str, path: Path) -> list[str]:
     """A first line as long as an abstract probably is one: say so rather than lose it quietly."""
     if len(title) <= _LONGEST_LIKELY_TITLE:
@@ -217,153 +246,80 @@ def _title_warnings(title: str, path: Path) -> list[str]:
     ]
 
 
-def read_text(text: str, path: Path) -> RawDump:
+def read_text(source: Source, path: Path) -> RawDump:
     """A plain-text dump: a title line, then one abstract per paragraph (blank-line separated)."""
-    blocks = _blocks(text.split("\n"))
-    title_line, first_block = blocks[0][0], blocks[0][1]
+    blocks = iter_blocks(bare_lines(source))
+    title_line, first_block = next(blocks)  # decoding found a visible character: there is a block
     title = normalise_text(first_block[0])
-    if len(first_block) > 1:
-        blocks[0] = (title_line + 1, first_block[1:])
-    else:
-        blocks = blocks[1:]
-    records = [
+    rest = [(title_line + 1, first_block[1:])] if len(first_block) > 1 else []
+    records = (
         Record(position, f"line {start}", {"abstract": normalise_text(" ".join(lines))})
-        for position, (start, lines) in enumerate(blocks)
-    ]
+        for position, (start, lines) in enumerate(itertools.chain(rest, blocks))
+    )
     return RawDump(
         title=title, records=records, format="txt", encoding="", warnings=_title_warnings(title, path)
     )
 
 
-def read_markdown(text: str, path: Path) -> RawDump:
+def read_markdown(source: Source, path: Path) -> RawDump:
     """A Markdown dump: a ``#`` title, then each paper as a heading and its paragraph."""
-    lines = text.split("\n")
-    records: list[Record] = []
+    numbered = enumerate(bare_lines(source), start=1)
     dump_title = None
+    for _, line in numbered:
+        stripped = normalise_text(line)
+        if stripped:
+            match = _HEADING.match(line)
+            dump_title = normalise_text(match.group(1) or "") if match else stripped
+            break
+    warnings = _title_warnings(dump_title, path)
+    records = _markdown_records(numbered)
+    return RawDump(title=dump_title, records=records, format="md", encoding="", warnings=warnings)
+
+
+def _markdown_records(numbered: Iterator[tuple[int, str]]) -> Iterator[Record]:
+    """The papers after a Markdown dump's title line: each heading with the paragraph under it (a
+    heading with none is an empty record, counted), or a paragraph alone.
+    """
+    position = 0
     heading: tuple[int, str] | None = None  # (line, title) waiting for its paragraph
     paragraph: list[str] = []
     paragraph_start = 0
 
-    def add(start: int, title: str | None, abstract: str | None) -> None:
+    def record(start: int, title: str | None, abstract: str | None) -> Record:
+        nonlocal position
         fields = {"title": title} if title else {}
         if abstract:
             fields["abstract"] = abstract
-        records.append(Record(len(records), f"line {start}", fields))
+        position += 1
+        return Record(position - 1, f"line {start}", fields)
 
-    def flush_paragraph() -> None:
+    def flushed() -> Record | None:
         nonlocal heading, paragraph
-        if paragraph:
-            start = heading[0] if heading else paragraph_start
-            add(start, heading[1] if heading else None, normalise_text(" ".join(paragraph)))
-            heading, paragraph = None, []
+        if not paragraph:
+            return None
+        start = heading[0] if heading else paragraph_start
+        done = record(start, heading[1] if heading else None, normalise_text(" ".join(paragraph)))
+        heading, paragraph = None, []
+        return done
 
-    for number, line in enumerate(lines, start=1):
+    for number, line in numbered:
         stripped = normalise_text(line)
-        if dump_title is None:
-            if stripped:
-                match = _HEADING.match(line)
-                dump_title = normalise_text(match.group(1) or "") if match else stripped
-            continue
         heading_match = _HEADING.match(line)
-        if heading_match:
-            flush_paragraph()
-            if heading:  # a heading with no paragraph under it: an empty record, counted
-                add(heading[0], heading[1], None)
-            heading = (number, normalise_text(heading_match.group(1) or ""))
-        elif not stripped or _THEMATIC_BREAK.match(line):
-            flush_paragraph()
+        if heading_match or not stripped or _THEMATIC_BREAK.match(line):
+            if paragraph_record := flushed():
+                yield paragraph_record
+            if heading_match:
+                if heading:
+                    yield record(heading[0], heading[1], None)
+                heading = (number, normalise_text(heading_match.group(1) or ""))
         else:
             if not paragraph:
                 paragraph_start = number
             paragraph.append(line)
-    flush_paragraph()
+    if paragraph_record := flushed():
+        yield paragraph_record
     if heading:
-        add(heading[0], heading[1], None)
-    warnings = _title_warnings(dump_title, path)
-    return RawDump(title=dump_title, records=records, format="md", encoding="", warnings=warnings)
-
-
-def field_text(value) -> str | None:
-    """A JSON value as one line of text: lists joined by "; ", {"value": x} unwrapped."""
-    if value is None:
-        return None
-    if isinstance(value, dict) and set(value) == {"value"}:
-        return field_text(value["value"])
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return normalise_text(str(value))
-    if isinstance(value, list):
-        parts = [
-            field_text(item["name"]) if isinstance(item, dict) and "name" in item else field_text(item)
-            for item in value
-        ]
-        return "; ".join(part for part in parts if part)
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _object_fields(data: dict) -> dict[str, str]:
-    """Every field of a JSON object as text; fields under ``content`` lifted to the top."""
-    flat = {key: value for key, value in data.items() if key != "content"}
-    content = data.get("content")
-    if isinstance(content, dict):
-        for key, value in content.items():
-            flat.setdefault(key, value)
-    elif content is not None:
-        flat["content"] = content
-    texts = {str(key): field_text(value) for key, value in flat.items()}
-    return {key: text for key, text in texts.items() if text is not None}
-
-
-def _json_record(position: int, location: str, data) -> Record:
-    if isinstance(data, dict):
-        return Record(position, location, _object_fields(data))
-    kind = {list: "a list", str: "a string", type(None): "null"}.get(type(data), "a number")
-    return Record(position, location, {}, problem=f"unparsable: {kind}, not a JSON object")
-
-
-def _field_names(records: list[Record]) -> list[str]:
-    return list(dict.fromkeys(name for record in records for name in record.fields))
-
-
-def read_json_lines(text: str, path: Path) -> RawDump:
-    """A JSON Lines dump: one JSON object per line."""
-    records = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise PipelineInputError(
-                f"{path}: line {number} is not valid JSON ({error.msg} at column {error.colno}); "
-                "each line must be one JSON object. Fix or delete that line."
-            ) from None
-        records.append(_json_record(len(records), f"line {number}", data))
-    return RawDump(title=None, records=records, format="jsonl", encoding="", columns=_field_names(records))
-
-
-def read_json(text: str, path: Path) -> RawDump:
-    """A JSON dump: a list of objects, or an object holding one (e.g. ``papers``)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PipelineInputError(
-            f"{path}: not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}. Fix the file "
-            "(or, for one object per line, name it .jsonl)."
-        ) from None
-    if isinstance(data, dict):
-        lists = [value for value in data.values() if isinstance(value, list)]
-        if len(lists) != 1:
-            raise PipelineInputError(
-                f"{path}: expected a JSON list of paper objects (or an object holding exactly one such list); "
-                f"found an object with keys {', '.join(map(str, data)) or '(none)'}."
-            )
-        data = lists[0]
-    if not isinstance(data, list):
-        raise PipelineInputError(f"{path}: expected a JSON list of paper objects, found a single JSON value.")
-    records = [_json_record(position, f"record {position + 1}", item) for position, item in enumerate(data)]
-    return RawDump(title=None, records=records, format="json", encoding="", columns=_field_names(records))
+        yield record(heading[0], heading[1], None)
 
 
 def _unique_names(header: list[str]) -> list[str]:
@@ -379,45 +335,42 @@ def _unique_names(header: list[str]) -> list[str]:
     return names
 
 
-def read_table(text: str, path: Path, delimiter: str) -> RawDump:
+def read_table(source: Source, path: Path, delimiter: str) -> RawDump:
     """A CSV or TSV dump with a header row; a row whose field count differs is rejected."""
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
-    records: list[Record] = []
-    header = None
+    rows = _table_rows(source, path, delimiter)
+    first = next(rows, None)
+    if first is None:
+        raise PipelineInputError(f"{path}: no header row; the first row must name the columns.")
+    header = _unique_names(first[1])
+    records = (_table_record(position, start, row, header) for position, (start, row) in enumerate(rows))
+    return RawDump(
+        title=None, records=records, format="tsv" if delimiter == "\t" else "csv", encoding="", columns=header
+    )
+
+
+def _table_rows(source: Source, path: Path, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """A table's rows but blank lines, each with the line it starts on; a row the csv module cannot
+    read stops the run, named.
+    """
+    reader = csv.reader(source.lines(), delimiter=delimiter, strict=True)
     next_line = 1
     try:
         for row in reader:
             start, next_line = next_line, reader.line_num + 1
             if len(row) <= 1 and not "".join(row).strip():
                 continue  # a blank line is not a record (a row of empty cells is, and is rejected)
-            if header is None:
-                header = _unique_names(row)
-                continue
-            location = f"line {start}"
-            if len(row) != len(header):
-                problem = f"unparsable: {len(row)} fields where the header has {len(header)}"
-                records.append(Record(len(records), location, {}, problem=problem))
-                continue
-            cells = {name: normalise_text(cell) for name, cell in zip(header, row, strict=True)}
-            records.append(Record(len(records), location, {k: v for k, v in cells.items() if v}))
+            yield start, row
     except csv.Error as error:
         raise PipelineInputError(
             f"{path}: the row starting at line {next_line} cannot be read ({error}); most often a quote "
             "that is never closed. Fix the quoting, or re-export the sheet."
         ) from None
-    if header is None:
-        raise PipelineInputError(f"{path}: no header row; the first row must name the columns.")
-    return RawDump(
-        title=None, records=records, format="tsv" if delimiter == "\t" else "csv", encoding="", columns=header
-    )
 
 
-# The readers of the plain formats, by extension (papertopics.ingest.readers picks an export's first).
-PLAIN_READERS = {
-    ".txt": read_text,
-    ".md": read_markdown,
-    ".jsonl": read_json_lines,
-    ".json": read_json,
-    ".csv": lambda text, path: read_table(text, path, ","),
-    ".tsv": lambda text, path: read_table(text, path, "\t"),
-}
+def _table_record(position: int, start: int, row: list[str], header: list[str]) -> Record:
+    location = f"line {start}"
+    if len(row) != len(header):
+        problem = f"unparsable: {len(row)} fields where the header has {len(header)}"
+        return Record(position, location, {}, problem=problem)
+    cells = {name: normalise_text(cell) for name, cell in zip(header, row, strict=True)}
+    return Record(position, location, {k: v for k, v in cells.items() if v})

@@ -171,7 +171,7 @@ def abstract_field_of(raw: RawDump, path: Path, abstract_column: str | None) -> 
         return found
     kind = "column" if raw.format in ("csv", "tsv") else "field"
     seen = ", ".join(raw.columns[:30]) or "(none)"
-    if not raw.records:
+    if next(iter(raw.records), None) is None:  # a streamed dump's first record read: the run stops here
         hint = f"no records at all ({kind}s: {seen}); a dump needs at least one abstract"
     elif abstract_column:
         hint = f"parse.abstract_column is {abstract_column!r} but no {kind} has that name ({kind}s: {seen})"

@@ -1,7 +1,7 @@
 """Which reader a dump gets, and the dump read with it: a database's export where its content is
 one (Web of Science, Scopus, PubMed in ``export_formats``; BibTeX, RIS, OpenAlex, arXiv in
-``export_records``), else the reader its extension names (``formats``). Above the three, so that
-none of them imports another's readers back.
+``export_records``), else the reader its extension names (``formats``, ``json_formats``). Above
+them, so that none of them imports another's readers back.
 """
 
 from __future__ import annotations
@@ -20,26 +20,57 @@ from papertopics.ingest.export_formats import (
     read_wos_plain_text,
     read_wos_tab_delimited,
 )
-from papertopics.ingest.formats import PLAIN_READERS, RawDump, decode, dump_format, read_bytes
+from papertopics.ingest.formats import (
+    RawDump,
+    Source,
+    decode,
+    dump_format,
+    read_bytes,
+    read_markdown,
+    read_table,
+    read_text,
+    text_source,
+)
+from papertopics.ingest.json_formats import read_json, read_json_lines
+
+Reader = Callable[[Source, Path], RawDump]
+
+# The readers of the plain formats, by extension (an export's reader is picked first).
+PLAIN_READERS: dict[str, Reader] = {
+    ".txt": read_text,
+    ".md": read_markdown,
+    ".jsonl": read_json_lines,
+    ".json": read_json,
+    ".csv": lambda source, path: read_table(source, path, ","),
+    ".tsv": lambda source, path: read_table(source, path, "\t"),
+}
+# The formats whose readers need the whole text (no library we use parses them as a stream); every
+# other format is read line by line.
+WHOLE_TEXT_FORMATS = (".json", ".bib")
 
 
 def read_dump(path: str | Path) -> RawDump:
-    """Read the dump at ``path`` with the reader its content and extension call for: a database's
-    export where the content is one (:func:`export_reader`), else the
-    reader its extension names.
+    """Read the dump at ``path`` whole, with the reader its content and extension call for: a
+    database's export where the content is one (:func:`export_reader`), else the reader its
+    extension names. Its records are a list, every problem in the file found before it returns.
     """
     path = Path(path)
     extension = dump_format(path)
     text, encoding, warnings = decode(read_bytes(path), path)
     reader = export_reader(text, extension) or PLAIN_READERS[extension]
-    dump = reader(text, path)
+    dump = reader(text_source(text), path)
+    dump.records = list(dump.records)
     dump.encoding = encoding
     dump.warnings = warnings + dump.warnings
     return dump
 
 
-def export_reader(text: str, extension: str) -> Callable[[str, Path], RawDump] | None:
-    """The export reader a dump's content and extension call for; None for the plain formats."""
+def export_reader(text: str, extension: str) -> Reader | None:
+    """The export reader a dump's content and extension call for; None for the plain formats.
+    ``text`` is the whole text, or for a format read line by line the file's head as
+    :mod:`papertopics.ingest.streaming` reads it (every check here but Web of Science plain text's
+    looks only at the first line and the first characters).
+    """
     if extension == ".bib":
         return export_records.read_bibtex
     if extension == ".ris" or (extension == ".txt" and export_records.is_ris(text)):

@@ -1,57 +1,75 @@
-"""Read a plain-text dump as a stream of records, in memory that does not grow with the file.
+"""Read a dump as a stream of records, in memory that does not grow with the file.
 
-:func:`papertopics.ingest.readers.read_dump` holds the whole file (its bytes, its text, its lines and
-its records at once: about four times a dump's size). A plain-text ``.txt`` dump that is clean
-UTF-8 is instead read twice as a stream: once to check it as ``read_dump`` checks every file
-(valid UTF-8, not binary, not empty), then record by record. Every other file, and one that fails
-a check, is read by ``read_dump`` (which reports the problem, or reads it as another encoding),
-so the records are the same whichever reader gives them.
+:func:`papertopics.ingest.readers.read_dump` holds the whole file (its bytes, its text, its lines
+and its records at once: about four times a dump's size). A dump of a line- or record-oriented
+format (plain text, Markdown, JSON Lines, CSV and TSV and the exports built on them, RIS, MEDLINE,
+Web of Science plain text) in clean UTF-8, or UTF-16 or UTF-32 with a byte-order mark, is instead
+read as a stream: once to check it as ``read_dump`` checks every file (valid text, not binary,
+not empty) and to keep its head, from which its reader is picked as ``read_dump`` picks it; then
+record by record, by that same reader. Every other file is read by ``read_dump``: a JSON document
+or BibTeX (which the libraries we use parse only whole), another encoding, a file that fails a
+check (``read_dump`` reports the problem, or reads it as another encoding), or one whose head
+cannot pick the reader. So the records are the same whichever way they are read. A problem in a
+record of a streamed dump stops the run when the record is reached, with ``read_dump``'s message
+(of a file with several problems, the one reported may be another).
 """
 
 from __future__ import annotations
 
 import gzip
 import io
-import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from papertopics.ingest.export_formats import is_wos_plain_text, starts_as_wos_plain_text
+from papertopics.ingest.export_records import SNIFFED_CHARACTERS
 from papertopics.ingest.formats import (
     _BINARY_SIGNATURES,
+    _BYTE_ORDER_MARKS,
     _MAX_CONTROL_SHARE,
     COMPRESSED_SUFFIX,
     RawDump,
-    Record,
-    _title_warnings,
+    Source,
     dump_format,
-    iter_blocks,
 )
-from papertopics.ingest.readers import export_reader, read_dump
-from papertopics.text import CONTROL_CHARACTER, is_blank, normalise_text
+from papertopics.ingest.readers import PLAIN_READERS, WHOLE_TEXT_FORMATS, export_reader, read_dump
+from papertopics.text import CONTROL_CHARACTER, is_blank
 
-# What is read of a file to decide its format (every export is recognised by its first line).
-_HEAD_CHARACTERS = 65536
+# What is kept of a file to pick its reader (every export is recognised by its first line, and a
+# JSON one by its first SNIFFED_CHARACTERS), and what is read at a time to check the rest.
+_HEAD_CHARACTERS = 1 << 20
 _CHUNK_CHARACTERS = 1 << 20
-_WOS_FIRST_RECORD = re.compile(r"^PT [A-Z]\s*$")
+# Enough of a file's start to tell it by its signature (a PDF's is 5 bytes).
+_SIGNATURE_BYTES = max(len(signature) for signature, _ in _BINARY_SIGNATURES)
 
 
 def read_records(path: str | Path) -> RawDump:
     """The dump at ``path``: its ``records`` an iterator read as they are asked for where the file
-    is a clean UTF-8 plain-text dump, else a list, as :func:`read_dump` reads it.
+    is a clean dump (UTF-8, or marked UTF-16 or UTF-32) of a format read line by line, else a list, as :func:`read_dump` reads it.
     """
     path = Path(path)
-    encoding = _streamable_encoding(path)
-    if encoding is None:
+    extension = dump_format(path)
+    checked = None if extension in WHOLE_TEXT_FORMATS else _checked(path)
+    if checked is None:
         return read_dump(path)
-    blocks = iter_blocks(_lines(path, encoding))
-    title_line, first_block = next(blocks)  # the checks found a visible character: there is one
-    title = normalise_text(first_block[0])
-    rest = [(title_line + 1, first_block[1:])] if len(first_block) > 1 else []
-    records = _text_records(rest, blocks)
-    return RawDump(
-        title=title, records=records, format="txt", encoding=encoding, warnings=_title_warnings(title, path)
-    )
+    encoding, head, whole = checked
+    if not whole and not _head_decides(head, extension):
+        return read_dump(path)
+    reader = export_reader(head, extension) or PLAIN_READERS[extension]
+    dump = reader(Source(lambda: _lines(path, encoding)), path)
+    dump.encoding = encoding
+    return dump
+
+
+def _head_decides(head: str, extension: str) -> bool:
+    """Whether a file's head (its first complete lines) picks the reader its whole text would: it
+    holds the first non-blank line and the characters a JSON export is sniffed by, and a Web of
+    Science plain-text export's first line comes with the line that confirms it.
+    """
+    if not head.strip() or len(head) < SNIFFED_CHARACTERS:
+        return False
+    return not (extension == ".txt" and starts_as_wos_plain_text(head) and not is_wos_plain_text(head))
 
 
 def _open_binary(path: Path) -> io.BufferedIOBase:
@@ -64,22 +82,19 @@ def _open_text(path: Path, encoding: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(_open_binary(path), encoding=encoding, newline=None)
 
 
-def _streamable_encoding(path: Path) -> str | None:
-    """``utf-8`` (``utf-8-sig`` with a byte-order mark) where the file is a plain-text dump that
-    passes read_dump's checks; None where read_dump must read it.
+def _checked(path: Path) -> tuple[str, str, bool] | None:
+    """``(encoding, head, whole)`` where the file passes read_dump's checks in UTF-8, or in the
+    encoding its byte-order mark names (as read_dump names it: ``utf-8-sig``, ``utf-16``,
+    ``utf-32``): its head cut after its last complete line, unless ``whole``, the whole text;
+    None where read_dump must read it (another encoding, a check failed).
     """
-    if dump_format(path) != ".txt":
-        return None
-
     try:
         with _open_binary(path) as stream:
-            start = stream.read(4)
+            start = stream.read(_SIGNATURE_BYTES)
         if not start or any(start.startswith(signature) for signature, _ in _BINARY_SIGNATURES):
             return None
-        encoding = "utf-8-sig" if start.startswith(b"\xef\xbb\xbf") else "utf-8"
-        if start.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00")):
-            return None
-        length = controls = 0
+        encoding = next((name for mark, name in _BYTE_ORDER_MARKS if start.startswith(mark)), "utf-8")
+        length = controls = chunks = 0
         visible = False
         with _open_text(path, encoding) as stream:
             head = stream.read(_HEAD_CHARACTERS)
@@ -87,32 +102,24 @@ def _streamable_encoding(path: Path) -> str | None:
             while chunk:
                 if "\x00" in chunk:
                     return None
+                chunks += 1
                 length += len(chunk)
                 controls += len(CONTROL_CHARACTER.findall(chunk))
                 visible = visible or not is_blank(chunk)
                 chunk = stream.read(_CHUNK_CHARACTERS)
     except (UnicodeDecodeError, OSError, EOFError, zlib.error):
         return None
-    head = head.lstrip("\ufeff")
-    if not visible or controls > _MAX_CONTROL_SHARE * length or export_reader(head, ".txt") is not None:
+    if not visible or controls > _MAX_CONTROL_SHARE * length:
         return None
-    first_line = next((line for line in head.split("\n") if line.strip()), "")
-    return None if _WOS_FIRST_RECORD.match(first_line) else encoding
+    head = head.lstrip("\ufeff")
+    whole = chunks == 1
+    if not whole:
+        head = head[: head.rfind("\n") + 1]
+    return encoding, head, whole
 
 
 def _lines(path: Path, encoding: str) -> Iterator[str]:
-    """The file's lines without their line ends, a byte-order mark left at its start dropped."""
+    """The file's lines with their LF line ends, a byte-order mark left at its start dropped."""
     with _open_text(path, encoding) as stream:
         for number, line in enumerate(stream):
-            line = line.removesuffix("\n")
             yield line.lstrip("\ufeff") if number == 0 else line
-
-
-def _text_records(
-    first: list[tuple[int, list[str]]], blocks: Iterator[tuple[int, list[str]]]
-) -> Iterator[Record]:
-    position = 0
-    for blocks_part in (first, blocks):
-        for start, lines in blocks_part:
-            yield Record(position, f"line {start}", {"abstract": normalise_text(" ".join(lines))})
-            position += 1
