@@ -315,8 +315,15 @@ def test_compressed_export(tmp_path):
         "PT J\n\nAn abstract of a dump whose title line looks like a Web of Science tag, with no ER.\n",
         "FNORD Proceedings\n\nAn abstract of a dump whose title begins with the letters FN and more.\n",
         "FN 0\n\nAn abstract of a dump whose title is a Web of Science header tag and a value.\n",
+        "PMID-\n\nAn abstract of a dump whose title is a MEDLINE tag without the PubMed id.\n",
     ],
-    ids=["abstract-begins-AB", "title-PT-without-ER", "title-begins-FN", "title-is-FN-tag"],
+    ids=[
+        "abstract-begins-AB",
+        "title-PT-without-ER",
+        "title-begins-FN",
+        "title-is-FN-tag",
+        "title-is-PMID-tag",
+    ],
 )
 def test_plain_text_dumps_that_look_a_little_like_exports(tmp_path, content):
     path = tmp_path / "dump.txt"

@@ -200,8 +200,10 @@ def _wos_record(position: int, start: int, values: dict[str, list[str]]) -> Reco
 
 
 def is_medline(text: str) -> bool:
-    """A PubMed MEDLINE export: records start with ``PMID- ``."""
-    return _first_line(text).startswith("PMID-")
+    """A PubMed MEDLINE export: records start with ``PMID- `` and the PubMed id. The id is
+    required: a plain-text dump may be titled "PMID-" (hypothesis found one).
+    """
+    return re.fullmatch(r"PMID- *\d+\s*", _first_line(text)) is not None
 
 
 def read_medline(source: Source, path: Path) -> RawDump:
