@@ -143,7 +143,7 @@ def embed(
     embedder = _Embedder(settings, threads)
     embedder.embed_dumps(
         [
-            (storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_papers).stem}")
+            (storage.read_jsonl(dump_papers), dump_embeddings, f"dump {Path(dump_embeddings).stem}")
             for dump_papers, dump_embeddings in zip(papers, embeddings, strict=True)
         ]
     )
