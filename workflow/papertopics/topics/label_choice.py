@@ -38,6 +38,15 @@ phrase embedded by the corpus's embedding model, its cosine to each topic's cent
 times an even share (1 / the number of topics), at most ``SECOND_PLACEMENT_SHARE``: else the
 label is its first phrase alone. Without an embedding model the best scoring of them is taken.
 
+A topic of two themes keeps both in its label (``left_out_theme``): where the topic's first
+distinctive keyword is one word that can name it, not generic, that the first phrase neither agrees
+with nor restates, whose papers are a theme apart from the first phrase's (they use it less than
+``MIN_CO_LIFT`` as often as the topic's papers do, which bars it as a second phrase above), and
+most of whose uses in the corpus (``THEME_PRECISION``) are the topic's, that keyword is the second
+phrase, unless the second chosen above agrees with it: "graph neural networks, clustering" for
+IJCAI's topic of GNNs and graph clustering, whose first keyword is "clustering", which the
+field uses alone as a name (its sub-area keyword). Chosen leave-one-corpus-out, bench/labels-loco.md.
+
 Group labels are ``papertopics.topics.label_groups``.
 """
 
@@ -83,6 +92,9 @@ SECOND_PLACEMENT_SHARE = 0.5
 NEIGHBOURS = 3
 # A first phrase agrees with one of the topic's first this many distinctive keywords.
 AGREEING_KEYWORDS = 3
+# A keyword that is a theme the label leaves out is the topic's in most of the papers using it:
+# "attention" or "diffusion", methods many topics use, are not themes of one.
+THEME_PRECISION = 0.5
 
 
 def _same_word(one: str, other: str) -> bool:
@@ -268,26 +280,54 @@ def choose_label(
     part of its theme (``may_be_second``), when the two together still ``fits``. ``placement``
     (the unit's share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses
     among the phrases that may be second, and there is none unless the chosen one's share is at
-    least ``least_share``; without it, the best scoring of them is.
+    least ``least_share``; without it, the best scoring of them is. A theme the first phrase leaves
+    out (``left_out_theme`` of ``keywords``) is the second instead, unless the chosen one agrees with it.
     """
     if not ranked:
         return ""
     first = ranked[0]
     label = table.form(unit, first)
-    seconds = [key for key in ranked[1:] if may_be_second(table, unit, first, key, keywords)]
-    if not seconds:
+    second = _second(table, unit, ranked, placement, keywords, least_share)
+    theme = left_out_theme(table, unit, first, keywords)
+    if theme is not None and not (second is not None and agrees(second, [theme])):
+        second = theme
+    if second is None:
         return label
-    second = seconds[0]
-    if placement is not None:
-        forms = [table.form(unit, key) for key in seconds]
-        coverage = np.array([table.coverage(unit, key) for key in seconds])
-        shares = placement(forms)
-        best = int(np.argmax(shares * coverage**SECOND_COVERAGE_POWER))
-        if shares[best] < least_share:
-            return label
-        second = seconds[best]
     both = f"{label}, {table.form(unit, second)}"
     return both if fits(both) else label
+
+
+def _second(
+    table: PhraseTable, unit: Unit, ranked: list[Key], placement, keywords: list[Key], least_share: float
+) -> Key | None:
+    """``choose_label``'s second phrase of its theme, or None."""
+    first = ranked[0]
+    seconds = [key for key in ranked[1:] if may_be_second(table, unit, first, key, keywords)]
+    if not seconds or placement is None:
+        return seconds[0] if seconds else None
+    forms = [table.form(unit, key) for key in seconds]
+    coverage = np.array([table.coverage(unit, key) for key in seconds])
+    shares = placement(forms)
+    best = int(np.argmax(shares * coverage**SECOND_COVERAGE_POWER))
+    return seconds[best] if shares[best] >= least_share else None
+
+
+def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key | None:
+    """The unit's first distinctive keyword (``keywords``, best first) where it is a theme of the
+    unit that the first phrase leaves out (the module's docstring), else None.
+    """
+    key = keywords[0] if keywords else ()
+    return (
+        key
+        if len(key) == 1
+        and table.names(unit, key)
+        and not generic(table, key[0])
+        and not agrees(first, [key])
+        and not restates(first, key)
+        and table.precision(unit, key) >= THEME_PRECISION
+        and table.co_lift(unit, first, key) < MIN_CO_LIFT
+        else None
+    )
 
 
 def nearest_topics(
