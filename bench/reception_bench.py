@@ -109,7 +109,13 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
     storage.write_jsonl(folder / "papers.jsonl", papers)
     topics = rng.integers(0, 40, size)
     pd.DataFrame(
-        {"id": [p["id"] for p in papers], "topic": topics, "outlier": rng.random(size) < 0.1}
+        {
+            "id": [p["id"] for p in papers],
+            "topic": topics,
+            "outlier": rng.random(size) < 0.1,
+            "x": rng.random(size),
+            "y": rng.random(size),
+        }
     ).to_csv(folder / "topic_papers.csv", index=False)
     storage.write_json(
         folder / "details.json", {"topics": [{"topic": t, "label": f"topic {t}"} for t in range(40)]}
@@ -121,7 +127,7 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
         f"reception(papers='{folder}/papers.jsonl', parsed=['{folder}/papers.jsonl'], "
         f"topic_papers='{folder}/topic_papers.csv', details='{folder}/details.json', "
         f"table='{folder}/reception.csv', years='{folder}/years.csv', record='{folder}/reception.json', "
-        f"paper_fields='{folder}/reception_papers.csv', knobs={knobs!r})"
+        f"paper_table_file='{folder}/papers.csv', knobs={knobs!r})"
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

@@ -94,11 +94,10 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
     packed = re.search(r'id="map-data">([^<]*)<', page).group(1)
     data = json.loads(gzip.decompress(base64.b64decode(packed)))
     assert [c["key"] for c in data["colourings"]] == ["decision", "rating", "citations"]
-    # The topics stage's table has the text part; the reception stage's, each paper's decision.
-    assert "decision" not in papers and "ratings" not in papers
-    received = pd.read_csv(topics / "reception_papers.csv", keep_default_na=False, dtype=str)
-    assert list(received) == ["id", "decision", "ratings", "citations"]
-    decisions = dict(zip(received["id"], received["decision"], strict=True))
+    # papers.csv has the decisions, ratings and citations beside the other input fields.
+    assert {"title", "authors", "decision", "ratings", "citations"} <= set(papers)
+    assert not (topics.parent / "assigned").joinpath("papers.csv").read_text().count("Oral")
+    decisions = dict(zip(papers["id"], papers["decision"], strict=True))
     assert _map_decisions(page) == [decisions[paper] for paper in data["ids"]]
     assert sorted(set(decisions.values())) == ["Oral", "Poster"]
     assert '<option value="decision">decision</option>' in page
@@ -113,9 +112,11 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
     )
     ran = executed_jobs(run_workflow(workdir))
     assert ran == {"parse": 1, "reception": 1, "report": 1, "publish": 1, "all": 1}
-    received = pd.read_csv(topics / "reception_papers.csv", keep_default_na=False, dtype=str)
-    paper = papers.set_index("input_id").loc[edited["id"], "id"]  # the export's id, and the paper's
-    assert received.set_index("id").loc[paper, "decision"] == "Reject"
+    edited_papers = pd.read_csv(topics / "papers.csv", keep_default_na=False).set_index("input_id")
+    assert edited_papers.loc[edited["id"], "decision"] == "Reject"  # by the export's own id
+    assert edited_papers.drop(columns="decision").equals(
+        papers.set_index("input_id").drop(columns="decision")
+    )
     page = (workdir / "results" / "report" / "index.html").read_text(encoding="utf-8")
     assert "Reject" in _map_decisions(page)
 

@@ -4,7 +4,7 @@ rule changes:
     input:
         after_parsing,
         papers="results/corpus/papers.jsonl",
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
         lineage="results/staged/topics/lineage.json",
         periods_table="results/periods/papers.csv",
@@ -45,7 +45,7 @@ rule venues:
         after_parsing,
         periods_table="results/periods/papers.csv",
         periods_settings="results/periods/periods.json",
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
         table="results/staged/topics/venues.csv",

@@ -2,7 +2,7 @@ rule evaluate:
     input:
         after_parsing,
         papers="results/corpus/papers.jsonl",
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
         metrics=report("results/staged/metrics.json", caption="../report/metrics.rst", category="Tables"),

@@ -6,7 +6,7 @@ from papertopics.settings import PeopleSettings
 rule people:
     input:
         after_parsing,
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
         periods_table="results/periods/papers.csv",
         periods_settings="results/periods/periods.json",

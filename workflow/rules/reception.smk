@@ -9,13 +9,14 @@ rule reception:
         papers="results/corpus/papers.jsonl",
         # The dumps as parsed, decisions, ratings and citations and all (the corpus has their text part).
         parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
         table="results/staged/topics/reception.csv",
         years="results/staged/topics/reception_years.csv",
         record="results/staged/topics/reception.json",
-        paper_fields="results/staged/topics/reception_papers.csv",
+        # papers.csv: the topics stage's table with the papers' decisions, ratings and citations.
+        paper_table_file="results/staged/topics/papers.csv",
     log:
         "results/logs/reception.log",
     benchmark:

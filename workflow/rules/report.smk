@@ -29,7 +29,6 @@ rule report:
         reception="results/staged/topics/reception.json",
         reception_table="results/staged/topics/reception.csv",
         reception_years="results/staged/topics/reception_years.csv",
-        reception_papers="results/staged/topics/reception_papers.csv",
         dump_summaries=expand("results/parsed/{dump}.summary.json", dump=sorted(DUMPS)),
         bridges="results/staged/topics/bridges.csv",
     output:

@@ -17,7 +17,7 @@ rule topics:
         fitted_wording=last_fit("wording.json"),
     output:
         topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
         model=directory("results/staged/topics/model"),
         figures="results/staged/topics/figures.json",
@@ -45,7 +45,7 @@ rule keep_fit:
         map_model="results/reduced/map.joblib",
         clusters="results/clusters/model.joblib",
         labels="results/clusters/labels.npz",
-        topic_papers="results/staged/topics/papers.csv",
+        topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
         fitted_topics=last_fit("topics.npz"),
         fitted_wording=last_fit("wording.json"),

@@ -16,9 +16,9 @@ from papertopics import storage
 from papertopics.changes.reception_values import read_values
 from papertopics.changes.trends import SIGNIFICANT
 from papertopics.ingest.parse import input_columns
-from papertopics.ingest.stages import is_reception_field
 from papertopics.settings import ReceptionStageSettings
 from papertopics.storage import flag_column
+from papertopics.topics.stages import pipeline_columns
 
 _LOG = logging.getLogger(__name__)
 _FORMATS = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
@@ -103,12 +103,11 @@ def received_records(papers: str, parsed: list[str]) -> list[dict]:
     return [found[key] for key in keys]
 
 
-def _received_table(papers: str, parsed: list[str], topic_papers: str):
+def _received_table(records: list[dict], topic_papers: str):
     """Each paper with a topic, with its input fields, those that say how it was received among them."""
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    records = received_records(papers, parsed)
     inputs = pd.DataFrame(
         {
             "id": [p["id"] for p in records],
@@ -120,8 +119,26 @@ def _received_table(papers: str, parsed: list[str], topic_papers: str):
     assigned = pd.read_csv(
         topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic", "outlier"]
     )
-    merged = inputs.merge(assigned, on="id", how="inner", validate="one_to_one")
-    return merged
+    return inputs.merge(assigned, on="id", how="inner", validate="one_to_one")
+
+
+def paper_table(records: list[dict], topic_papers: str):
+    """``papers.csv`` as published: the topics stage's table (``topic_papers``, which has the
+    papers' text part) with every input field of the papers as parsed (``records``, in the corpus's
+    order), decisions, ratings and citations among them, in the columns and order the topics stage
+    gives its own (``papertopics.topics.stages.pipeline_columns``).
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # As text: what the topics stage wrote is written back unchanged, numbers included.
+    assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
+    if assigned["id"].tolist() != [paper["id"] for paper in records]:
+        raise RuntimeError(f"{topic_papers} is out of step with the corpus; rerun topics.")
+    pipeline = pipeline_columns(assigned)
+    return pd.concat(
+        [assigned[pipeline], pd.DataFrame(input_columns(records, reserved=set(pipeline)))], axis=1
+    )
 
 
 def reception(
@@ -132,13 +149,12 @@ def reception(
     table: str,
     years: str,
     record: str,
-    paper_fields: str,
+    paper_table_file: str,
     knobs: dict,
 ) -> None:
     """Each topic's reception (``papertopics.changes.reception``): ``table`` one row per topic and
     measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
-    findings in words, ``paper_fields`` each paper's decision, ratings and citations as its dump
-    gives them (the report's map and papers table read them there); ``knobs``:
+    findings in words, ``paper_table_file`` the published ``papers.csv`` (``paper_table``); ``knobs``:
     ``papertopics.settings.ReceptionStageSettings``'s fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
@@ -149,10 +165,9 @@ def reception(
     from papertopics.changes.tables import json_records
 
     chosen = ReceptionStageSettings(**knobs)
-    merged = _received_table(papers, parsed, topic_papers)
-    fields = (chosen.decision_field, chosen.ratings_field, chosen.citations_field)
-    received = [column for column in merged.columns[1:] if is_reception_field(column, fields)]
-    storage.write_csv(paper_fields, merged[["id", *received]])
+    records = received_records(papers, parsed)
+    storage.write_csv(paper_table_file, paper_table(records, topic_papers))
+    merged = _received_table(records, topic_papers)
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)

@@ -132,7 +132,6 @@ class ReportFiles:
     reception: str | None = None
     reception_table: str | None = None
     reception_years: str | None = None
-    reception_papers: str | None = None
     bridges: str | None = None
     # The parse stage's summaries, for each dump file's hash (the corpus reads their text part).
     dump_summaries: list[str] | None = None
@@ -152,7 +151,6 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
     reception = storage.read_json(files.reception) if files.reception else None
-    paper_table = _with_reception(paper_table, files.reception_papers)
     paper_table = paper_table.drop(columns=left_out_columns(reception), errors="ignore")
     return ReportInputs(
         corpus_summary=_with_dump_hashes(storage.read_json(files.corpus_summary), files.dump_summaries),
@@ -190,18 +188,6 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         reception=reception,
         bridges=pd.read_csv(files.bridges, keep_default_na=False) if files.bridges else None,
     )
-
-
-def _with_reception(papers: pd.DataFrame, reception_papers: str | None) -> pd.DataFrame:
-    """The paper table with each paper's decision, ratings and citations beside its other fields
-    (the reception stage's ``reception_papers``; the topics stage's table has the text part only).
-    """
-    if not reception_papers:
-        return papers
-    fields = pd.read_csv(reception_papers, keep_default_na=False, dtype=str)
-    added = [column for column in fields.columns if column not in papers.columns]
-    merged = papers.merge(fields[["id", *added]], on="id", how="left", validate="one_to_one")
-    return merged.fillna({column: "" for column in added})
 
 
 def _with_dump_hashes(corpus_summary: dict, dump_summaries: list[str] | None) -> dict:

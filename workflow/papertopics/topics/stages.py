@@ -208,6 +208,13 @@ def _layout_in_corpus_order(layout: str, clusters: dict, ids: list[str]) -> np.n
     return coordinates["map_2d"]
 
 
+def pipeline_columns(table) -> list[str]:
+    """The columns of a ``papers.csv`` (``_paper_table``) that the pipeline computes, which the
+    input's own fields follow: up to the map position's ``y``.
+    """
+    return list(table.columns[: table.columns.get_loc("y") + 1])
+
+
 def _paper_table(records: list[dict], found, further: FurtherTopics, map_2d: np.ndarray, placed: np.ndarray):
     """``papers.csv``: each paper with its topic, its ``further`` topics and map position,
     whether it was ``placed`` on an earlier fit (``update: place``) rather than fitted, and the
