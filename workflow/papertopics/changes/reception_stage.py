@@ -103,8 +103,10 @@ def received_records(papers: str, parsed: list[str]) -> list[dict]:
     return [found[key] for key in keys]
 
 
-def _received_table(records: list[dict], topic_papers: str):
-    """Each paper with a topic, with its input fields, those that say how it was received among them."""
+def _received_table(records: list[dict], assigned):
+    """Each paper with a topic (``assigned``: the topics stage's table), with its input fields,
+    those that say how it was received among them.
+    """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
@@ -116,25 +118,21 @@ def _received_table(records: list[dict], topic_papers: str):
             **input_columns(records, reserved={"id", "dump", "location"}),
         }
     )
-    assigned = pd.read_csv(
-        topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic", "outlier"]
-    )
-    return inputs.merge(assigned, on="id", how="inner", validate="one_to_one")
+    topics = assigned[["id", "topic", "outlier"]].astype({"topic": int})
+    return inputs.merge(topics, on="id", how="inner", validate="one_to_one")
 
 
-def paper_table(records: list[dict], topic_papers: str):
-    """``papers.csv`` as published: the topics stage's table (``topic_papers``, which has the
-    papers' text part) with every input field of the papers as parsed (``records``, in the corpus's
-    order), decisions, ratings and citations among them, in the columns and order the topics stage
-    gives its own (``papertopics.topics.stages.pipeline_columns``).
+def paper_table(records: list[dict], assigned):
+    """``papers.csv`` as published: the topics stage's table (``assigned``, read as text, which
+    has the papers' text part) with every input field of the papers as parsed (``records``, in the
+    corpus's order), decisions, ratings and citations among them, in the columns and order the
+    topics stage gives its own (``papertopics.topics.stages.pipeline_columns``).
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # As text: what the topics stage wrote is written back unchanged, numbers included.
-    assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
     if assigned["id"].tolist() != [paper["id"] for paper in records]:
-        raise RuntimeError(f"{topic_papers} is out of step with the corpus; rerun topics.")
+        raise RuntimeError("the topics stage's papers.csv is out of step with the corpus; rerun topics.")
     pipeline = pipeline_columns(assigned)
     return pd.concat(
         [assigned[pipeline], pd.DataFrame(input_columns(records, reserved=set(pipeline)))], axis=1
@@ -166,8 +164,10 @@ def reception(
 
     chosen = ReceptionStageSettings(**knobs)
     records = received_records(papers, parsed)
-    storage.write_csv(paper_table_file, paper_table(records, topic_papers))
-    merged = _received_table(records, topic_papers)
+    # As text: what the topics stage wrote is written back unchanged, numbers included.
+    assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
+    storage.write_csv(paper_table_file, paper_table(records, assigned))
+    merged = _received_table(records, assigned)
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)

@@ -108,26 +108,27 @@ def text_summary(summary: dict) -> dict:
 # Every name an export gives a reception field, compared as parsing compares names: a record keeps
 # those it did not read as its decision, ratings or citations (an OpenReview mean "rating" beside
 # the "ratings" list) among its other fields.
-_RECEPTION_KEYS = {field_key(name) for names in RECEPTION_FIELDS.values() for name in names}
+_RECEPTION_KEYS = frozenset(field_key(name) for names in RECEPTION_FIELDS.values() for name in names)
 
 
-def is_reception_field(name: str, fields: tuple[str, ...]) -> bool:
-    """Whether a paper's field ``name`` says how it was received: a decision, ratings or citations
-    under any name an export gives them, or a field config names so (``fields``).
-    """
-    key = field_key(name)
-    return key in _RECEPTION_KEYS or any(key == field_key(named) for named in fields)
-
-
-def without_reception(paper: dict, fields: tuple[str, ...]) -> dict:
-    """``paper`` without what says how it was received (``is_reception_field``): the part the
-    stages before the reception stage read.
+def without_reception(paper: dict, keys: frozenset[str]) -> dict:
+    """``paper`` without what says how it was received: its decision, ratings and citations, and
+    its other fields whose names (``field_key``) are among ``keys`` (``_reception_keys``). The part
+    the stages before the reception stage read.
     """
     kept = {key: value for key, value in paper.items() if key not in RECEPTION_FIELDS}
     extra = paper.get("extra") or {}
-    if any(is_reception_field(name, fields) for name in extra):
-        kept["extra"] = {name: value for name, value in extra.items() if not is_reception_field(name, fields)}
+    dropped = [name for name in extra if field_key(name) in keys]
+    if dropped:
+        kept["extra"] = {name: value for name, value in extra.items() if name not in dropped}
     return kept
+
+
+def _reception_keys(summary: dict) -> frozenset[str]:
+    """The field names a paper's text part leaves out: every name an export gives a reception
+    field, and those config gives (the parse summary's ``reception_fields``).
+    """
+    return _RECEPTION_KEYS | {field_key(name) for name in summary["reception_fields"]}
 
 
 def _json_line(record: dict) -> bytes:
@@ -140,10 +141,10 @@ def text_digest(papers: Iterable[dict], summary: dict) -> str:
     edited only in how its papers were received gives the same files and reruns nothing before
     the reception stage.
     """
-    fields = tuple(summary["reception_fields"])
+    keys = _reception_keys(summary)
     digest = hashlib.sha256(_json_line(text_summary(summary)))
     for paper in papers:
-        digest.update(_json_line(without_reception(paper, fields)))
+        digest.update(_json_line(without_reception(paper, keys)))
     return digest.hexdigest()[:16]
 
 
@@ -153,7 +154,6 @@ def text_part(papers: str, summary: str, text_papers: str, text_summary_file: st
     the parse summary's, so that this job has no knob of its own to rerun it.
     """
     record = storage.read_json(summary)
-    fields = tuple(record["reception_fields"])
     records = storage.read_jsonl(papers)
     digest = text_digest(records, record)
     if Path(text_papers).stem != digest or record["text_digest"] != digest:
@@ -161,7 +161,8 @@ def text_part(papers: str, summary: str, text_papers: str, text_summary_file: st
             f"{papers}: its text part's digest is {digest}, not {record['text_digest']} as parsing "
             f"recorded, nor {Path(text_papers).stem}: parse it again (--forcerun parse)."
         )
-    storage.write_jsonl(text_papers, (without_reception(paper, fields) for paper in records))
+    keys = _reception_keys(record)
+    storage.write_jsonl(text_papers, (without_reception(paper, keys) for paper in records))
     storage.write_json(text_summary_file, text_summary(record))
     for earlier in Path(text_papers).parent.iterdir():
         if not earlier.name.startswith(digest):
