@@ -22,7 +22,15 @@ from papertopics.changes.reception import (
     year_rows,
 )
 from papertopics.changes.reception_stage import change_sentence, finding_sentence
-from papertopics.changes.reception_tests import change_test, mean_test, median_interval, share_test
+from papertopics.changes.reception_tests import (
+    MIN_DRAWS,
+    _within_strata,
+    change_test,
+    draws_for,
+    mean_test,
+    median_interval,
+    share_test,
+)
 from papertopics.changes.reception_values import ReceptionValues
 from papertopics.report.reception_record import reception_files
 from papertopics.report.reception_section import brief_lines, card_blocks, findings, reception_section
@@ -68,15 +76,45 @@ def test_share_test_within_strata_is_not_fooled_by_a_venue_with_more_orals():
     assert found.value[0] > 2 * found.rest[0] and found.p_value[0] > 0.05
 
 
-def test_mean_test_in_one_stratum_is_welchs():
+def test_mean_test_in_one_stratum_matches_welchs_p_value_and_repeats():
     from scipy.stats import ttest_ind
 
     rng = np.random.default_rng(1)
     codes = rng.integers(0, 2, 200)
-    values = rng.normal(5 + 0.4 * (codes == 0), 1)
-    found = mean_test(values, codes, np.zeros(200, dtype=int), 2)
+    values = rng.normal(5 + 0.3 * (codes == 0), 1)
+    found = mean_test(values, codes, np.zeros(200, dtype=int), 2, 10, 3999)
     expected = ttest_ind(values[codes == 0], values[codes != 0], equal_var=False).pvalue
-    assert found.p_value[0] == pytest.approx(expected)
+    assert 0.01 < expected < 0.2  # a p-value the permutations can estimate, not their floor
+    assert found.p_value[0] == pytest.approx(expected, abs=0.015)  # 3 standard errors of 4,000 draws
+    assert np.array_equal(
+        mean_test(values, codes, np.zeros(200, dtype=int), 2, 10, 3999).p_value, found.p_value
+    )
+
+
+def test_mean_test_gate_passes_a_real_difference_and_rarely_noise():
+    rng = np.random.default_rng(3)
+    codes, strata = np.repeat(np.arange(6), 50), np.tile([0, 1], 150)
+    shifted = rng.normal(0, 1, 300) - 1.0 * (codes == 2)
+    assert mean_test(shifted, codes, strata, 6, 10, 1999).gate_p_value < 0.01
+    # Values unrelated to the topics: the gate's p-value is near uniform over independent sets.
+    noise = [mean_test(rng.normal(0, 1, 300), codes, strata, 6, 10, 999).gate_p_value for _ in range(30)]
+    assert sum(p <= 0.05 for p in noise) <= 5 and 0.3 < np.mean(noise) < 0.7
+
+
+def test_mean_test_permutes_values_only_within_their_stratum():
+    # Stratum 1's values are all 100 above stratum 0's, and topic 0 is mostly stratum 1: a
+    # permutation across strata would make the centred values' topic means move wildly.
+    rows = _within_strata(np.arange(12.0), np.repeat([1, 0, 1], 4), 50, np.random.default_rng(0))
+    stratum_one = np.r_[0:4, 8:12]
+    assert all(sorted(row[stratum_one]) == list(np.r_[0:4, 8:12]) for row in rows)
+    assert all(sorted(row[4:8]) == [4.0, 5.0, 6.0, 7.0] for row in rows)
+    assert len({tuple(row) for row in rows}) > 40  # and they do permute
+
+
+def test_permutations_are_enough_for_a_topic_among_many():
+    assert draws_for(8, 0.05) == MIN_DRAWS
+    # The smallest p-value, 1 / (permutations + 1), is a quarter of BH's bar for one of 200 topics.
+    assert 1 / (draws_for(200, 0.05) + 1) <= 0.05 / 200 / 4
 
 
 def test_median_interval_holds_the_median():
@@ -129,13 +167,37 @@ def test_a_topic_received_alike_every_year_is_no_change_and_one_that_turned_is()
     # Accepted as the rest in each venue's year, or at odds 8/3 times the rest's in each: no change.
     # (That venues are compared apart is held by the shuffled runs on OpenReview, where COLM joins
     # CoRL in 2024: by years alone, 97.5% of them found a change.)
-    alike = change_test(*_two_venues_over_three_years({}), topics=1)
+    alike = change_test(*_two_venues_over_three_years({}), topics=1, draws=1999)
     assert alike[0] > 0.2
     doubled = {"A2021": 0.4, "A2022": 0.4, "A2023": 0.4, "B2023": 0.8}  # odds ratio 8/3 in each
-    assert change_test(*_two_venues_over_three_years(doubled), topics=1)[0] > 0.2
+    assert change_test(*_two_venues_over_three_years(doubled), topics=1, draws=1999)[0] > 0.2
     # Accepted at twice the rest's rate in 2021, at the rest's in 2022 and at none in 2023: a change.
     turned = {"A2021": 0.45, "A2023": 0.0, "B2023": 0.2}
-    assert change_test(*_two_venues_over_three_years(turned), topics=1)[0] < 0.001
+    assert change_test(*_two_venues_over_three_years(turned), topics=1, draws=1999)[0] < 0.001
+
+
+def test_a_change_over_two_years_has_the_exact_conditional_p_value():
+    # Two years, one stratum each: given the topic's 14 hits in all, its hits in the first year
+    # are distributed as the product of the two years' hypergeometrics, whatever the odds ratio
+    # the years share; the statistic weighs each year's hits against Fisher's noncentral
+    # hypergeometric at the Mantel–Haenszel odds ratio (half a paper added to each cell).
+    from scipy.stats import hypergeom, nchypergeom_fisher
+
+    hit = np.r_[np.ones(10), np.zeros(10), np.ones(20), np.zeros(60)]
+    hit = np.r_[hit, np.ones(4), np.zeros(16), np.ones(30), np.zeros(50)].astype(bool)
+    codes = np.tile(np.r_[np.zeros(20, int), np.full(80, -1)], 2)
+    pool = np.repeat([0, 1], 100)
+    cells = [(10.5, 10.5, 20.5, 60.5), (4.5, 16.5, 30.5, 50.5)]  # topic hit, miss; rest hit, miss
+    odds = sum(a * d / 102 for a, _, _, d in cells) / sum(b * c / 102 for _, b, c, _ in cells)
+    years = [nchypergeom_fisher(100, 30, 20, odds), nchypergeom_fisher(100, 34, 20, odds)]
+    first = np.arange(15)  # the first year's possible hits, the second's being 14 less them
+    spread = sum(
+        (hits - year.mean()) ** 2 / year.var() for hits, year in zip((first, 14 - first), years, strict=True)
+    )
+    weight = hypergeom.pmf(first, 100, 30, 20) * hypergeom.pmf(14 - first, 100, 34, 20)
+    exact = weight[spread >= spread[10] - 1e-9].sum() / weight.sum()
+    found = change_test(hit, codes, pool, np.array([0, 1]), topics=1, draws=9999)[0]
+    assert 0.001 < exact < 0.2 and found == pytest.approx(exact, abs=0.006)  # 3 standard errors
 
 
 def test_a_topic_whose_decisions_changed_is_said_per_year_in_the_section_and_not_in_a_copy_to_share():
@@ -186,9 +248,11 @@ def test_shuffled_decisions_change_some_topic_across_years_in_at_most_five_perce
 
 
 @pytest.mark.parametrize("corpus", ["openreview", "acl"])
-def test_a_planted_change_of_30_points_at_120_papers_is_found_in_80_percent_of_runs(corpus, request):
+def test_a_planted_change_of_30_points_at_120_papers_is_found_in_75_percent_of_runs(corpus, request):
+    # Found in 79% (OpenReview) and 91% (ACL) of these 100 runs by the exact test; χ², which
+    # over-stated tiny p-values, had found 87% and 99% (bench/reception.md).
     found = change_power(request.getfixturevalue(corpus), 120, 0.3, runs=100)
-    assert found["runs"] == 100 and found["found"] >= 0.8 and found["clean"] >= 0.8, found
+    assert found["runs"] == 100 and found["found"] >= 0.75 and found["clean"] >= 0.8, found
 
 
 def _planted_table():

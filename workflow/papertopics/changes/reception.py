@@ -19,6 +19,7 @@ import pandas as pd
 from papertopics.changes.reception_tests import (
     bootstrap_mean_interval,
     change_test,
+    draws_for,
     mean_interval,
     mean_test,
     median_interval,
@@ -131,6 +132,7 @@ def _rows(measure: str, outcome: str, found, papers: TopicPapers, settings) -> p
             "value": found.value,
             "rest": found.rest,
             "p_value": np.where(found.papers >= settings.min_papers, found.p_value, np.nan),
+            "gate_p_value": found.gate_p_value,
         }
     )
 
@@ -159,9 +161,19 @@ def _mean_rows(
     """
     given = ~np.isnan(scores)
     codes = papers.codes[given]
-    found = mean_test(tested[given], codes, strata[given], len(papers.topics))
+    found = mean_test(
+        tested[given],
+        codes,
+        strata[given],
+        len(papers.topics),
+        settings.min_papers,
+        draws_for(len(papers.topics), settings.false_discovery_rate),
+    )
     found = type(found)(
-        found.papers, *(_plain_means(scores[given], codes, len(papers.topics))), found.p_value
+        found.papers,
+        *(_plain_means(scores[given], codes, len(papers.topics))),
+        found.p_value,
+        found.gate_p_value,
     )
     rows = _rows(measure, "", found, papers, settings)
     if not describe:
@@ -259,9 +271,14 @@ def _stepped_down(family: str, papers: TopicPapers, values: ReceptionValues, set
         rows["q_value"] = np.nan
         if tested.any():
             rows.loc[tested, "q_value"] = benjamini_hochberg(rows.loc[tested, "p_value"].to_numpy())
+            # No q-value below its family's gate's p-value (``mean_test``'s): a family whose gate
+            # is not passed flags nothing.
+            rows["q_value"] = np.fmax(rows["q_value"], rows["gate_p_value"].where(tested))
         strongest = rows[rows["q_value"] < settings.false_discovery_rate].sort_values(["p_value", "code"])
         if strongest.empty:
-            return pd.concat([*found.values(), rows], ignore_index=True).drop(columns="code")
+            return pd.concat([*found.values(), rows], ignore_index=True).drop(
+                columns=["code", "gate_p_value"]
+            )
         code = int(strongest["code"].iloc[0])
         found[code] = rows[rows["code"] == code]
 
@@ -381,7 +398,14 @@ def year_rows(papers: TopicPapers, values: ReceptionValues, settings: ReceptionS
     pools = pd.factorize(papers.pools[given])[0]
     pool_years = np.zeros(pools.max() + 1, dtype=np.int64)
     pool_years[pools] = year_codes  # a pool is one venue's one year
-    p_value = change_test(hits, codes, pools, pool_years, len(papers.topics))
+    p_value = change_test(
+        hits,
+        codes,
+        pools,
+        pool_years,
+        len(papers.topics),
+        draws_for(len(papers.topics), settings.false_discovery_rate),
+    )
     sizes = np.bincount(codes[codes >= 0], minlength=len(papers.topics))
     p_value[sizes < settings.min_papers] = np.nan
     q_value = np.full(len(p_value), np.nan)
