@@ -200,7 +200,7 @@ def report_inputs(outputs: dict, with_figures: bool):
         topic_details=details,
         topics=topics,
         papers=papers,
-        figures=model_figures(model, n_topics),
+        figures=model_figures(model, synthetic_grouped_topics(outputs)),
         topic_groups=outputs["groups"],
         **_periods(papers, dataclasses.fields(ReportInputs)),
         **(
@@ -231,6 +231,22 @@ def synthetic_embeddings(outputs: dict) -> np.ndarray:
     rng = np.random.default_rng(outputs["embeddings_seed"])
     directions = rng.normal(size=(int(topic.max()) + 2, 32))
     return (directions[topic] + 0.8 * rng.normal(size=(len(topic), 32))).astype(np.float32)
+
+
+def synthetic_grouped_topics(outputs: dict):
+    """The synthetic topics and groups as the hierarchy figure draws them (``GroupedTopics``)."""
+    from papertopics.figures.hierarchy import GroupedTopics
+    from papertopics.mapping.cluster import topic_centroids
+
+    shown = [d for d in outputs["details"] if d["topic"] != -1]
+    real = [d["topic"] for d in shown]
+    centroids = topic_centroids(synthetic_embeddings(outputs), outputs["topic_of_paper"], real)
+    return GroupedTopics(
+        labels={d["topic"]: d["label"] for d in shown},
+        sizes={d["topic"]: d["size"] for d in shown},
+        centroids=dict(zip(real, centroids, strict=True)),
+        groups=outputs["groups"],
+    )
 
 
 def synthetic_similar_papers(outputs: dict) -> dict[str, np.ndarray]:

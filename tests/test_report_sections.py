@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 from papertopics.figures import model_figures
+from papertopics.figures.hierarchy import GroupedTopics, topic_hierarchy
 from papertopics.periods.assign import paper_periods
 from papertopics.report import ReportInputs, build_report
 from papertopics.report.colours import (
@@ -101,9 +103,20 @@ def _inputs(
         topic_details=details,
         topics=pd.DataFrame({"id": [d["topic"] for d in details], "label": [d["label"] for d in details]}),
         papers=papers,
-        # as the topics stage stores them; without a fitted model each chart says why it is missing
-        figures=model_figures(None, sum(d["topic"] != -1 for d in details)),
+        # as the topics stage stores them; without a fitted model the heatmap says why it is missing
+        figures=model_figures(None, _grouped(details)),
         periods=paper_periods(papers, "auto", dumps),
+    )
+
+
+def _grouped(details: list[dict]) -> GroupedTopics:
+    """The hand-made topics, in no groups, each its own direction."""
+    shown = [d for d in details if d["topic"] != -1]
+    return GroupedTopics(
+        labels={d["topic"]: d["label"] for d in shown},
+        sizes={d["topic"]: d["size"] for d in shown},
+        centroids={d["topic"]: row for d, row in zip(shown, np.eye(len(shown)), strict=True)},
+        groups=[],
     )
 
 
@@ -396,23 +409,38 @@ def test_topic_cards_link_a_paper_to_its_url_only_when_safe():
     assert "javascript:" not in html_text
 
 
-def test_hierarchy_lines_of_one_colour_become_one_trace_drawing_the_same_segments():
-    import plotly.graph_objects as go
-    from papertopics.figures.hierarchy import merged_line_traces
+def test_the_hierarchy_nests_each_topic_under_its_group_as_the_map_groups_them(seed_embeddings):
+    from papertopics.mapping.cluster import topic_centroids
+    from papertopics.topics.topic_groups import topic_groups
+    from sklearn.cluster import KMeans
 
-    links = [
-        go.Scatter(x=[0, 1, 1, 0], y=[i, i, i + 1, i + 1], mode="lines", marker={"color": colour})
-        for i, colour in enumerate(["red", "blue", "red"])
-    ]
-    labelled = go.Scatter(x=[1], y=[1], mode="markers", hovertext=["a topic"])
-    merged = merged_line_traces(go.Figure([*links, labelled]))
-    assert [(t.marker.color, t.mode) for t in merged.data] == [
-        ("red", "lines"),
-        ("blue", "lines"),
-        (None, "markers"),
-    ]
-    assert merged.data[0].y == (0, 0, 1, 1, None, 2, 2, 3, 3, None)
-    assert merged.data[2].hovertext == ("a topic",)
+    # The shipped papers in eight topics, and the topics stage's groups of them.
+    topics = KMeans(8, n_init=10, random_state=0).fit(seed_embeddings).labels_
+    group_of, groups = topic_groups(seed_embeddings, topics, 3)
+    assert len(groups) == 3
+    for group in groups:
+        group["label"] = f"group <{group['group']}>"
+    real = sorted(group_of)
+    sizes = {t: int((topics == t).sum()) for t in real}
+    centroids = dict(zip(real, topic_centroids(seed_embeddings, topics, real), strict=True))
+    figure = topic_hierarchy(GroupedTopics({t: f"topic {t}" for t in real}, sizes, centroids, groups))
+
+    # Top to bottom: each group's name (bold), then its topics; each link within one group's rows.
+    rows_of: dict[str, list[float]] = {}
+    shown_group = {}
+    for row, text in zip(figure.layout.yaxis.tickvals, figure.layout.yaxis.ticktext, strict=True):
+        if "<b>" in text:
+            header = re.search(r"<b>(.*)</b>", text).group(1)
+            rows_of[header] = [row]
+        else:
+            shown_group[int(text.split()[-1])] = header
+            rows_of[header].append(row)
+    assert list(rows_of) == [f"group &lt;{g['group']}&gt;" for g in groups]  # largest first, escaped
+    assert shown_group == {t: f"group &lt;{group_of[t]}&gt;" for t in real}
+    for trace in figure.data:
+        if trace.mode == "lines":
+            ys = [y for y in trace.y if y is not None]
+            assert any(min(rows) <= min(ys) and max(ys) <= max(rows) for rows in rows_of.values())
 
 
 def test_dump_share_is_one_stacked_trace_with_a_bar_per_topic_and_dump_in_its_colour_and_count():

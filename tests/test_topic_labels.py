@@ -84,16 +84,20 @@ def test_a_tight_group_of_topics_may_hold_over_a_third_of_the_papers():
     assert [g["size"] for g in groups] == [20, 10]
 
 
-def test_unbounded_groups_are_scipys_average_linkage():
+def test_unbounded_groups_are_scipys_average_linkage_of_the_papers():
+    # Ten topics of 1 to 12 papers, each tight around a direction of its own: SciPy's average
+    # linkage of the papers keeps every topic whole, and groups them as the stage does.
     rng = np.random.default_rng(2)
-    centroids = rng.standard_normal((15, 8))
-    tree = linkage(centroids, "average", "cosine")
+    sizes = rng.integers(1, 13, size=10)
+    topics = np.repeat(np.arange(10), sizes)
+    papers = rng.standard_normal((10, 8))[topics] + 0.05 * rng.standard_normal((len(topics), 8))
+    papers /= np.linalg.norm(papers, axis=1, keepdims=True)
+    means = np.vstack([papers[topics == t].mean(axis=0) for t in range(10)])
+    tree = linkage(papers, "average", "cosine")
     for n_groups in range(2, 8):
         scipy_groups = fcluster(tree, n_groups, "maxclust")
-        expected = sorted(
-            sorted(np.flatnonzero(scipy_groups == g).tolist()) for g in set(scipy_groups.tolist())
-        )
-        assert sorted(bounded_average_linkage(centroids, np.ones(15), n_groups, np.inf)) == expected
+        expected = sorted(sorted(set(topics[scipy_groups == g].tolist())) for g in set(scipy_groups.tolist()))
+        assert sorted(bounded_average_linkage(means, sizes, n_groups, np.inf)) == expected
 
 
 def test_keywords_most_papers_of_a_topic_use_come_first():

@@ -1,5 +1,6 @@
-"""The fitted model's figures (BERTopic's topic hierarchy and similarity heatmap), one module per
-figure as in ``bertopic/plotting``, and the keyword bars the report draws from the topics' keywords.
+"""The topics stage's figures (the topic hierarchy of the topic groups, BERTopic's similarity
+heatmap), one module per figure as in ``bertopic/plotting``, and the keyword bars the report draws
+from the topics' keywords.
 
 They are drawn in the topics stage, where the model is in memory, and kept as plotly JSON
 (``results/topics/figures.json``), so that the report stage neither imports BERTopic (seconds per
@@ -12,7 +13,7 @@ import json
 import logging
 
 from papertopics.figures.heatmap import topic_similarity_heatmap
-from papertopics.figures.hierarchy import topic_hierarchy
+from papertopics.figures.hierarchy import GroupedTopics, topic_hierarchy
 
 _LOG = logging.getLogger(__name__)
 # Fewest non-outlier topics each figure can be drawn from.
@@ -29,10 +30,13 @@ def too_few_topics(kind: str, n_topics: int) -> str | None:
     )
 
 
-def model_figures(model, n_topics: int) -> dict[str, dict]:
-    """Each figure by its id in the report: ``{"figure": plotly JSON}``, or ``{"notice": why not}``."""
+def model_figures(model, grouped: GroupedTopics) -> dict[str, dict]:
+    """Each figure by its id in the report: ``{"figure": plotly JSON}``, or ``{"notice": why not}``;
+    the hierarchy drawn from the topics and their groups, the heatmap from the model.
+    """
+    n_topics = len(grouped.labels)
     drawers = {
-        "topic-hierarchy": ("hierarchy", lambda: topic_hierarchy(model, n_topics)),
+        "topic-hierarchy": ("hierarchy", lambda: topic_hierarchy(grouped)),
         "topic-heatmap": ("heatmap", lambda: topic_similarity_heatmap(model, n_topics)),
     }
     figures = {}

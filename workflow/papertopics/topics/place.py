@@ -49,7 +49,7 @@ def labels_as_fitted(
 ) -> TopicLabels | None:
     """A placed update's labels and groups when it has nothing to label: every topic (``curated``'s,
     ``papertopics.topics.curation.Curated``) keeps its fitted label (``kept``), and the groups,
-    made again from the topics' centroids as after a refit (``topic_groups``), are the fit's
+    made again from the topics' papers as after a refit (``topic_groups``), are the fit's
     (the same topics each), so each keeps the label it had in the fit (``fitted_group_labels``:
     ``placed_fitted_labels``' second). Then nothing is chosen, and the phrase table the labeller
     reads is not made (a fifth of the topics stage at 10,000 papers). None where something must

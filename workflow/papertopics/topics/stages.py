@@ -17,6 +17,7 @@ from papertopics import storage
 from papertopics.embed.encoders import EncoderOnDemand, corpus_embeddings, load_model
 from papertopics.embed.models import resolve_model_location
 from papertopics.ingest.parse import input_columns, paper_keywords
+from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.settings import EvaluateSettings, TopicStageSettings
 from papertopics.storage import flag_column
 from papertopics.topics.bridges import FurtherTopics, bridges_table, further_topic_columns, further_topics
@@ -151,7 +152,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     storage.write_json(
         outputs.details, {"settings": recorded, "topics": found.details, "groups": found.groups}
     )
-    storage.write_json(outputs.figures, model_figures(found.model, found.n_topics))
+    storage.write_json(outputs.figures, model_figures(found.model, grouped_topics(vectors, found)))
     location = resolve_model_location(chosen.embedding_model)
     _save_model(found.model, outputs.model, location, chosen.save_ctfidf)
     storage.write_json(outputs.lineage, found.lineage)
@@ -162,6 +163,25 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         found.n_topics,
         found.lineage["run"],
         [d["label"] for d in found.details],
+    )
+
+
+def grouped_topics(vectors: np.ndarray, found):
+    """The run's topics (``found``, a ``TopicRun``) as the hierarchy figure draws them
+    (``GroupedTopics``): under the groups the map and the report use, each topic at the centroid
+    of its papers (``vectors``).
+    """
+    # papertopics.figures imports plotly at its top: only the topics job loads it.
+    from papertopics.figures.hierarchy import GroupedTopics
+
+    shown = [d for d in found.details if d["topic"] != OUTLIER]
+    real = [d["topic"] for d in shown]
+    centroids = topic_centroids(vectors, found.topics, real) if real else []
+    return GroupedTopics(
+        labels={d["topic"]: d["label"] for d in shown},
+        sizes={d["topic"]: d["size"] for d in shown},
+        centroids=dict(zip(real, centroids, strict=True)),
+        groups=found.groups,
     )
 
 
