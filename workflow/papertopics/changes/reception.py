@@ -11,7 +11,7 @@ year's mean), and papers without a year are left out of them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -132,6 +132,7 @@ def _rows(measure: str, outcome: str, found, papers: TopicPapers, settings) -> p
             "value": found.value,
             "rest": found.rest,
             "p_value": np.where(found.papers >= settings.min_papers, found.p_value, np.nan),
+            "distance": found.distance,
             "gate_p_value": found.gate_p_value,
         }
     )
@@ -169,12 +170,8 @@ def _mean_rows(
         settings.min_papers,
         draws_for(len(papers.topics), settings.false_discovery_rate),
     )
-    found = type(found)(
-        found.papers,
-        *(_plain_means(scores[given], codes, len(papers.topics))),
-        found.p_value,
-        found.gate_p_value,
-    )
+    value, rest = _plain_means(scores[given], codes, len(papers.topics))
+    found = replace(found, value=value, rest=rest)
     rows = _rows(measure, "", found, papers, settings)
     if not describe:
         return rows
@@ -253,8 +250,9 @@ def _without(papers: TopicPapers, values: ReceptionValues, topics: set[int]):
 
 def _stepped_down(family: str, papers: TopicPapers, values: ReceptionValues, settings) -> pd.DataFrame:
     """A family's tests, stepped down: the topic found most clearly different (q below the false
-    discovery rate) is taken out of the rest that the other topics are compared with, and they are
-    tested again, until no other topic is found. A topic far off the rest would otherwise make
+    discovery rate; the smallest p-value, and of equal ones, permutations' smallest among them, the
+    furthest from the rest) is taken out of the rest that the other topics are compared with, and
+    they are tested again, until no other topic is found. A topic far off the rest would otherwise make
     every other topic of its venue's year look off the other way. Each found topic keeps the
     figures of the pass that found it; the others take the last pass's.
     """
@@ -274,10 +272,12 @@ def _stepped_down(family: str, papers: TopicPapers, values: ReceptionValues, set
             # No q-value below its family's gate's p-value (``mean_test``'s): a family whose gate
             # is not passed flags nothing.
             rows["q_value"] = np.fmax(rows["q_value"], rows["gate_p_value"].where(tested))
-        strongest = rows[rows["q_value"] < settings.false_discovery_rate].sort_values(["p_value", "code"])
+        strongest = rows[rows["q_value"] < settings.false_discovery_rate].sort_values(
+            ["p_value", "distance", "code"], ascending=[True, False, True]
+        )
         if strongest.empty:
             return pd.concat([*found.values(), rows], ignore_index=True).drop(
-                columns=["code", "gate_p_value"]
+                columns=["code", "distance", "gate_p_value"]
             )
         code = int(strongest["code"].iloc[0])
         found[code] = rows[rows["code"] == code]

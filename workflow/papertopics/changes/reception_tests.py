@@ -35,14 +35,17 @@ PERMUTATION_CELLS = 2_000_000
 
 @dataclass(frozen=True)
 class GroupTest:
-    """Per topic (one entry per topic code): the topic's and the rest's value, and the p-value;
-    and the p-value of the family's gate (:func:`mean_test`'s; NaN where the test has none).
+    """Per topic (one entry per topic code): the topic's and the rest's value, the p-value, and how
+    far the topic is from the rest on the test's own scale (χ², |t|), which orders topics whose
+    p-values tie (permutation p-values stop at their smallest); and the p-value of the family's
+    gate (:func:`mean_test`'s; NaN where the test has none).
     """
 
     papers: np.ndarray
     value: np.ndarray
     rest: np.ndarray
     p_value: np.ndarray
+    distance: np.ndarray
     gate_p_value: float = np.nan
 
 
@@ -110,7 +113,7 @@ def share_test(hit: np.ndarray, codes: np.ndarray, strata: np.ndarray, topics: i
     papers, topic_hits = size.sum(1), hits.sum(1)
     rest_papers = len(hit) - papers
     rest = (hit.sum() - topic_hits) / np.maximum(rest_papers, 1)
-    return GroupTest(papers.astype(int), topic_hits / np.maximum(papers, 1), rest, p_value)
+    return GroupTest(papers.astype(int), topic_hits / np.maximum(papers, 1), rest, p_value, statistic)
 
 
 def centred(values: np.ndarray, strata: np.ndarray) -> np.ndarray:
@@ -212,7 +215,9 @@ def mean_test(
     plain_size, plain_sums, _ = _sums(values, codes, topics)
     value = np.where(testable, plain_sums / np.maximum(plain_size, 1), np.nan)
     rest = np.where(testable, (values.sum() - plain_sums) / np.maximum(len(values) - plain_size, 1), np.nan)
-    return GroupTest(plain_size.astype(int), value, rest, p_value, gate_p_value)
+    return GroupTest(
+        plain_size.astype(int), value, rest, p_value, np.where(testable, observed, 0.0), gate_p_value
+    )
 
 
 def _smallest_p_gate(observed: np.ndarray, drawn: np.ndarray, p_value: np.ndarray) -> float:
