@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
+import re
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ import numpy as np
 from bench import quality_labels, quality_runs
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "papertopics-quality"
+_SUBJECTS = re.compile(r",| and ")
 
 
 def _capture_file(cache_dir: Path, corpus: Path) -> Path:
@@ -111,6 +114,7 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
             "relabelled": relabelled,
         }
     result["naming_by_venue"] = naming_by_venue(corpus, papers, topics, result, label_phrases)
+    result["single_words"] = single_word_labels(corpus, papers, topics, result, encoder)
     if misses:
         _print_misses(corpus, papers, topics, result, label_phrases)
     return result
@@ -121,8 +125,6 @@ def naming_by_venue(corpus: Path, papers, topics, result, label_phrases) -> dict
     (issue #50: a label rule must win on each corpus separately): a paper counts as a hit when its
     topic's label has a phrase that is a keyword of the topic (``label_keywords.phrase_is_keyword``).
     """
-    from collections import Counter
-
     from bench.label_keywords import load_free_keywords, phrase_is_keyword, topic_keyword_counts
 
     free = load_free_keywords(corpus)
@@ -152,6 +154,49 @@ def naming_by_venue(corpus: Path, papers, topics, result, label_phrases) -> dict
     return found
 
 
+def single_word_labels(corpus: Path, papers, topics, result, encoder) -> dict[str, list[str]]:
+    """The whole labels that are one generic word, on each venue (free keywords) or the whole
+    corpus (sub-area keywords): one word that the field does not use alone as a keyword of the
+    topic (issue #50: a label of one word names what its papers are about only where their authors
+    use that word alone). Against free keywords, one at least 2 of the topic's papers carry
+    (``phrase_is_keyword``); against sub-area keywords, one of the subjects of the topic's
+    reference names, or one as similar (``quality_labels.label_hits``). Topics with papers in the
+    venue only.
+    """
+    from papertopics.topics.phrases import label_phrases, phrase_key
+
+    from bench.label_keywords import load_free_keywords, phrase_is_keyword, topic_keyword_counts
+
+    topics = np.asarray(topics)
+    ids = [p["id"] for p in papers]
+    one_word = {
+        e["topic"]: phrases[0]
+        for e in result["all_topics"]
+        if e["topic"] != -1
+        and len(phrases := label_phrases(e["label"])) == 1
+        and len(phrase_key(phrases[0])) == 1
+    }
+    free = load_free_keywords(corpus)
+    if free:
+        counts = topic_keyword_counts(ids, topics, free)
+        generic = {t for t, word in one_word.items() if not phrase_is_keyword(word, counts.get(t, Counter()))}
+        venues = np.array([p.get("venue") or "" for p in papers])
+        return {
+            venue: sorted(one_word[t] for t in generic if np.any((topics == t) & (venues == venue)))
+            for venue in sorted(set(venues.tolist()) - {""})
+        }
+    keywords = quality_labels.load_paper_keywords(corpus)
+    if not keywords:
+        return {}
+    # A sub-area names several subjects ("Planning and Scheduling"): each is a name the field uses.
+    names = {
+        t: [part.strip() for name in of for part in _SUBJECTS.split(name) if part.strip()]
+        for t, of in quality_labels.reference_names(ids, topics, keywords).items()
+    }
+    hits = quality_labels.label_hits({t: [word] for t, word in one_word.items()}, names, encoder)
+    return {corpus.name.split(".")[0]: sorted(one_word[t] for t, hit in hits.items() if not hit)}
+
+
 def venue_markdown(found: list[dict]) -> str:
     """The hit rates of ``naming_by_venue``, one row per venue."""
     rows = [(r["corpus"], venue, f) for r in found for venue, f in (r.get("naming_by_venue") or {}).items()]
@@ -159,6 +204,18 @@ def venue_markdown(found: list[dict]) -> str:
         return ""
     lines = ["| corpus | venue | ours | top 3 words | MMR |", "|---|---|---:|---:|---:|"]
     lines += [f"| {c} | {v} | {f['ours']:.2f} | {f['top3_words']:.2f} | {f['mmr']:.2f} |" for c, v, f in rows]
+    return "\n".join(lines)
+
+
+def single_word_markdown(found: list[dict]) -> str:
+    """The labels of ``single_word_labels``, one row per venue or corpus (the target is none)."""
+    rows = [
+        (r["corpus"], part, words) for r in found for part, words in (r.get("single_words") or {}).items()
+    ]
+    if not rows:
+        return ""
+    lines = ["| corpus | venue | single generic words | labels |", "|---|---|---:|---|"]
+    lines += [f"| {c} | {v} | {len(words)} | {', '.join(words)} |" for c, v, words in rows]
     return "\n".join(lines)
 
 
@@ -201,6 +258,7 @@ def main() -> None:
         storage.write_text(args.output.with_suffix(".md"), quality_labels.labels_markdown(found))
     print(quality_labels.labels_markdown(found))
     print(venue_markdown(found))
+    print(single_word_markdown(found))
 
 
 if __name__ == "__main__":

@@ -13,19 +13,23 @@ import pytest
 from conftest import require_corpus
 from papertopics.text import clean_for_keywords
 from papertopics.topics.label_choice import (
+    ALONE_SHARE,
     SECOND_PHRASE_SCORE,
     agreeing_first,
     agrees,
     choose_label,
     generic,
+    generic_alone,
+    generic_modifier_dropped,
     may_be_second,
     numbered_apart,
     restates,
+    specific_for,
     topic_labels,
 )
 from papertopics.topics.label_groups import GROUP_SPREAD, group_labels, shared, spread, titled, using
 from papertopics.topics.labeller import carry_labels
-from papertopics.topics.phrase_table import PhraseTable
+from papertopics.topics.phrase_table import PhraseTable, written_case
 from papertopics.topics.phrases import label_phrases, phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -230,10 +234,15 @@ def test_a_kept_second_phrase_needs_fewer_papers_than_a_new_one(ijcai_topics):
 def test_choose_label_without_a_name_for_second_gives_one_phrase(ijcai_topics):
     texts, topics = ijcai_topics
     table = PhraseTable(texts, topics, STOP)
+    checked = 0
     for unit in table.units.values():
         ranked = table.ranked(unit)
+        if generic_alone(table, unit, ranked[0]):
+            continue  # a generic word is never a whole label (test_a_whole_label_is_never_one_generic_word)
         only_first = [ranked[0], *(key for key in ranked[1:] if len(key) == 1)]
         assert label_phrases(choose_label(table, unit, only_first)) == [table.form(unit, ranked[0])]
+        checked += 1
+    assert checked >= len(table.units) - 1
 
 
 def test_a_first_phrase_holding_a_wider_keyword_gives_way_to_it():
@@ -307,3 +316,77 @@ def test_a_theme_the_first_phrase_leaves_out_is_the_second_phrase():
     assert topic_labels(table, alone, keywords=keywords)[0] == "graph neural networks, clustering"
     # A first keyword the first phrase agrees with adds nothing.
     assert topic_labels(table, alone, keywords={0: ["graph", "clustering"]})[0] == "graph neural networks"
+
+
+def _openreview_topics(terms: list[str], most: int = 40) -> tuple[list[str], np.ndarray]:
+    """COLM/CoRL abstracts (their text only): a topic of the papers saying each term (each paper in
+    the first it says), at most ``most`` each.
+    """
+    path = require_corpus("openreview_free_keywords.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        abstracts = [clean_for_keywords(json.loads(line)["abstract"]) for line in lines]
+    texts, topics = [], []
+    for number, term in enumerate(terms):
+        said = [a for a in abstracts if term in a.lower() and a not in texts][:most]
+        texts += said
+        topics += [number] * len(said)
+    return texts, np.array(topics)
+
+
+def test_a_whole_label_is_never_one_generic_word():
+    # Two topics, robot papers and language-model papers (as a small COLM/CoRL dump splits): "robot"
+    # names the first best, but every robot paper says it; the label is a name that holds it.
+    texts, topics = _openreview_topics(["robot", "language model"], most=60)
+    table = PhraseTable(texts, topics, STOP)
+    unit = table.units[0]
+    assert table.ranked(unit)[0] == ("robot",) and generic_alone(table, unit, ("robot",))
+    label = topic_labels(table, {0: [1], 1: [0]})[0]
+    assert label != "robot" and any(
+        len(phrase_key(p)) > 1 and "robot" in phrase_key(p)[0] for p in label_phrases(label)
+    ), label
+    # A word the papers use alone, as the name of what they are about, may be a whole label.
+    texts, topics = _openreview_topics(
+        ["navigation", "locomotion", "grasp", "retrieval", "jailbreak", "reasoning"]
+    )
+    table = PhraseTable(texts, topics, STOP)
+    assert not generic_alone(table, table.units[0], ("navigation",))
+
+
+def test_a_word_used_only_inside_longer_names_is_no_whole_label():
+    # CoRL abstracts on rearranging objects: "rearrangement" comes inside "object rearrangement" or
+    # before a noun ("rearrangement tasks"), hardly ever alone.
+    texts, topics = _openreview_topics(["rearrangement", "locomotion", "language model"])
+    table = PhraseTable(texts, topics, STOP)
+    unit = table.units[0]
+    assert unit.alone[("rearrangement",)] < ALONE_SHARE * unit.counts[("rearrangement",)]
+    first, second = specific_for(table, unit, [("rearrangement",), *table.ranked(unit)])
+    assert first != ("rearrangement",) or second is not None
+
+
+def test_an_acronym_keeps_its_case_as_the_papers_write_it():
+    assert written_case(["The KV cache grows.", "KV caches and the kv store", "Planning in 3D."]) == {
+        "kv": "KV",
+        "3d": "3D",
+    }
+    # A capital first letter alone (a sentence's or a title's) keeps a word in lower case.
+    assert written_case(["Planning works. Planning fails.", "planning"]) == {}
+    # COLM abstracts on the KV cache, beside two other topics: the label writes it as they do.
+    texts, topics = _openreview_topics(["kv cache", "locomotion", "retrieval"])
+    table = PhraseTable(texts, topics, STOP)
+    labels = topic_labels(table, {t: [] for t in table.units})
+    assert "KV cache" in label_phrases(labels[0])[0], labels[0]
+    assert labels[1] == labels[1].lower()
+
+
+def test_a_generic_word_before_the_topics_own_keyword_is_dropped():
+    # COLM abstracts on unlearning beside five other topics: "llm" is generic (half the topics say
+    # it); "unlearning", the topic's first keyword, is what the field calls it.
+    texts, topics = _openreview_topics(
+        ["unlearning", "retrieval", "jailbreak", "locomotion", "navigation", "grasp"]
+    )
+    table = PhraseTable(texts, topics, STOP)
+    unit, first, head = table.units[0], phrase_key("llm unlearning"), phrase_key("unlearning")
+    assert generic(table, "llm") and table.coverage(unit, head) >= table.coverage(unit, first)
+    assert generic_modifier_dropped(table, unit, first, [head]) == head
+    # Not where the word is not among the topic's distinctive keywords.
+    assert generic_modifier_dropped(table, unit, first, []) == first

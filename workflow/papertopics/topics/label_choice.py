@@ -47,6 +47,16 @@ phrase, unless the second chosen above agrees with it: "graph neural networks, c
 IJCAI's topic of GNNs and graph clustering, whose first keyword is "clustering", which the
 field uses alone as a name (its sub-area keyword). Chosen leave-one-corpus-out, bench/labels-loco.md.
 
+A label is never one generic word (``generic_alone``): a word many topics use (``generic``:
+"robot" where every robot paper is one topic), or one the topic's papers use mostly inside longer
+names or before a noun, fewer than ``ALONE_SHARE`` of them alone ("modeling" in "world modeling",
+"modeling challenges"; "rearrangement" in "object rearrangement"), where the field names a subject
+by the word alone ("planning", "navigation"). Such a first phrase with no second takes a name of
+another part as second, or gives way to a name that holds it (``specific_for``). A first phrase
+of two words whose first is generic gives way to its second where that is one of the topic's
+distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
+``generic_modifier_dropped``). Both chosen leave-one-corpus-out, bench/labels-loco.md.
+
 Group labels are ``papertopics.topics.label_groups``.
 """
 
@@ -95,6 +105,10 @@ AGREEING_KEYWORDS = 3
 # A keyword that is a theme the label leaves out is the topic's in most of the papers using it:
 # "attention" or "diffusion", methods many topics use, are not themes of one.
 THEME_PRECISION = 0.5
+# A word is a whole label only where at least this share of the topic's papers using it use it
+# alone, as the field names a subject ("planning", "navigation"), not only inside longer names
+# ("world modeling", "object rearrangement") or before a noun ("modeling challenges").
+ALONE_SHARE = 0.1
 
 
 def _same_word(one: str, other: str) -> bool:
@@ -285,12 +299,16 @@ def choose_label(
     """
     if not ranked:
         return ""
+    head = generic_modifier_dropped(table, unit, ranked[0], keywords)
+    ranked = [head, *(key for key in ranked if key != head)]
     first = ranked[0]
-    label = table.form(unit, first)
     second = _second(table, unit, ranked, placement, keywords, least_share)
     theme = left_out_theme(table, unit, first, keywords)
     if theme is not None and not (second is not None and agrees(second, [theme])):
         second = theme
+    if second is None and generic_alone(table, unit, first):
+        first, second = specific_for(table, unit, ranked)
+    label = table.form(unit, first)
     if second is None:
         return label
     both = f"{label}, {table.form(unit, second)}"
@@ -310,6 +328,63 @@ def _second(
     shares = placement(forms)
     best = int(np.argmax(shares * coverage**SECOND_COVERAGE_POWER))
     return seconds[best] if shares[best] >= least_share else None
+
+
+def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key:
+    """A first phrase of two words whose first is generic, without it, where its second is one of
+    the unit's distinctive keywords (``keywords``), can name the unit, is no generic whole label
+    (``generic_alone``) and covers at least as many of its papers ("llm unlearning" →
+    "unlearning", what the field calls it); else the phrase as it is.
+    """
+    head = first[1:]
+    return (
+        head
+        if len(first) == 2
+        and generic(table, first[0])
+        and head in keywords
+        and table.names(unit, head)
+        and not generic_alone(table, unit, head)
+        and table.coverage(unit, head) >= table.coverage(unit, first)
+        else first
+    )
+
+
+def generic_alone(table: PhraseTable, unit: Unit, key: Key) -> bool:
+    """Whether a phrase, as a whole label, is one generic word: a word many topics use
+    (``generic``), or one the unit's papers use mostly inside longer names (``inside_names``).
+    """
+    return len(key) == 1 and (generic(table, key[0]) or inside_names(unit, key))
+
+
+def inside_names(unit: Unit, key: Key) -> bool:
+    """Whether fewer than ``ALONE_SHARE`` of the unit's papers using a word use it alone."""
+    return unit.alone[key] < ALONE_SHARE * unit.counts[key]
+
+
+def specific_for(table: PhraseTable, unit: Unit, ranked: list[Key]) -> tuple[Key, Key | None]:
+    """A label's phrases in place of the generic word first in ``ranked`` (the module's docstring):
+    a word the unit's papers use mostly inside longer names gives way to the first of the unit's
+    names that hold it ("object rearrangement"); a word they use alone names more of the topic than
+    any such name ("reasoning", not "mathematical reasoning") and is kept, with the first name of
+    another part, one of several words first ("knowledge, generated text"; "modeling, video"); else
+    the first phrase that holds it (on a corpus of two or three topics every word is generic and no
+    phrase ``names_a_part``: "robot learning"); else the word alone.
+    """
+    word = ranked[0]
+    holding = [key for key in ranked[1:] if len(key) > 1 and repeats(word, key)]
+    named = [key for key in holding if names_a_part(table, key)]
+    if named and inside_names(unit, word):
+        return named[0], None
+    others = [
+        key
+        for key in ranked[1:]
+        if not restates(word, key)
+        and (names_a_part(table, key) if len(key) > 1 else not generic_alone(table, unit, key))
+    ]
+    others.sort(key=len, reverse=True)  # stable: best scoring first among names of several words
+    if others:
+        return word, others[0]
+    return (holding[0], None) if holding else (word, None)
 
 
 def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key | None:

@@ -22,6 +22,11 @@ The not-generic rule is shared with the authors' keywords (``papertopics.topics.
 A label is chosen from these phrases by ``papertopics.topics.label_choice`` (groups':
 ``papertopics.topics.label_groups``).
 
+A phrase is shown as the topic's papers write it most (plural or singular), each word in lower case
+but for one the papers mostly write with a capital after its first letter, an acronym or a
+name's own case ("KV cache", "LiDAR", "3D"): the labeller reads text in lower case, a reader
+would not know "kv" or "Kv".
+
 Counting reads at most ``SAMPLE_PAPERS`` papers a topic (evenly spaced through them), so that
 labelling 100,000 papers costs about what labelling a few thousand does.
 """
@@ -29,6 +34,7 @@ labelling 100,000 papers costs about what labelling a few thousand does.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -67,6 +73,8 @@ _DATASET_FOLLOWED = 1 / 3
 # A phrase that most of its papers first use late (``phrases.LATE_POSITION``) names a data set or a
 # finding ("experiments on imagenet", "kitti"), not a field.
 _LATE_SHARE = 2 / 3
+# A word as written in the texts, to find those written with a capital after their first letter.
+_WRITTEN_WORD = re.compile(r"\w+")
 
 
 def concentrated(precision: float, share: float) -> bool:
@@ -92,6 +100,7 @@ class Unit:
     late: Counter = field(default_factory=Counter)
     title_only: Counter = field(default_factory=Counter)  # papers using the phrase in their title only
     in_title: Counter = field(default_factory=Counter)  # papers using the phrase in their title
+    alone: Counter = field(default_factory=Counter)  # papers using the word alone (``PaperPhrases.alone``)
     candidates: set[Key] = field(default_factory=set)
     _initials: set[str] | None = None
 
@@ -111,10 +120,30 @@ class Unit:
         self.sampled += other.sampled
         self.papers += other.papers
         self.candidates |= other.candidates
-        for name in ("counts", "nominal", "before_dataset", "late", "title_only", "in_title"):
+        for name in ("counts", "nominal", "before_dataset", "late", "title_only", "in_title", "alone"):
             getattr(self, name).update(getattr(other, name))
         for key, forms in other.forms.items():
             self.forms.setdefault(key, Counter()).update(forms)
+
+
+def written_case(texts: Iterable[str]) -> dict[str, str]:
+    """Lower-case word → the case the texts write it in, for the words most of whose uses have a
+    capital after the first letter ("KV", "LiDAR", "3D"): a capital first letter alone begins a
+    sentence or a title, and says nothing of the word. The commonest such form is taken (ties: a-z).
+    """
+    uses: Counter = Counter()
+    cased: dict[str, Counter] = {}
+    for text in texts:
+        for word in _WRITTEN_WORD.findall(text):
+            lower = word.lower()
+            uses[lower] += 1
+            if any(letter.isupper() for letter in word[1:]):
+                cased.setdefault(lower, Counter())[word] += 1
+    return {
+        lower: max(sorted(forms), key=forms.__getitem__)
+        for lower, forms in cased.items()
+        if forms.total() > uses[lower] / 2
+    }
 
 
 def _sample(members: np.ndarray, count: int) -> np.ndarray:
@@ -180,6 +209,7 @@ class PhraseTable:
                 unit.nominal.update(phrases.nominal)
                 unit.before_dataset.update(phrases.before_dataset)
                 unit.late.update(phrases.late)
+                unit.alone.update(phrases.alone)
                 for key, form in phrases.forms.items():
                     unit.forms.setdefault(key, Counter())[form] += 1
                 unit.papers.append(frozenset(kept & (own[topic] | extra)))
@@ -187,6 +217,9 @@ class PhraseTable:
         self._in_corpus: Counter = Counter()
         for unit in self.units.values():
             self._in_corpus.update({key: unit.estimated(key) for key in unit.counts})
+        self._case = written_case(
+            read[row] for read in (titles, texts) for rows in sampled.values() for row in rows
+        )
 
     def group(self, topics: list[int]) -> Unit:
         """The topics taken together, as one unit."""
@@ -254,9 +287,12 @@ class PhraseTable:
         )
 
     def form(self, unit: Unit, key: Key) -> str:
-        """The form of the phrase the unit's papers use most (plural or singular)."""
+        """The form of the phrase the unit's papers use most (plural or singular), each word in
+        the case the corpus writes it (``written_case``).
+        """
         forms = unit.forms.get(key)
-        return max(sorted(forms), key=forms.__getitem__) if forms else shown(list(key))
+        form = max(sorted(forms), key=forms.__getitem__) if forms else shown(list(key))
+        return _WRITTEN_WORD.sub(lambda word: self._case.get(word.group(), word.group()), form)
 
     def co_lift(self, unit: Unit, first: Key, second: Key) -> float:
         """How much more often the papers using ``second`` use ``first`` than the unit's papers do."""
