@@ -318,11 +318,13 @@ def test_a_theme_the_first_phrase_leaves_out_is_the_second_phrase():
     assert topic_labels(table, alone, keywords={0: ["graph", "clustering"]})[0] == "graph neural networks"
 
 
-def _openreview_topics(terms: list[str], most: int = 40) -> tuple[list[str], np.ndarray]:
-    """COLM/CoRL abstracts (their text only): a topic of the papers saying each term (each paper in
-    the first it says), at most ``most`` each.
+def _term_topics(
+    terms: list[str], most: int = 40, corpus: str = "openreview_free_keywords.jsonl.gz"
+) -> tuple[list[str], np.ndarray]:
+    """A shared corpus's abstracts (their text only; COLM/CoRL's unless said): a topic of the papers
+    saying each term (each paper in the first it says), at most ``most`` each.
     """
-    path = require_corpus("openreview_free_keywords.jsonl.gz")
+    path = require_corpus(corpus)
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         abstracts = [clean_for_keywords(json.loads(line)["abstract"]) for line in lines]
     texts, topics = [], []
@@ -336,7 +338,7 @@ def _openreview_topics(terms: list[str], most: int = 40) -> tuple[list[str], np.
 def test_a_whole_label_is_never_one_generic_word():
     # Two topics, robot papers and language-model papers (as a small COLM/CoRL dump splits): "robot"
     # names the first best, but every robot paper says it; the label is a name that holds it.
-    texts, topics = _openreview_topics(["robot", "language model"], most=60)
+    texts, topics = _term_topics(["robot", "language model"], most=60)
     table = PhraseTable(texts, topics, STOP)
     unit = table.units[0]
     assert table.ranked(unit)[0] == ("robot",) and generic_alone(table, unit, ("robot",))
@@ -345,9 +347,7 @@ def test_a_whole_label_is_never_one_generic_word():
         len(phrase_key(p)) > 1 and "robot" in phrase_key(p)[0] for p in label_phrases(label)
     ), label
     # A word the papers use alone, as the name of what they are about, may be a whole label.
-    texts, topics = _openreview_topics(
-        ["navigation", "locomotion", "grasp", "retrieval", "jailbreak", "reasoning"]
-    )
+    texts, topics = _term_topics(["navigation", "locomotion", "grasp", "retrieval", "jailbreak", "reasoning"])
     table = PhraseTable(texts, topics, STOP)
     assert not generic_alone(table, table.units[0], ("navigation",))
 
@@ -355,7 +355,7 @@ def test_a_whole_label_is_never_one_generic_word():
 def test_a_word_used_only_inside_longer_names_is_no_whole_label():
     # CoRL abstracts on rearranging objects: "rearrangement" comes inside "object rearrangement" or
     # before a noun ("rearrangement tasks"), hardly ever alone.
-    texts, topics = _openreview_topics(["rearrangement", "locomotion", "language model"])
+    texts, topics = _term_topics(["rearrangement", "locomotion", "language model"])
     table = PhraseTable(texts, topics, STOP)
     unit = table.units[0]
     assert unit.alone[("rearrangement",)] < ALONE_SHARE * unit.counts[("rearrangement",)]
@@ -371,7 +371,7 @@ def test_an_acronym_keeps_its_case_as_the_papers_write_it():
     # A capital first letter alone (a sentence's or a title's) keeps a word in lower case.
     assert written_case(["Planning works. Planning fails.", "planning"]) == {}
     # COLM abstracts on the KV cache, beside two other topics: the label writes it as they do.
-    texts, topics = _openreview_topics(["kv cache", "locomotion", "retrieval"])
+    texts, topics = _term_topics(["kv cache", "locomotion", "retrieval"])
     table = PhraseTable(texts, topics, STOP)
     labels = topic_labels(table, {t: [] for t in table.units})
     assert "KV cache" in label_phrases(labels[0])[0], labels[0]
@@ -381,7 +381,7 @@ def test_an_acronym_keeps_its_case_as_the_papers_write_it():
 def test_a_generic_word_before_the_topics_own_keyword_is_dropped():
     # COLM abstracts on unlearning beside five other topics: "llm" is generic (half the topics say
     # it); "unlearning", the topic's first keyword, is what the field calls it.
-    texts, topics = _openreview_topics(
+    texts, topics = _term_topics(
         ["unlearning", "retrieval", "jailbreak", "locomotion", "navigation", "grasp"]
     )
     table = PhraseTable(texts, topics, STOP)
@@ -390,3 +390,17 @@ def test_a_generic_word_before_the_topics_own_keyword_is_dropped():
     assert generic_modifier_dropped(table, unit, first, [head]) == head
     # Not where the word is not among the topic's distinctive keywords.
     assert generic_modifier_dropped(table, unit, first, []) == first
+
+
+def test_a_generic_word_stays_before_a_word_other_topics_use_as_much():
+    # IJCAI abstracts: "architecture" is generic (half the topics say it), and "search" is one of
+    # the architecture-search topic's keywords, but most papers saying "search" are the heuristic
+    # and tree search topics': "search" alone would name those, not neural architecture search.
+    terms = ["architecture search", "heuristic search", "tree search", "transformer architecture"]
+    terms += ["graph neural", "convolutional", "voting", "auction", "knowledge graph"]
+    texts, topics = _term_topics(terms, corpus="ijcai_2020_2024_areas.jsonl.gz")
+    table = PhraseTable(texts, topics, STOP)
+    unit, first, head = table.units[0], phrase_key("architecture search"), phrase_key("search")
+    assert generic(table, "architecture") and not generic_alone(table, unit, head)
+    assert table.coverage(unit, head) >= table.coverage(unit, first) and table.precision(unit, head) < 0.5
+    assert generic_modifier_dropped(table, unit, first, [head]) == first

@@ -332,9 +332,11 @@ def _second(
 
 def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key:
     """A first phrase of two words whose first is generic, without it, where its second is one of
-    the unit's distinctive keywords (``keywords``), can name the unit, is no generic whole label
-    (``generic_alone``) and covers at least as many of its papers ("llm unlearning" →
-    "unlearning", what the field calls it); else the phrase as it is.
+    the unit's distinctive keywords (``keywords``), the unit's in most of its uses
+    (``THEME_PRECISION``), can name the unit, is no generic whole label (``generic_alone``) and
+    covers at least as many of its papers ("llm unlearning" → "unlearning", what the field calls
+    it; not "architecture search" → "search", which the field's search papers use too); else the
+    phrase as it is.
     """
     head = first[1:]
     return (
@@ -342,6 +344,7 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         if len(first) == 2
         and generic(table, first[0])
         and head in keywords
+        and table.precision(unit, head) >= THEME_PRECISION
         and table.names(unit, head)
         and not generic_alone(table, unit, head)
         and table.coverage(unit, head) >= table.coverage(unit, first)
