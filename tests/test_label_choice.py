@@ -12,23 +12,19 @@ import numpy as np
 import pytest
 from conftest import require_corpus
 from papertopics.text import clean_for_keywords
+from papertopics.topics.generic_words import ALONE_SHARE, generic, generic_alone, specific_for
 from papertopics.topics.label_choice import (
-    ALONE_SHARE,
     SECOND_PHRASE_SCORE,
     agreeing_first,
-    agrees,
     choose_label,
-    generic,
-    generic_alone,
     generic_modifier_dropped,
     may_be_second,
     numbered_apart,
-    restates,
-    specific_for,
     topic_labels,
 )
 from papertopics.topics.label_groups import GROUP_SPREAD, group_labels, shared, spread, titled, using
 from papertopics.topics.labeller import carry_labels
+from papertopics.topics.phrase_relations import agrees, restates
 from papertopics.topics.phrase_table import PhraseTable, written_case
 from papertopics.topics.phrases import label_phrases, phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS

@@ -15,12 +15,12 @@ from papertopics.topics.label_choice import (
     SECOND_PHRASE_SCORE,
     PhrasePlacement,
     choose_label,
-    repeats,
     topic_labels,
 )
 from papertopics.topics.label_display import GROUP_LABEL_LINES
 from papertopics.topics.label_groups import group_labels
 from papertopics.topics.labeller import carry_labels, label_still_fits
+from papertopics.topics.phrase_relations import repeats
 from papertopics.topics.phrase_table import PhraseTable
 from papertopics.topics.phrases import label_phrases, paper_phrases, phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS

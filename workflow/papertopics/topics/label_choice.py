@@ -18,13 +18,9 @@ or there is none: one of the others that scores at least ``SECOND_PHRASE_SCORE``
   is one of the distinctive keywords the first phrase agrees with, not generic (below), and the
   topic's in at least ``ONE_WORD_SECOND_PRECISION`` of the papers using it ("sensitive
   attributes, fairness"; "time series, forecasting");
-- not made of generic words only: a word is generic when at least ``GENERIC_TOPIC_SHARE`` of the
-  topics use it (``topic_spread``: "work", "challenge", "task", "method"; "policy" on
-  robot learning) or it is a past participle ("learned"): "prior work", "major challenge",
-  "previous tasks", "learned policies" are not names;
-- with a generic last word, a unit of the corpus (``PhraseTable.unity``): at least
-  ``SECOND_UNITY`` of the papers using one of its other words use the whole phrase ("continual
-  learning", "legged robots" are; "attack method", "forecasting models", "time steps" are not);
+- a name of a part of the field, not generic words (``papertopics.topics.generic_words``): "prior
+  work", "major challenge", "previous tasks", "learned policies" are not names, nor, with a
+  generic last word, a phrase that is no unit of the corpus ("attack method", "time steps");
 - neither repeating the first's words ("reinforcement, reinforcement learning"; "vertex,
   vertices") nor restating it by its initials ("optimal transport, ot problem"; "generative
   adversarial networks, gan training"; "spiking neural networks, deep snns");
@@ -47,12 +43,10 @@ phrase, unless the second chosen above agrees with it: "graph neural networks, c
 IJCAI's topic of GNNs and graph clustering, whose first keyword is "clustering", which the
 field uses alone as a name (its sub-area keyword). Chosen leave-one-corpus-out, bench/labels-loco.md.
 
-A label is never one generic word (``generic_alone``): a word many topics use (``generic``:
-"robot" where every robot paper is one topic), or one the topic's papers use mostly inside longer
-names or before a noun, fewer than ``ALONE_SHARE`` of them alone ("modeling" in "world modeling",
-"modeling challenges"; "rearrangement" in "object rearrangement"), where the field names a subject
-by the word alone ("planning", "navigation"). Such a first phrase with no second takes a name of
-another part as second, or gives way to a name that holds it (``specific_for``). A first phrase
+A label is never one generic word (``generic_alone``, ``papertopics.topics.generic_words``: "robot"
+where every robot paper is one topic; "rearrangement", which papers write in "object
+rearrangement"). Such a first phrase with no second takes a name of another part as second, or
+gives way to a name that holds it (``specific_for``). A first phrase
 of two words whose first is generic gives way to its second where that is one of the topic's
 distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
 ``generic_modifier_dropped``). Both chosen leave-one-corpus-out, bench/labels-loco.md.
@@ -62,30 +56,24 @@ Group labels are ``papertopics.topics.label_groups``.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as STOP_WORDS
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.author_keywords import AuthorKeywords
-from papertopics.topics.phrase_table import MIN_COVERAGE, MIN_LIFT, PhraseTable, Unit
+from papertopics.topics.generic_words import generic, generic_alone, names_a_part, specific_for
+from papertopics.topics.phrase_relations import agrees, holds, restates
+from papertopics.topics.phrase_table import MIN_LIFT, PhraseTable, Unit
 from papertopics.topics.phrases import (
     ID_SUFFIX,
     Key,
     label_key,
     label_phrases,
-    phrase_initials,
     phrase_key,
-    phrase_parts,
 )
 
 MIN_CO_LIFT = 0.5
 SECOND_PHRASE_SCORE = 0.3
 SECOND_MIN_WORDS = 2
-# A word at least this share of the topics use (in MIN_COVERAGE of their papers) is generic.
-GENERIC_TOPIC_SHARE = 0.5
-SECOND_UNITY = 0.3
 # A one-word second phrase is the topic's in at least this share of the papers using it.
 ONE_WORD_SECOND_PRECISION = 0.2
 # A phrase's placement: the softmax, at this temperature, of its embedding's cosine to the topics'
@@ -105,66 +93,6 @@ AGREEING_KEYWORDS = 3
 # A keyword that is a theme the label leaves out is the topic's in most of the papers using it:
 # "attention" or "diffusion", methods many topics use, are not themes of one.
 THEME_PRECISION = 0.5
-# A word is a whole label only where at least this share of the topic's papers using it use it
-# alone, as the field names a subject ("planning", "navigation"), not only inside longer names
-# ("world modeling", "object rearrangement") or before a noun ("modeling challenges").
-ALONE_SHARE = 0.1
-
-
-def _same_word(one: str, other: str) -> bool:
-    """Whether two words are forms of one ("vertex", "vertices"; "plan", "planning"): they share
-    their first four letters and all but at most two of the shorter one's.
-    """
-    common = len(os.path.commonprefix([one, other]))
-    return one == other or (common >= 4 and common >= min(len(one), len(other)) - 2)
-
-
-def repeats(first: Key, second: Key) -> bool:
-    """Whether two phrases share a word ("reinforcement, reinforcement learning"; "vertex,
-    vertices"; "few-shot learning, shot"), or one is the other's initials ("answer set
-    programming, asp"; "few-shot learning, fsl").
-    """
-    return (
-        any(_same_word(a, b) for a in phrase_parts(first) for b in phrase_parts(second))
-        or (len(second) == 1 and second[0] == phrase_initials(first))
-        or (len(first) == 1 and first[0] == phrase_initials(second))
-    )
-
-
-def restates(first: Key, second: Key) -> bool:
-    """Whether one phrase holds the other's initials as a word ("optimal transport, ot problem";
-    "spiking neural networks, deep snns"), or repeats it (``repeats``).
-    """
-    return (
-        repeats(first, second)
-        or (len(first) > 1 and phrase_initials(first) in phrase_parts(second))
-        or (len(second) > 1 and phrase_initials(second) in phrase_parts(first))
-    )
-
-
-def _forms(key: Key) -> list[tuple[str, ...]]:
-    """A phrase's words as compared with keywords: compounds split, and joined ("in-context" is
-    "in", "context" and "incontext", as the keyword vectorizer may read it).
-    """
-    return [tuple(phrase_parts(key)), tuple(word.replace("_", "") for word in key)]
-
-
-def _holds(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
-    return any(longer[i : i + len(shorter)] == shorter for i in range(len(longer) - len(shorter) + 1))
-
-
-def agrees(key: Key, keywords: list[Key]) -> bool:
-    """Whether a phrase holds one of the keywords, or one of them holds it, or a one-word keyword
-    is its initials ("icl" for in-context learning).
-    """
-    initials = phrase_initials(key) if len(phrase_parts(key)) > 1 else None
-    return any(keyword == (initials,) for keyword in keywords) or any(
-        _holds(mine, theirs) or _holds(theirs, mine)
-        for keyword in keywords
-        for mine in _forms(key)
-        for theirs in _forms(keyword)
-        if mine and theirs
-    )
 
 
 def distinctive_keywords(table: PhraseTable, unit: Unit, keywords: list[str]) -> list[Key]:
@@ -200,7 +128,7 @@ def _keyword_whole(table: PhraseTable, unit: Unit, ranked: list[Key], keywords: 
         key
         for key in keywords
         if 1 < len(key) < len(first)
-        and _holds(first, key)
+        and holds(first, key)
         and table.names(unit, key)
         and table.coverage(unit, key) > table.coverage(unit, first)
     ]
@@ -231,37 +159,6 @@ class PhrasePlacement:
         logits = np.vstack([self._vectors[p] for p in phrases]) @ self._centroids.T / PLACEMENT_TEMPERATURE
         weights = np.exp(logits - logits.max(axis=1, keepdims=True))
         return weights[:, self._row[topic]] / weights.sum(axis=1)
-
-
-def topic_spread(table: PhraseTable, key: Key) -> float:
-    """Share of the topics that use the phrase in at least ``MIN_COVERAGE`` of their papers
-    (counted once a table).
-    """
-    known = table.__dict__.setdefault("_topic_spread", {})
-    if key not in known:
-        units = table.units.values()
-        known[key] = sum(unit.counts[key] >= MIN_COVERAGE * unit.sampled for unit in units) / max(
-            len(units), 1
-        )
-    return known[key]
-
-
-def generic(table: PhraseTable, word: str) -> bool:
-    """Whether a word says nothing of one topic (the module's docstring)."""
-    past_participle = word.endswith("ed") and not word.endswith("eed")
-    return past_participle or word in STOP_WORDS or topic_spread(table, (word,)) >= GENERIC_TOPIC_SHARE
-
-
-def names_a_part(table: PhraseTable, key: Key) -> bool:
-    """Whether a phrase of several words is a name rather than generic words (the module's
-    docstring): not all its words generic, and a unit of the corpus if its last word is.
-    """
-    specific = [word for word in key if not all(generic(table, part) for part in phrase_parts((word,)))]
-    if not specific:
-        return False
-    return not all(generic(table, part) for part in phrase_parts(key[-1:])) or (
-        table.unity(key, specific) >= SECOND_UNITY
-    )
 
 
 def may_be_second(table: PhraseTable, unit: Unit, first: Key, key: Key, keywords: list[Key] = ()) -> bool:
@@ -350,44 +247,6 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         and table.coverage(unit, head) >= table.coverage(unit, first)
         else first
     )
-
-
-def generic_alone(table: PhraseTable, unit: Unit, key: Key) -> bool:
-    """Whether a phrase, as a whole label, is one generic word: a word many topics use
-    (``generic``), or one the unit's papers use mostly inside longer names (``inside_names``).
-    """
-    return len(key) == 1 and (generic(table, key[0]) or inside_names(unit, key))
-
-
-def inside_names(unit: Unit, key: Key) -> bool:
-    """Whether fewer than ``ALONE_SHARE`` of the unit's papers using a word use it alone."""
-    return unit.alone[key] < ALONE_SHARE * unit.counts[key]
-
-
-def specific_for(table: PhraseTable, unit: Unit, ranked: list[Key]) -> tuple[Key, Key | None]:
-    """A label's phrases in place of the generic word first in ``ranked`` (the module's docstring):
-    a word the unit's papers use mostly inside longer names gives way to the first of the unit's
-    names that hold it ("object rearrangement"); a word they use alone names more of the topic than
-    any such name ("reasoning", not "mathematical reasoning") and is kept, with the first name of
-    another part, one of several words first ("knowledge, generated text"; "modeling, video"); else
-    the first phrase that holds it (on a corpus of two or three topics every word is generic and no
-    phrase ``names_a_part``: "robot learning"); else the word alone.
-    """
-    word = ranked[0]
-    holding = [key for key in ranked[1:] if len(key) > 1 and repeats(word, key)]
-    named = [key for key in holding if names_a_part(table, key)]
-    if named and inside_names(unit, word):
-        return named[0], None
-    others = [
-        key
-        for key in ranked[1:]
-        if not restates(word, key)
-        and (names_a_part(table, key) if len(key) > 1 else not generic_alone(table, unit, key))
-    ]
-    others.sort(key=len, reverse=True)  # stable: best scoring first among names of several words
-    if others:
-        return word, others[0]
-    return (holding[0], None) if holding else (word, None)
 
 
 def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key | None:

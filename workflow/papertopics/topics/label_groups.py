@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import textwrap
 
-from papertopics.topics.label_choice import choose_label, restates
+from papertopics.topics.label_choice import choose_label
 from papertopics.topics.label_display import GROUP_LABEL_LINE_CHARS, GROUP_LABEL_LINES
+from papertopics.topics.phrase_relations import restates
 from papertopics.topics.phrase_table import PhraseTable, Unit
 from papertopics.topics.phrases import Key, label_key, label_phrases, phrase_key, phrase_parts
 
