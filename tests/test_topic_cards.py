@@ -121,7 +121,7 @@ def _with_further_topics(papers: pd.DataFrame) -> pd.DataFrame:
 def test_a_card_names_the_papers_of_other_topics_also_about_it_nearest_first():
     page = topic_cards_section(_details(), _with_further_topics(_papers()))
     one = page[page.index('id="topic-1"') : page.index('id="topic--1"')]
-    assert "Also about this topic: 2 papers" in one
+    assert "Also about this topic: 2 papers" in one and "the 2 nearest, all of them in papers.csv" in one
     assert one.index('data-id="near"') < one.index('data-id="far"')
     zero = page[page.index('id="topic-0"') : page.index('id="topic-1"')]
     assert "Also about this topic: 1 papers" in zero and 'data-id="b1"' in zero
