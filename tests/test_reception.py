@@ -102,13 +102,12 @@ def test_mean_test_gate_passes_a_real_difference_and_rarely_noise():
 
 
 def test_mean_test_permutes_values_only_within_their_stratum():
-    # Stratum 1's values are all 100 above stratum 0's, and topic 0 is mostly stratum 1: a
-    # permutation across strata would make the centred values' topic means move wildly.
-    rows = _within_strata(np.arange(12.0), np.repeat([1, 0, 1], 4), 50, np.random.default_rng(0))
-    stratum_one = np.r_[0:4, 8:12]
-    assert all(sorted(row[stratum_one]) == list(np.r_[0:4, 8:12]) for row in rows)
-    assert all(sorted(row[4:8]) == [4.0, 5.0, 6.0, 7.0] for row in rows)
-    assert len({tuple(row) for row in rows}) > 40  # and they do permute
+    # Strata side by side, as mean_test sorts them: a permutation across them would mix stratum
+    # 1's values (all 100 above stratum 0's) into stratum 0.
+    columns = _within_strata(np.r_[0:4, 100:108.0], np.repeat([0, 1], [4, 8]), 50, np.random.default_rng(0))
+    assert all(sorted(column[:4]) == [0, 1, 2, 3] for column in columns.T)
+    assert all(sorted(column[4:]) == list(np.r_[100:108]) for column in columns.T)
+    assert len({tuple(column) for column in columns.T}) > 40  # and they do permute
 
 
 def test_permutations_are_enough_for_a_topic_among_many():

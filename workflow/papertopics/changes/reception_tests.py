@@ -132,15 +132,17 @@ def _sums(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np.ndarra
     return counts, sums, squares
 
 
-def _welch_statistics(rows: np.ndarray, membership, size: np.ndarray) -> np.ndarray:
-    """Welch's t of each topic's papers against the rest, for each row of ``rows`` (rows × papers → rows × topics). ``membership``: papers × topics, sparse, 1 where
-    a paper is in the topic; ``size``: each topic's papers, at least 2, as is the rest.
+def _welch_statistics(columns: np.ndarray, membership, size: np.ndarray) -> np.ndarray:
+    """Welch's t of each topic's papers against the rest, for each column of ``columns`` (papers ×
+    draws → topics × draws). ``membership``: topics × papers, sparse, 1 where a paper is in the
+    topic; ``size``: each topic's papers, at least 2, as is the rest.
     """
-    sums = (membership.T @ rows.T).T
-    squares = (membership.T @ (rows**2).T).T
-    rest_size = rows.shape[1] - size
-    rest_sums = rows.sum(axis=1, keepdims=True) - sums
-    rest_squares = (rows**2).sum(axis=1, keepdims=True) - squares
+    squared = columns**2
+    sums, squares = membership @ columns, membership @ squared
+    rest_size = (len(columns) - size)[:, None]
+    size = size[:, None]
+    rest_sums = columns.sum(axis=0) - sums
+    rest_squares = squared.sum(axis=0) - squares
     mean, rest_mean = sums / size, rest_sums / rest_size
     variance = np.maximum(squares - size * mean**2, 0) / (size - 1) / size
     rest_variance = np.maximum(rest_squares - rest_size * rest_mean**2, 0) / (rest_size - 1) / rest_size
@@ -159,13 +161,14 @@ def draws_for(topics: int, false_discovery_rate: float) -> int:
 def _within_strata(
     values: np.ndarray, strata: np.ndarray, count: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``count`` rows, each ``values`` permuted within ``strata``."""
-    order = np.argsort(strata, kind="stable")
-    # A stratum's code plus a uniform draw below 1 sorts each stratum's papers among themselves.
-    shuffled_positions = np.argsort(strata[order] + rng.random((count, len(values))), axis=1)
-    rows = np.empty((count, len(values)))
-    rows[:, order] = values[order][shuffled_positions]
-    return rows
+    """``count`` columns, each ``values`` permuted within ``strata`` (sorted: a stratum's papers
+    side by side), papers × draws: the layout the topics' sums take without a copy.
+    """
+    columns = np.repeat(values[:, None], count, axis=1)
+    bounds = np.flatnonzero(np.diff(strata)) + 1
+    for first, end in zip(np.r_[0, bounds], np.r_[bounds, len(values)], strict=True):
+        rng.permuted(columns[first:end], axis=0, out=columns[first:end])
+    return columns
 
 
 def mean_test(
@@ -188,22 +191,26 @@ def mean_test(
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from scipy.sparse import csr_matrix
 
-    shifted = centred(values, strata)
-    inside = codes >= 0
+    # A stratum's papers side by side, as _within_strata takes them; the statistics do not depend
+    # on the papers' order.
+    order = np.argsort(strata, kind="stable")
+    shifted, sorted_strata, sorted_codes = centred(values, strata)[order], strata[order], codes[order]
+    inside = sorted_codes >= 0
     membership = csr_matrix(
-        (np.ones(inside.sum()), (np.flatnonzero(inside), codes[inside])), shape=(len(values), topics)
+        (np.ones(inside.sum()), (sorted_codes[inside], np.flatnonzero(inside))), shape=(topics, len(values))
     )
-    size = np.bincount(codes[inside], minlength=topics).astype(np.float64)
+    size = np.bincount(sorted_codes[inside], minlength=topics).astype(np.float64)
     testable = (size >= 2) & (len(values) - size >= 2)
-    observed = np.abs(_welch_statistics(shifted[None, :], membership, np.where(testable, size, 2)))[0]
+    tested_size = np.where(testable, size, 2)
+    observed = np.abs(_welch_statistics(shifted[:, None], membership, tested_size))[:, 0]
     drawn = np.empty((draws, topics))
     rng = np.random.default_rng(DRAW_SEED)
     chunk = max(1, PERMUTATION_CELLS // max(len(values), 1))
     for start in range(0, draws, chunk):
-        rows = _within_strata(shifted, strata, min(chunk, draws - start), rng)
-        drawn[start : start + len(rows)] = np.abs(
-            _welch_statistics(rows, membership, np.where(testable, size, 2))
-        )
+        columns = _within_strata(shifted, sorted_strata, min(chunk, draws - start), rng)
+        drawn[start : start + columns.shape[1]] = np.abs(
+            _welch_statistics(columns, membership, tested_size)
+        ).T
     # A hair below a |t|: a permutation that gives the same split in another order must count as
     # at least as extreme, whatever its rounding.
     at_least = (drawn >= observed * (1 - 1e-9)).sum(axis=0)
