@@ -16,6 +16,7 @@ from papertopics.topics.author_keywords import keyword_key
 from papertopics.topics.curation import Curated
 from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS, FROM_PAPERS
 from papertopics.topics.labeller import PaperTexts, label_topics
+from papertopics.topics.phrases import label_phrases
 
 EXPORTS = Path(__file__).parent / "data" / "exports"
 # Papers a topic of the test corpus holds, each topic a field the corpus's authors name.
@@ -111,6 +112,21 @@ def test_a_keyword_the_topics_papers_share_labels_it_in_the_form_most_write(corp
         assert labelled.source[0] == FROM_AUTHOR_KEYWORDS
 
 
+def test_a_second_keyword_half_the_topics_papers_carry_joins_the_first(corpus):
+    records, topics, _ = corpus
+    members = np.flatnonzero(topics == 2)  # autonomous driving: every paper carries it
+    # Its initials on 8 papers restate it; a second name on 6 (half) joins it, on 5 does not.
+    for carrying, second in (
+        (6, ["autonomous driving", "trajectory prediction"]),
+        (5, ["autonomous driving"]),
+    ):
+        keywords = [list(r["keywords"]) for r in records]
+        for position, row in enumerate(members):
+            keywords[row] += ["AD"] * (position < 8) + ["Trajectory Prediction"] * (position < carrying)
+        label = _labels(corpus, keywords).label_of[2]
+        assert [keyword_key(phrase) for phrase in label_phrases(label)] == [keyword_key(k) for k in second]
+
+
 def test_a_keyword_of_one_paper_names_no_topic(corpus):
     records, topics, _ = corpus
     # Topic 0's papers each carry a keyword of their own, and one carries the field's name.
@@ -150,4 +166,4 @@ def test_a_dumps_keywords_reach_the_labels_through_the_workflow(corpus, tmp_path
     details = json.loads((workdir / "results/topics/topic_details.json").read_text(encoding="utf-8"))
     written = {k for r in records for k in r["keywords"]}
     from_keywords = [d for d in details["topics"] if d["label_source"] == FROM_AUTHOR_KEYWORDS]
-    assert from_keywords and all(d["label"] in written for d in from_keywords)
+    assert from_keywords and all(set(label_phrases(d["label"])) <= written for d in from_keywords)

@@ -93,6 +93,9 @@ AGREEING_KEYWORDS = 3
 # A keyword that is a theme the label leaves out is the topic's in most of the papers using it:
 # "attention" or "diffusion", methods many topics use, are not themes of one.
 THEME_PRECISION = 0.5
+# A second author keyword in a label: carried by at least this share as many of the topic's papers
+# as the first (bench/labels-loco.md, "Keywords from the input").
+SECOND_KEYWORD_SHARE = 0.5
 
 
 def distinctive_keywords(table: PhraseTable, unit: Unit, keywords: list[str]) -> list[Key]:
@@ -303,7 +306,8 @@ def topic_labels(
     or keyword a neighbour (``neighbours``: siblings and nearest topics) uses in a larger share of
     its papers is left to it; of the phrases left, those that agree with the topic's ``keywords``
     (topic → its c-TF-IDF keywords, best first) come first; topics whose labels still clash take
-    their next candidates, and, if they run out, their number. A keyword is a label alone, in the
+    their next candidates, and, if they run out, their number. A keyword label is the keyword,
+    with the next that names much of the topic beside it (``with_second_keywords``), each in the
     form most of the topic's papers write it; ``placement`` chooses a phrase's second phrase
     (``choose_label``). A topic in ``fixed`` (a placed update's fitted topics) keeps the label
     given there, unchosen, and the others' give way to it.
@@ -350,7 +354,50 @@ def topic_labels(
                 if topic != keeper and topic in ranked and len(ranked[topic]) > 1:
                     ranked[topic] = ranked[topic][1:]
                     labels[topic] = choose(topic)
+    if authors is not None:
+        labels = with_second_keywords(labels, ranked, authored, authors)
     return numbered_apart({t: label or "(no keywords)" for t, label in labels.items()}, set(fixed))
+
+
+def with_second_keywords(
+    labels: dict[int, str],
+    ranked: dict[int, list[Key]],
+    authored: dict[int, list[Key]],
+    authors: AuthorKeywords,
+) -> dict[int, str]:
+    """Each label that is its topic's first candidate keyword, with a second one where there is
+    one (``second_keyword``). Added once the labels no longer clash: the first keyword alone keeps
+    two topics apart.
+    """
+    firsts = {topic: phrase_key(label_phrases(label)[0]) for topic, label in labels.items() if label}
+    named = dict(labels)
+    for topic, first in firsts.items():
+        if topic in ranked and ranked[topic][:1] == [first] and first in authored[topic]:
+            taken = {key for other, key in firsts.items() if other != topic}
+            second = second_keyword(authors, topic, first, [k for k in authored[topic] if k not in taken])
+            if second is not None:
+                named[topic] = f"{labels[topic]}, {authors.form(topic, second)}"
+    return named
+
+
+def second_keyword(authors: AuthorKeywords, topic: int, first: Key, candidates: list[Key]) -> Key | None:
+    """The next keyword of ``candidates`` (the topic's, best first, none another topic's name)
+    that neither restates nor agrees with ``first`` and that at least ``SECOND_KEYWORD_SHARE`` as
+    many of the topic's papers carry: the two names its authors use most ("Safety, Jailbreak";
+    "bias, fairness"), not a name of a few of its papers.
+    """
+    least = SECOND_KEYWORD_SHARE * authors.carried[topic][first]
+    return next(
+        (
+            key
+            for key in candidates
+            if key != first
+            and not restates(first, key)
+            and not agrees(key, [first])
+            and authors.carried[topic][key] >= least
+        ),
+        None,
+    )
 
 
 def _clashes(labels: dict[int, str]) -> list[list[int]]:
