@@ -400,3 +400,15 @@ def test_a_generic_word_stays_before_a_word_other_topics_use_as_much():
     assert generic(table, "architecture") and not generic_alone(table, unit, head)
     assert table.coverage(unit, head) >= table.coverage(unit, first) and table.precision(unit, head) < 0.5
     assert generic_modifier_dropped(table, unit, first, [head]) == first
+
+
+def test_two_words_the_papers_write_together_are_that_name():
+    # IJCAI abstracts: a topic's first word "revision" and its keyword "belief" are the field's
+    # "belief revision", which its papers write: the label is that, not "revision, belief".
+    texts, topics = _term_topics(
+        ["belief revision", "voting", "auction", "knowledge graph"], corpus="ijcai_2020_2024_areas.jsonl.gz"
+    )
+    table = PhraseTable(texts, topics, STOP)
+    unit, revision, belief = table.units[0], ("revision",), ("belief",)
+    assert table.names(unit, belief + revision) and not table.names(unit, revision + belief)
+    assert choose_label(table, unit, [revision, belief], keywords=[belief, revision]) == "belief revision"
