@@ -50,7 +50,7 @@ gives way to a name that holds it (``specific_for``). A first phrase
 of two words whose first is generic gives way to its second where that is one of the topic's
 distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
 ``generic_modifier_dropped``). Two single words the topic's papers write together as a name are that
-name ("revision, belief" → "belief revision": ``_compound``). Both chosen leave-one-corpus-out, bench/labels-loco.md.
+name ("revision, belief" → "belief revision": ``_compound``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
 
 Group labels are ``papertopics.topics.label_groups``.
 """
@@ -382,14 +382,18 @@ def with_second_keywords(
     one (``second_keyword``). Added once the labels no longer clash: the first keyword alone keeps
     two topics apart.
     """
-    firsts = {topic: phrase_key(label_phrases(label)[0]) for topic, label in labels.items() if label}
+    # Every label's first phrase: none is another topic's second (a topic's own is never its second).
+    taken = {phrase_key(label_phrases(label)[0]) for label in labels.values() if label}
     named = dict(labels)
-    for topic, first in firsts.items():
-        if topic in ranked and ranked[topic][:1] == [first] and first in authored[topic]:
-            taken = {key for other, key in firsts.items() if other != topic}
-            second = second_keyword(authors, topic, first, [k for k in authored[topic] if k not in taken])
+    for topic, label in labels.items():
+        first = ranked.get(topic, [])[:1]  # a fixed topic has none: its label is given
+        # A keyword written with commas ("Economic Paradigms, Auctions and Market-Based Systems")
+        # already reads as several phrases: another beside it would blur where each ends.
+        one_phrase = len(label_phrases(label)) == 1
+        if first and first[0] in authored[topic] and one_phrase and label == authors.form(topic, first[0]):
+            second = second_keyword(authors, topic, first[0], [k for k in authored[topic] if k not in taken])
             if second is not None:
-                named[topic] = f"{labels[topic]}, {authors.form(topic, second)}"
+                named[topic] = f"{label}, {authors.form(topic, second)}"
     return named
 
 
