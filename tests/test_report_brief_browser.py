@@ -101,9 +101,10 @@ def test_the_first_screen_tells_the_strongest_rise_and_printing_gives_two_pages(
 def test_the_shipped_dumps_make_a_map_of_named_topics(seed_run):
     topics = pd.read_csv(seed_run / "results" / "topics" / "topics.csv", keep_default_na=False)
     real = topics[topics["id"] >= 0]
-    # How many topics 38 abstracts hold depends on the vectors: 2 in fp32, 3 with bf16 through
-    # AVX-512, 4 with AMX (issue #47). Any backend must give more than one, each named.
-    assert len(real) >= 2
+    # A newcomer's first report holds at least 4 topics whichever backend computes the vectors
+    # (issue #50): with HDBSCAN's leaves below 150 papers (`cluster_selection_method: auto`) the 38
+    # abstracts give 5 in fp32, bf16 and ONNX; excess of mass gave 2 to 4 as the vectors' rounding moved.
+    assert len(real) >= 4
     assert real["label"].is_unique and not real["label"].str.startswith("(").any()  # "(no keywords)"
     page = (seed_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
     assert "<title>ICML 2026</title>" in page
