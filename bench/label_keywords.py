@@ -71,19 +71,25 @@ def topic_keyword_counts(
     return counts
 
 
-def phrase_is_keyword(phrase: str, counts: Counter) -> bool:
-    """Whether at least ``MIN_KEYWORD_PAPERS`` of the topic's papers carry the phrase as a keyword."""
+def phrase_is_keyword(phrase: str, counts: Counter, least_papers: int = MIN_KEYWORD_PAPERS) -> bool:
+    """Whether at least ``least_papers`` of the topic's papers carry the phrase as a keyword."""
     words = word_set(phrase)
-    return bool(words) and counts[words] >= MIN_KEYWORD_PAPERS
+    return bool(words) and counts[words] >= least_papers
 
 
-def keyword_naming(labels: dict[int, list[str]], counts: dict[int, Counter], sizes: dict[int, int]) -> dict:
+def keyword_naming(
+    labels: dict[int, list[str]],
+    counts: dict[int, Counter],
+    sizes: dict[int, int],
+    least_papers: int = MIN_KEYWORD_PAPERS,
+) -> dict:
     """``hit_rate``: share of the papers whose topic's label has a phrase that is a keyword of the
-    topic; ``phrase_share``: share of the label phrases that are (each weighed by its topic's size).
+    topic (carried by at least ``least_papers`` of its papers); ``phrase_share``: share of the
+    label phrases that are (each weighed by its topic's size).
     """
     hit = phrases = used = total = 0
     for topic, label in labels.items():
-        found = [phrase_is_keyword(p, counts.get(topic, Counter())) for p in label]
+        found = [phrase_is_keyword(p, counts.get(topic, Counter()), least_papers) for p in label]
         hit += sizes[topic] * any(found)
         total += sizes[topic]
         phrases += sizes[topic] * len(found)

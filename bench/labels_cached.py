@@ -6,6 +6,7 @@ move no paper). A label change is then measured in seconds, not a refit.
 
     PYTHONPATH=workflow python -m bench.labels_cached capture CORPUS...
     PYTHONPATH=workflow python -m bench.labels_cached rescore CORPUS... [--misses]
+    PYTHONPATH=workflow python -m bench.labels_cached halves CORPUS... [--seeds 0 1 ...]
 """
 
 from __future__ import annotations
@@ -53,16 +54,118 @@ def capture(corpus: Path, cache_dir: Path) -> dict:
     return result
 
 
-def _relabel(call: tuple, encoder, title_of: dict[str, str], earlier: dict[int, str] | None = None):
-    """The labeller on a captured call's inputs, the papers' titles found by their text."""
+def _relabel(
+    call: tuple,
+    encoder,
+    title_of: dict[str, str],
+    earlier: dict[int, str] | None = None,
+    authors: tuple[list[list[str]], int] | None = None,
+):
+    """The labeller on a captured call's inputs, the papers' titles found by their text; with
+    ``authors`` (each paper's keywords, the least papers a keyword names a topic with), those too.
+    """
     from papertopics.topics.labeller import PaperTexts, label_topics
 
     (texts, vectors, curated, captured_earlier, given, kept, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
     titles = [title_of.get(text, "") for text in texts]
-    return label_topics(
-        texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, PaperTexts(titles)
+    read = PaperTexts(titles, *authors) if authors else PaperTexts(titles)
+    return label_topics(texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, read)
+
+
+def halves(corpus: Path, cache_dir: Path, seeds: list[int]) -> dict:
+    """The half-split figure (issue #50, item 2) on the captured partition, for each seed: the
+    keywords of a random half of the papers (``quality_labels.keyword_halves`` with that seed) fed
+    to the labeller, its labels scored against the other half's keywords only, a label phrase
+    counting where at least 2 of the topic's papers of that half carry it, and where any one does;
+    beside them, on the same half, the labels made with no keywords and BERTopic's top 3 words and
+    MMR keywords of the captured run. The corpus's free keywords, or IJCAI's sub-area keywords fed
+    the same way.
+    """
+    from papertopics.embed.encoders import load_model
+    from papertopics.topics.phrases import label_phrases
+
+    from bench.label_keywords import (
+        MIN_KEYWORD_PAPERS,
+        keyword_naming,
+        load_free_keywords,
+        topic_keyword_counts,
     )
+
+    keywords = load_free_keywords(corpus) or quality_labels.load_paper_keywords(corpus)
+    if not keywords:
+        raise SystemExit(f"{corpus}: its papers carry no keywords to split")
+    with open(_capture_file(cache_dir, corpus), "rb") as stored:
+        captured = pickle.load(stored)
+    call = captured["calls"][0]
+    config = quality_runs.default_config()
+    encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
+    by_text = {p["text"]: p for p in quality_runs.load_corpus(corpus)}
+    title_of = {text: p["title"] or "" for text, p in by_text.items()}
+    texts, curated = call[0][0], call[0][2]
+    ids = [by_text[text]["id"] for text in texts]
+    topics = np.asarray(curated.topics)
+    sizes = Counter(topics[topics != -1].tolist())
+    none_fed = _relabel(call, encoder, title_of).label_of
+    baselines = {
+        "ours, no keywords": {t: label_phrases(none_fed[t]) for t in sizes},
+        "top 3 words": {e["topic"]: e["top_words"][:3] for e in captured["result"]["all_topics"]},
+        "MMR": {e["topic"]: e["mmr"] for e in captured["result"]["all_topics"]},
+    }
+    least = config["topics"]["label_keyword_min_papers"]
+    rows = []
+    for seed in seeds:
+        fed, scored = quality_labels.keyword_halves(ids, seed)
+        given = [keywords.get(i, []) if i in fed else [] for i in ids]
+        labelled = _relabel(call, encoder, title_of, authors=(given, least)).label_of
+        counts = topic_keyword_counts(ids, topics, {i: keywords.get(i, []) for i in scored})
+        compared = {"ours, half fed": {t: label_phrases(labelled[t]) for t in sizes}, **baselines}
+        rows.append(
+            {
+                "seed": seed,
+                **{
+                    name: {
+                        reading: keyword_naming({t: of[t] for t in sizes}, counts, sizes, papers)
+                        for reading, papers in (("at_least_2", MIN_KEYWORD_PAPERS), ("any_paper", 1))
+                    }
+                    for name, of in compared.items()
+                },
+            }
+        )
+    mean = {
+        name: {
+            reading: {k: float(np.mean([r[name][reading][k] for r in rows])) for k in rows[0][name][reading]}
+            for reading in rows[0][name]
+        }
+        for name in rows[0]
+        if name != "seed"
+    }
+    return {"corpus": corpus.name, "topics": len(sizes), "seeds": rows, "mean": mean}
+
+
+def halves_markdown(found: list[dict]) -> str:
+    """``halves``'s hit rates (phrase shares in brackets): ours per seed, every label set's mean."""
+    lines = [
+        "| corpus | labels | seed | hit rate, >= 2 papers (phrase share) | hit rate, any paper (phrase share) |",
+        "|---|---|---|---:|---:|",
+    ]
+
+    def cells(figures: dict) -> str:
+        return " | ".join(
+            f"{figures[r]['hit_rate']:.3f} ({figures[r]['phrase_share']:.3f})"
+            for r in ("at_least_2", "any_paper")
+        )
+
+    for corpus in found:
+        name = corpus["corpus"].split(".")[0]
+        lines += [
+            f"| {name} | ours, half fed | {row['seed']} | {cells(row['ours, half fed'])} |"
+            for row in corpus["seeds"]
+        ]
+        lines += [
+            f"| {name} | {labels} | mean | {cells(figures)} |" for labels, figures in corpus["mean"].items()
+        ]
+    return "\n".join(lines)
 
 
 def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
@@ -240,13 +343,19 @@ def _print_misses(corpus: Path, papers, topics, result, label_phrases) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("mode", choices=["capture", "rescore"])
+    parser.add_argument("mode", choices=["capture", "rescore", "halves"])
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--misses", action="store_true", help="print each topic's label and keywords")
     parser.add_argument("--output", type=Path, help="write OUTPUT.md and OUTPUT.json (rescore)")
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=list(range(8)), help="the halves drawn (halves)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.mode == "halves":
+        print(halves_markdown([halves(corpus, args.cache_dir, args.seeds) for corpus in args.corpora]))
+        return
     if args.mode == "capture":
         found = [capture(corpus, args.cache_dir) for corpus in args.corpora]
     else:

@@ -43,6 +43,16 @@ def test_labels_of_each_venues_field_hit_its_papers_keywords_not_the_others():
     assert right == {"hit_rate": 1.0, "phrase_share": 1.0}
     assert half["hit_rate"] == sizes[0] / sum(sizes.values())
     assert half["phrase_share"] == sizes[0] / (2 * sizes[0] + sizes[1])
+    # A keyword one COLM paper typed: a keyword of the topic only where one paper is enough.
+    once = next(
+        phrase
+        for words, n in sorted(counts[0].items(), key=lambda item: sorted(item[0]))
+        if n == 1 and word_set(phrase := " ".join(sorted(words))) == words
+    )
+    assert not phrase_is_keyword(once, counts[0]) and phrase_is_keyword(once, counts[0], least_papers=1)
+    alone = {0: [once], 1: ["nor this"]}
+    assert keyword_naming(alone, counts, sizes)["hit_rate"] == 0.0
+    assert keyword_naming(alone, counts, sizes, least_papers=1)["hit_rate"] == sizes[0] / sum(sizes.values())
 
 
 def test_the_labels_kept_figure_counts_the_topics_that_kept_most_of_their_papers():
