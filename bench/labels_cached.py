@@ -107,12 +107,14 @@ def halves(corpus: Path, cache_dir: Path, seeds: list[int]) -> dict:
     topics = np.asarray(curated.topics)
     sizes = Counter(topics[topics != -1].tolist())
     none_fed = _relabel(call, encoder, title_of).label_of
+    shown = [e for e in captured["result"]["all_topics"] if e["topic"] in sizes]
     baselines = {
         "ours, no keywords": {t: label_phrases(none_fed[t]) for t in sizes},
-        "top 3 words": {e["topic"]: e["top_words"][:3] for e in captured["result"]["all_topics"]},
-        "MMR": {e["topic"]: e["mmr"] for e in captured["result"]["all_topics"]},
+        "top 3 words": {e["topic"]: e["top_words"][:3] for e in shown},
+        "MMR": {e["topic"]: e["mmr"] for e in shown},
     }
     least = config["topics"]["label_keyword_min_papers"]
+    readings = {"at_least_2": MIN_KEYWORD_PAPERS, "any_paper": 1}
     rows = []
     for seed in seeds:
         fed, scored = quality_labels.keyword_halves(ids, seed)
@@ -122,25 +124,19 @@ def halves(corpus: Path, cache_dir: Path, seeds: list[int]) -> dict:
         compared = {"ours, half fed": {t: label_phrases(labelled[t]) for t in sizes}, **baselines}
         rows.append(
             {
-                "seed": seed,
-                **{
-                    name: {
-                        reading: keyword_naming({t: of[t] for t in sizes}, counts, sizes, papers)
-                        for reading, papers in (("at_least_2", MIN_KEYWORD_PAPERS), ("any_paper", 1))
-                    }
-                    for name, of in compared.items()
-                },
+                name: {r: keyword_naming(of, counts, sizes, papers) for r, papers in readings.items()}
+                for name, of in compared.items()
             }
         )
-    mean = {
-        name: {
-            reading: {k: float(np.mean([r[name][reading][k] for r in rows])) for k in rows[0][name][reading]}
-            for reading in rows[0][name]
-        }
-        for name in rows[0]
-        if name != "seed"
-    }
+    mean = {name: {r: _mean_figures([row[name][r] for row in rows]) for r in readings} for name in rows[0]}
+    for seed, row in zip(seeds, rows, strict=True):
+        row["seed"] = seed
     return {"corpus": corpus.name, "topics": len(sizes), "seeds": rows, "mean": mean}
+
+
+def _mean_figures(figures: list[dict]) -> dict:
+    """The mean of each figure over the draws."""
+    return {key: float(np.mean([f[key] for f in figures])) for key in figures[0]}
 
 
 def halves_markdown(found: list[dict]) -> str:

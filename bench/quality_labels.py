@@ -438,8 +438,13 @@ def keyword_half_lines(half: dict | None) -> list[str]:
     """The half-split figure (``keyword_half_naming``) as a table, with the largest topics' labels."""
     if not half:
         return []
-    figures = half["figures"]
-    names = {"hit_rate": "hit rate", "phrase_share": "label phrases that are keywords"}
+    rows = [
+        (half["figures"], "hit_rate", "hit rate"),
+        (half["figures"], "phrase_share", "label phrases that are keywords"),
+    ]
+    if half.get("figures_any_paper"):  # absent from results written before it was added
+        any_paper = "hit rate, a keyword of any one of the topic's papers of that half"
+        rows.append((half["figures_any_paper"], "hit_rate", any_paper))
     return [
         f"**Keywords from the input** (issue 50): the keywords of a random half of the papers"
         f" ({half['fed']}, seed {half['seed']}) fed to the labeller, the labels scored against the other"
@@ -450,16 +455,9 @@ def keyword_half_lines(half: dict | None) -> list[str]:
         "| against the other half's keywords | before (no keywords fed) | after (half fed) | top 3 words | MMR |",
         "|---|---:|---:|---:|---:|",
         *(
-            f"| {label} | {figures['before'][name]:.2f} | {figures['after'][name]:.2f}"
-            f" | {figures['top3_words'][name]:.2f} | {figures['mmr'][name]:.2f} |"
-            for name, label in names.items()
-        ),
-        *(
-            f"| hit rate, a keyword of any one of the topic's papers of that half | {any_paper['before']['hit_rate']:.2f}"
-            f" | {any_paper['after']['hit_rate']:.2f} | {any_paper['top3_words']['hit_rate']:.2f}"
-            f" | {any_paper['mmr']['hit_rate']:.2f} |"
-            for any_paper in [half.get("figures_any_paper")]
-            if any_paper
+            f"| {label} | {of['before'][name]:.2f} | {of['after'][name]:.2f}"
+            f" | {of['top3_words'][name]:.2f} | {of['mmr'][name]:.2f} |"
+            for of, name, label in rows
         ),
         "",
         "| topic | papers | before | after |",
