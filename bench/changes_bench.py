@@ -30,9 +30,9 @@ import pandas as pd
 from papertopics import storage
 from papertopics.changes.bursts import detect_bursts
 from papertopics.changes.compare import CompareSettings, describe_changes
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.periods.assign import paper_periods
+from papertopics.stats import benjamini_hochberg
 from papertopics.topics.history import TopicHistory
 from papertopics.topics.ids import TopicIds
 from papertopics.topics.labeller import carry_labels

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import quality_labels, quality_runs
+from bench import label_scores, quality_labels, quality_runs
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "papertopics-quality"
 _SUBJECTS = re.compile(r",| and ")
@@ -92,7 +92,7 @@ def halves(corpus: Path, cache_dir: Path, seeds: list[int]) -> dict:
         topic_keyword_counts,
     )
 
-    keywords = load_free_keywords(corpus) or quality_labels.load_paper_keywords(corpus)
+    keywords = load_free_keywords(corpus) or label_scores.load_paper_keywords(corpus)
     if not keywords:
         raise SystemExit(f"{corpus}: its papers carry no keywords to split")
     with open(_capture_file(cache_dir, corpus), "rb") as stored:
@@ -187,12 +187,12 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     for detail, entry in zip(details, result["all_topics"], strict=True):
         detail["keywords"] = [(w, 0.0) for w in entry["top_words"]]
     mmr = {e["topic"]: e["mmr"] for e in result["all_topics"]}
-    result["naming"] = quality_labels.label_naming(papers, corpus, np.asarray(topics), details, encoder, mmr)
+    result["naming"] = label_scores.label_naming(papers, corpus, np.asarray(topics), details, encoder, mmr)
     for entry in result["all_topics"]:
         entry["label"] = labelled.label_of[entry["topic"]]
     result["largest"] = result["all_topics"][:20]
     result["groups"] = [g["label"] for g in labelled.groups]
-    result["group_naming"] = quality_labels.group_naming(
+    result["group_naming"] = label_scores.group_naming(
         papers, corpus, np.asarray(topics), labelled.groups, encoder
     )
     if len(calls) == 3 and result["kept"]:
@@ -259,7 +259,7 @@ def single_word_labels(corpus: Path, papers, topics, result, encoder) -> dict[st
     topic (issue #50: a label of one word names what its papers are about only where their authors
     use that word alone). Against free keywords, one at least 2 of the topic's papers carry
     (``phrase_is_keyword``); against sub-area keywords, one of the subjects of the topic's
-    reference names, or one as similar (``quality_labels.label_hits``). Topics with papers in the
+    reference names, or one as similar (``label_scores.label_hits``). Topics with papers in the
     venue only.
     """
     from papertopics.topics.phrases import label_phrases, phrase_key
@@ -284,15 +284,15 @@ def single_word_labels(corpus: Path, papers, topics, result, encoder) -> dict[st
             venue: sorted(one_word[t] for t in generic if np.any((topics == t) & (venues == venue)))
             for venue in sorted(set(venues.tolist()) - {""})
         }
-    keywords = quality_labels.load_paper_keywords(corpus)
+    keywords = label_scores.load_paper_keywords(corpus)
     if not keywords:
         return {}
     # A sub-area names several subjects ("Planning and Scheduling"): each is a name the field uses.
     names = {
         t: [part.strip() for name in of for part in _SUBJECTS.split(name) if part.strip()]
-        for t, of in quality_labels.reference_names(ids, topics, keywords).items()
+        for t, of in label_scores.reference_names(ids, topics, keywords).items()
     }
-    hits = quality_labels.label_hits({t: [word] for t, word in one_word.items()}, names, encoder)
+    hits = label_scores.label_hits({t: [word] for t, word in one_word.items()}, names, encoder)
     return {corpus.name.split(".")[0]: sorted(one_word[t] for t, hit in hits.items() if not hit)}
 
 

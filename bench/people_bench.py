@@ -11,7 +11,7 @@ drawn equally from every year, the rest at random into topics of about 140. Then
   in the first year to 30% in the last (each of the topic's papers of a year written by that
   country alone with that chance, the rest by no one from it), and the same in a topic of 360.
 
-Each run is tested as the stage tests (``people_trends.rising``, Benjamini-Hochberg across the
+Each run is tested as the stage tests (``papertopics.people.trends.rising``, Benjamini-Hochberg across the
 country tests of all topics). Reported: null runs with nothing flagged, significant (q < 0.05) and
 at all (suggestive, q < 0.25, included); planted rises found; planted runs with nothing else
 flagged outside the planted topic. Writes bench/people.md and bench/people.json.
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from papertopics.changes.people import people_columns, people_table
-from papertopics.changes.people_trends import GradingLevels, rising
+from papertopics.people.authorship import people_columns, people_table
+from papertopics.people.trends import GradingLevels, rising
 from papertopics.periods.assign import paper_periods
 from papertopics.settings import PeopleSettings
 

@@ -28,7 +28,7 @@ from bench.common import BENCH, CORPORA, REPO
 TOPICS = 60
 RUN = """
 import sys
-from papertopics.changes.people_stage import PeopleOutputs, people
+from papertopics.people.stages import PeopleOutputs, people
 folder = sys.argv[1]
 outputs = PeopleOutputs(**{name: f"{folder}/{name}.out" for name in ("top", "experts", "rising", "topics", "periods", "record")})
 people(f"{folder}/papers.csv", f"{folder}/details.json", f"{folder}/periods.csv", f"{folder}/periods.json", outputs,

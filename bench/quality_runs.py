@@ -192,7 +192,7 @@ def run_ours(
     metrics["group_labels"] = [g["label"] for g in found.groups]
     if corpus is not None:
         from bench.label_keywords import mmr_keywords
-        from bench.quality_labels import group_naming, label_naming
+        from bench.label_scores import group_naming, label_naming
 
         real = [d for d in details if d["topic"] != -1]
         mmr = mmr_keywords(

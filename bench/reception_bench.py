@@ -123,7 +123,7 @@ def stage_cost(source: Path, size: int, folder: Path) -> dict:
     # The stage's knobs as the rule passes them, from config.yaml's defaults.
     knobs = settings_knobs(ReceptionStageSettings.from_config(default_config()))
     call = (
-        "from papertopics.changes.reception_stage import reception; "
+        "from papertopics.reception.stages import reception; "
         f"reception(papers='{folder}/papers.jsonl', parsed=['{folder}/papers.jsonl'], "
         f"topic_papers='{folder}/topic_papers.csv', details='{folder}/details.json', "
         f"table='{folder}/reception.csv', years='{folder}/years.csv', record='{folder}/reception.json', "

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from papertopics.changes.reception import (
+from papertopics.ingest.parse import input_columns, parse_dump
+from papertopics.reception.table import (
     CITATIONS,
     OUTCOME,
     RATING,
@@ -38,8 +39,7 @@ from papertopics.changes.reception import (
     year_measure,
     year_rows,
 )
-from papertopics.changes.reception_values import ReceptionValues, read_values
-from papertopics.ingest.parse import input_columns, parse_dump
+from papertopics.reception.values import ReceptionValues, read_values
 
 CORPORA = ("openreview_metadata", "acl_2021_2022_metadata")
 SIZES = (30, 60, 120)
@@ -212,7 +212,7 @@ def null_rate(corpus: Corpus, runs: int, seed: int = 0) -> dict:
 
 
 def _family(measure: str) -> str:
-    from papertopics.changes.reception import FAMILY
+    from papertopics.reception.table import FAMILY
 
     return FAMILY[measure]
 

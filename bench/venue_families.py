@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.venues import cell_tests
+from papertopics.stats import benjamini_hochberg
 
 from bench.common import BENCH, IJCAI
 

@@ -8,10 +8,10 @@ import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.changes.shares import compare_periods, dump_shares, recomputed_shares
-from papertopics.changes.stats import benjamini_hochberg, share_difference_interval, wilson_interval
 from papertopics.changes.tables import trend_table
 from papertopics.errors import PipelineInputError
 from papertopics.periods.assign import paper_periods
+from papertopics.stats import benjamini_hochberg, share_difference_interval, wilson_interval
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 

@@ -66,7 +66,7 @@ def test_the_labels_kept_figure_counts_the_topics_that_kept_most_of_their_papers
 
 
 def test_group_labels_are_scored_on_their_groups_papers_as_one_topic(seed_encoder):
-    from bench.quality_labels import group_naming
+    from bench.label_scores import group_naming
 
     path = require_corpus("openreview_free_keywords.jsonl.gz")
     with gzip.open(path, "rt", encoding="utf-8") as lines:

@@ -6,15 +6,30 @@ two subpackages import each other. Read from the sources (ast): the package is n
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "workflow" / "papertopics"
-# Lowest first. The modules directly in papertopics/ (errors, settings, storage, text) are below
+# The repository's own packages, whose modules the import checks resolve (a library is its top-level name).
+OWN_PACKAGES = frozenset(("papertopics", "bench"))
+# Lowest first. The modules directly in papertopics/ (errors, settings, stats, storage, text) are below
 # them all. figures/ draws plotly figures for the topics stage (from the fitted model) and the
 # report, and imports none of the stages' packages, so it sits below topics.
-LAYERS = ("ingest", "embed", "periods", "mapping", "figures", "topics", "changes", "report", "runtime")
+LAYERS = (
+    "ingest",
+    "embed",
+    "periods",
+    "mapping",
+    "figures",
+    "topics",
+    "changes",
+    "reception",
+    "people",
+    "report",
+    "runtime",
+)
 SHARED = "the shared modules"
 
 
@@ -43,7 +58,7 @@ def _node_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
     if node.level:
         parent = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
         base = f"{parent}.{base}".rstrip(".")
-    named = base == "papertopics" or not node.module
+    named = base in OWN_PACKAGES or not node.module
     return [f"{base}.{alias.name}" for alias in node.names] if named else [base]
 
 
@@ -90,10 +105,12 @@ def later_imports(source: str, module: str, is_package: bool = False) -> list[st
     )
 
 
-def modules():
-    """Each module of the package: its dotted name, its file, and whether it is an ``__init__``."""
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def modules(root: Path = PACKAGE):
+    """Each module of the package (or of ``root``, another package of the repository's, such as
+    ``bench``): its dotted name, its file, and whether it is an ``__init__``.
+    """
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
         is_package = parts[-1] == "__init__"
         yield ".".join(parts[:-1] if is_package else parts), path, is_package
 
@@ -176,11 +193,12 @@ HEAVY_LIBRARIES = frozenset(
 )
 
 
-def package_imports() -> dict[str, list[tuple[int, str, bool, bool]]]:
-    """Each module → its imports: (line, the package module or library imported, inside a
-    function, commented: a comment on its line or on the line above its block of imports).
+def package_imports(root: Path = PACKAGE) -> dict[str, list[tuple[int, str, bool, bool]]]:
+    """Each module of the package under ``root`` → its imports: (line, the module of the
+    repository's or library imported, inside a function, commented: a comment on its line or on
+    the line above its block of imports).
     """
-    listed = list(modules())
+    listed = list(modules(root))
     known = {name for name, _, _ in listed}
     found = {}
     for module, path, is_package in listed:
@@ -198,16 +216,16 @@ def _full_names(node: ast.Import | ast.ImportFrom, names: list[str]) -> list[str
     """Each name an import statement binds, dotted in full (``from papertopics.report import
     structure`` → ``papertopics.report.structure``), for ``_imported_module`` to resolve.
     """
-    if isinstance(node, ast.ImportFrom) and node.module and names[0] != "papertopics":
+    if isinstance(node, ast.ImportFrom) and node.module and names[0] not in OWN_PACKAGES:
         return [f"{names[0]}.{alias.name}" for alias in node.names]
     return names
 
 
 def _imported_module(name: str, known: set[str]) -> str:
-    """The package module an imported name lives in (``papertopics.a.b.f`` → ``papertopics.a.b``);
-    a library's top-level name otherwise.
+    """The module of the repository's an imported name lives in (``papertopics.a.b.f`` →
+    ``papertopics.a.b``); a library's top-level name otherwise.
     """
-    if not name.startswith("papertopics"):
+    if name.partition(".")[0] not in OWN_PACKAGES:
         return name.partition(".")[0]
     while name not in known and "." in name:
         name = name.rpartition(".")[0]
@@ -273,8 +291,9 @@ def circles(imports: dict) -> list[list[str]]:
     return sorted(found)
 
 
-def test_no_modules_import_each_other():
-    assert circles(package_imports()) == []
+@pytest.mark.parametrize("root", [PACKAGE, REPO / "bench"], ids=["papertopics", "bench"])
+def test_no_modules_import_each_other(root):
+    assert circles(package_imports(root)) == []
 
 
 def test_an_import_inside_a_function_defers_a_heavy_library_and_says_so():

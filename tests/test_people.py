@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
-from papertopics.changes.people import experts, people_columns, people_table, top_names
-from papertopics.changes.people_trends import GradingLevels, excess_trend, rising
 from papertopics.errors import PipelineInputError
 from papertopics.ingest.affiliations import institution_key, normalise_country
 from papertopics.ingest.parse import input_columns, parse_dump
+from papertopics.people.authorship import experts, people_columns, people_table, top_names
+from papertopics.people.trends import GradingLevels, excess_trend, rising
 from papertopics.periods.assign import paper_periods
 from papertopics.settings import PeopleSettings
 

@@ -13,16 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import require_corpus
-from papertopics.changes.reception import (
-    ReceptionSettings,
-    TopicPapers,
-    is_accepted,
-    normalised_citations,
-    reception_table,
-    year_rows,
-)
-from papertopics.changes.reception_stage import change_sentence, finding_sentence
-from papertopics.changes.reception_tests import (
+from papertopics.reception.permutation import (
     MIN_DRAWS,
     _within_strata,
     change_test,
@@ -31,7 +22,16 @@ from papertopics.changes.reception_tests import (
     median_interval,
     share_test,
 )
-from papertopics.changes.reception_values import ReceptionValues
+from papertopics.reception.stages import change_sentence, finding_sentence
+from papertopics.reception.table import (
+    ReceptionSettings,
+    TopicPapers,
+    is_accepted,
+    normalised_citations,
+    reception_table,
+    year_rows,
+)
+from papertopics.reception.values import ReceptionValues
 from papertopics.report.reception_record import reception_files
 from papertopics.report.reception_section import brief_lines, card_blocks, findings, reception_section
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import PARSE_KNOBS, require_corpus
-from papertopics.changes.reception_values import paper_ratings, read_values
 from papertopics.errors import PipelineInputError
 from papertopics.ingest import stages as ingest_stages
 from papertopics.ingest.parse import input_columns, parse_dump
+from papertopics.reception.values import paper_ratings, read_values
 
 SAMPLES = Path(__file__).parent / "data" / "exports"
 ABSTRACT = (

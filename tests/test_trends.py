@@ -5,19 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from papertopics.changes.bursts import detect_bursts, kleinberg_states, term_counts, without_nested
-from papertopics.changes.stats import benjamini_hochberg
-from papertopics.changes.trends import (
-    FALLING,
-    FLAT,
-    NO_EVIDENCE,
-    RISING,
-    SIGNIFICANT,
-    SUGGESTIVE,
-    cochran_armitage,
-    direction,
-    grade,
-    period_scores,
-)
+from papertopics.changes.trends import FALLING, FLAT, RISING, cochran_armitage, direction, period_scores
+from papertopics.stats import NO_EVIDENCE, SIGNIFICANT, SUGGESTIVE, benjamini_hochberg, grade
 
 RUNS = 2000
 

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from conftest import default_config, require_corpus
 from papertopics.changes.compare import CompareSettings
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
 from papertopics.changes.venue_trends import (
     VenueSeries,
@@ -22,6 +21,7 @@ from papertopics.changes.venue_trends import (
     venue_series,
 )
 from papertopics.periods.assign import Periods
+from papertopics.stats import benjamini_hochberg
 
 SETTINGS = CompareSettings(**{**default_config()["compare"], "by": ["venue", "year"]})
 

@@ -2,7 +2,7 @@ from papertopics.settings import PeopleSettings
 
 
 # Who works on each topic: its authors, institutions and countries, its experts, and who is
-# rising in it (papertopics.changes.people, people_trends). Read by the report.
+# rising in it (papertopics.people: authorship, trends). Read by the report.
 rule people:
     input:
         after_parsing,

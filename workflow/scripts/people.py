@@ -1,6 +1,6 @@
 """Who works on each topic: rule people."""
 
-from papertopics.changes import people_stage
+from papertopics.people import stages
 from papertopics.runtime.adapter import run_rule
 
-run_rule(snakemake, people_stage.people)
+run_rule(snakemake, stages.people)

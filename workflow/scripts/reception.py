@@ -1,6 +1,6 @@
 """How each topic was received: rule reception."""
 
-from papertopics.changes import reception_stage
+from papertopics.reception import stages
 from papertopics.runtime.adapter import run_rule
 
-run_rule(snakemake, reception_stage.reception)
+run_rule(snakemake, stages.reception)

@@ -31,9 +31,9 @@ from papertopics.changes.shares import (
 )
 from papertopics.changes.signals import term_bursts, topic_trends, unordered_reason
 from papertopics.changes.tables import json_records
-from papertopics.changes.trends import NOT_TESTED, grade
 from papertopics.periods.assign import Periods
 from papertopics.settings import CompareSettings
+from papertopics.stats import NOT_TESTED, grade
 
 
 @dataclass(frozen=True)

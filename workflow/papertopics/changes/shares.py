@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from papertopics.changes.stats import (
+from papertopics.changes.tables import json_records
+from papertopics.errors import PipelineInputError
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.periods.assign import Periods
+from papertopics.stats import (
     benjamini_hochberg,
     share_change_pvalues,
     share_difference_interval,
     wilson_interval,
 )
-from papertopics.changes.tables import json_records
-from papertopics.errors import PipelineInputError
-from papertopics.mapping.cluster import OUTLIER
-from papertopics.periods.assign import Periods
 
 # The count the trend and pairwise tests run on: a topic's clustered papers, not its assigned outliers.
 TESTED_ON = "clustered"

@@ -21,12 +21,12 @@ from papertopics.changes.bursts import (
     without_nested,
 )
 from papertopics.changes.shares import TESTED_ON
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.tables import json_records, json_value
 from papertopics.changes.trajectories import topic_shapes
-from papertopics.changes.trends import SIGNIFICANT, cochran_armitage, direction, grade, period_scores
+from papertopics.changes.trends import cochran_armitage, direction, period_scores
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
+from papertopics.stats import SIGNIFICANT, benjamini_hochberg, grade
 
 if TYPE_CHECKING:
     from papertopics.settings import CompareSettings

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
+from papertopics.stats import benjamini_hochberg
 
 THEME_TEST = (
     "best single split of the topic's periods into two eras by the share of its embedding spread the eras "

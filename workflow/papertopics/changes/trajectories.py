@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.trends import cochran_armitage
+from papertopics.stats import benjamini_hochberg
 
 RISING = "rising"
 FALLING = "falling"

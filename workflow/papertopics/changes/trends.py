@@ -21,10 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SIGNIFICANT = "significant"
-SUGGESTIVE = "suggestive"
-NO_EVIDENCE = "no evidence"
-NOT_TESTED = "not tested"  # a period too small to take part in the tests
+from papertopics.stats import NO_EVIDENCE
+
 RISING = "rising"
 FALLING = "falling"
 FLAT = "flat"
@@ -83,14 +81,6 @@ def cochran_armitage(counts, totals, scores, confidence: float = 0.95) -> TrendT
 def period_scores(names: list[str], by: str) -> np.ndarray:
     """The score of each period: its year when comparing years (gaps count), else its place."""
     return np.array([int(n) for n in names] if by == "year" else range(len(names)), dtype=np.float64)
-
-
-def grade(q_values, false_discovery_rate: float, suggestive_q: float) -> np.ndarray:
-    """Each q-value in words: significant, suggestive or no evidence."""
-    q = np.asarray(q_values, dtype=np.float64)
-    return np.where(
-        q < false_discovery_rate, SIGNIFICANT, np.where(q < suggestive_q, SUGGESTIVE, NO_EVIDENCE)
-    ).astype(object)
 
 
 def direction(slope, graded) -> np.ndarray:

@@ -33,18 +33,11 @@ import numpy as np
 import pandas as pd
 
 from papertopics.changes.shares import TESTED_ON
-from papertopics.changes.stats import benjamini_hochberg
 from papertopics.changes.tables import json_records, json_value
-from papertopics.changes.trends import (
-    NO_EVIDENCE,
-    SIGNIFICANT,
-    cochran_armitage,
-    direction,
-    grade,
-    period_scores,
-)
+from papertopics.changes.trends import cochran_armitage, direction, period_scores
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
+from papertopics.stats import NO_EVIDENCE, SIGNIFICANT, benjamini_hochberg, grade
 
 TEST = (
     "Cochran-Armitage test for trend in each topic's share of each venue's papers, Benjamini-Hochberg "

@@ -8,7 +8,7 @@ standardized residual (Haberman's), which for one cell is the signed root of the
 the 2 × 2 table "this topic or another × this group or another", here with Yates's continuity
 correction; where a cell of that 2 × 2 table expects fewer than ``EXACT_BELOW`` papers, Fisher's
 exact test instead. The Benjamini–Hochberg correction runs across every cell of the table (topics
-× groups), and the q-values are graded as the trends are (``trends.grade``).
+× groups), and the q-values are graded as the trends are (``papertopics.stats.grade``).
 
 As in the comparison of periods, the test counts each topic's clustered papers (``TESTED_ON``):
 a group's papers are all its papers, outliers included, so outliers are a row of the table that
@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 
 from papertopics.changes.shares import TESTED_ON
-from papertopics.changes.stats import benjamini_hochberg, wilson_interval
-from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, grade
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods
+from papertopics.stats import SIGNIFICANT, SUGGESTIVE, benjamini_hochberg, grade, wilson_interval
 
 # Below this many expected papers in a cell of a 2 × 2 table, Fisher's exact test replaces the chi-square.
 EXACT_BELOW = 5

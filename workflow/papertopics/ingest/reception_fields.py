@@ -4,7 +4,7 @@ A paper record keeps each under one name, whatever its export called it: ``decis
 OpenReview ``decision`` or ``status``: "Accept (Oral)", "Reject", "Findings"), ``ratings`` (the
 reviewers' ratings, "5; 7; 7", or one mean rating) and ``citations`` (a count: Web of Science
 ``TC``, Scopus ``Cited by``, OpenAlex ``cited_by_count``, a table's ``citations`` column). The
-values are kept as text here; :mod:`papertopics.changes.reception_values` reads them as numbers and says
+values are kept as text here; :mod:`papertopics.reception.values` reads them as numbers and says
 which could not be read.
 """
 

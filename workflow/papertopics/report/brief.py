@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from papertopics.changes.trends import FALLING, RISING, SIGNIFICANT, SUGGESTIVE
+from papertopics.changes.trends import FALLING, RISING
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.overview import input_notes
@@ -25,6 +25,7 @@ from papertopics.report.trajectories import ranked_findings, recent_phrase, shap
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
 from papertopics.report.venues_section import venue_lines, venues_none_found
+from papertopics.stats import SIGNIFICANT, SUGGESTIVE
 
 _THEMES = 8
 _FINDINGS = 5

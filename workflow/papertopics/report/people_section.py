@@ -66,8 +66,8 @@ def map_filter(people: PeopleTables | None, papers: pd.DataFrame) -> tuple[Marku
 
     Offered: the corpus's countries and institutions with most fractional papers, 20 of each.
     """
-    # papertopics.changes.people imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.people import KINDS, display_names, people_table
+    # papertopics.people.authorship imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.people.authorship import KINDS, display_names, people_table
 
     if people is None:
         return Markup(), None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.reception_values import read_values
+from papertopics.reception.values import read_values
 from papertopics.report.colours import OUTLIER_COLOUR, category_colours, scale_colours
 
 # The most frequent decisions get a colour each; the rarer ones share "other".
@@ -80,8 +80,8 @@ def map_colourings(record: dict | None, papers: pd.DataFrame) -> list[dict]:
     """The colourings the map offers beside topic and period, from the papers table's reception
     columns as ``record`` (the reception stage's) names them; none where the run has no reception.
     """
-    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.reception import normalised_citations
+    # papertopics.reception.table imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.reception.table import normalised_citations
 
     if not record or not record.get("available"):
         return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from papertopics.changes.reception_stage import finding_sentence
+from papertopics.reception.stages import finding_sentence
 from papertopics.report.reception_record import CONFIDENTIAL, shown_rows
 from papertopics.report.render import render
 from papertopics.report.topic_table import sortable_table, table_cell

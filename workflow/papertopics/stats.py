@@ -1,11 +1,18 @@
-"""The statistics behind the comparison: Wilson score intervals of a share, Newcombe's hybrid
-score interval of a change in share, a two-sided Fisher exact test per topic and the
-Benjamini–Hochberg correction across topics (see ``papertopics.changes.compare``).
+"""The statistics the changes, reception and people stages share: Wilson score intervals of a
+share, Newcombe's hybrid score interval of a change in share, a two-sided Fisher exact test per
+topic, the Benjamini–Hochberg correction across topics, the grades a q-value is said in
+(*significant*, *suggestive*, *no evidence*), and the permutation gate that keeps a family of
+dependent tests from flagging more than its false discovery rate on shuffled data.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+SIGNIFICANT = "significant"
+SUGGESTIVE = "suggestive"
+NO_EVIDENCE = "no evidence"
+NOT_TESTED = "not tested"  # a period too small to take part in the tests
 
 
 def wilson_interval(count, total, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -66,3 +73,25 @@ def benjamini_hochberg(pvalues, axis: int = -1) -> np.ndarray:
 
     pvalues = np.asarray(pvalues, dtype=np.float64)
     return false_discovery_control(pvalues, axis=axis, method="bh") if pvalues.size else pvalues
+
+
+def grade(q_values, false_discovery_rate: float, suggestive_q: float) -> np.ndarray:
+    """Each q-value in words: significant, suggestive or no evidence."""
+    q = np.asarray(q_values, dtype=np.float64)
+    return np.where(
+        q < false_discovery_rate, SIGNIFICANT, np.where(q < suggestive_q, SUGGESTIVE, NO_EVIDENCE)
+    ).astype(object)
+
+
+def smallest_p_gate(observed: np.ndarray, drawn: np.ndarray, p_value: np.ndarray) -> float:
+    """The permutation p-value of the smallest of the topics' p-values: each draw's topics given
+    p-values against the observed and the other draws as the observed's are (draws × topics of
+    |t|), and the share of the observed and the draws whose smallest is at most the observed's.
+    """
+    draws = len(drawn)
+    draw_p = np.empty_like(drawn)
+    for column in range(drawn.shape[1]):
+        ordered = np.sort(drawn[:, column])
+        at_least = draws - np.searchsorted(ordered, drawn[:, column] * (1 - 1e-9), side="left")
+        draw_p[:, column] = (at_least + (observed[column] >= drawn[:, column] * (1 - 1e-9))) / (1 + draws)
+    return float((1 + (draw_p.min(axis=1) <= p_value.min()).sum()) / (1 + draws))

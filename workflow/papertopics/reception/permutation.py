@@ -9,7 +9,7 @@ otherwise call every topic of the second venue "more often oral".
 
 - Shares: the Cochran–Mantel–Haenszel test of the topic's papers against the rest, across strata,
   with continuity correction (conservative for small topics); the share's interval is Wilson's
-  (``papertopics.changes.stats``).
+  (``papertopics.stats``).
 - Ratings and citations: Welch's t of the topic's papers against the rest on values centred
   within their stratum, its p-value from permutations of the values within strata; citations on
   the log scale (log(1 + count)), since counts are skewed and a handful of famous papers would
@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from papertopics.stats import smallest_p_gate
 
 # The fewest draws from a test's null distribution behind a p-value (permutations of a mean's
 # values, tables of a change's hits; the smallest p-value is then 1/2,000), their seed, and how
@@ -217,7 +219,7 @@ def mean_test(
     p_value = np.where(testable, (1 + at_least) / (1 + draws), 1.0)
     gated = testable & (size >= min_papers)
     gate_p_value = (
-        _smallest_p_gate(observed[gated], drawn[:, gated], p_value[gated]) if gated.any() else np.nan
+        smallest_p_gate(observed[gated], drawn[:, gated], p_value[gated]) if gated.any() else np.nan
     )
     plain_size, plain_sums, _ = _sums(values, codes, topics)
     value = np.where(testable, plain_sums / np.maximum(plain_size, 1), np.nan)
@@ -225,20 +227,6 @@ def mean_test(
     return GroupTest(
         plain_size.astype(int), value, rest, p_value, np.where(testable, observed, 0.0), gate_p_value
     )
-
-
-def _smallest_p_gate(observed: np.ndarray, drawn: np.ndarray, p_value: np.ndarray) -> float:
-    """The permutation p-value of the smallest of the topics' p-values: each draw's topics given
-    p-values against the observed and the other draws as the observed's are (draws × topics of
-    |t|), and the share of the observed and the draws whose smallest is at most the observed's.
-    """
-    draws = len(drawn)
-    draw_p = np.empty_like(drawn)
-    for column in range(drawn.shape[1]):
-        ordered = np.sort(drawn[:, column])
-        at_least = draws - np.searchsorted(ordered, drawn[:, column] * (1 - 1e-9), side="left")
-        draw_p[:, column] = (at_least + (observed[column] >= drawn[:, column] * (1 - 1e-9))) / (1 + draws)
-    return float((1 + (draw_p.min(axis=1) <= p_value.min()).sum()) / (1 + draws))
 
 
 def mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:

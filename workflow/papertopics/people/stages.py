@@ -1,5 +1,5 @@
-"""The people stage, file to file: who works on each topic (``papertopics.changes.people``) and who
-is rising (``papertopics.changes.people_trends``), from the topics stage's paper table (which
+"""The people stage, file to file: who works on each topic (``papertopics.people.authorship``) and who
+is rising (``papertopics.people.trends``), from the topics stage's paper table (which
 carries every input column: authors, affiliations, countries) and the periods stage's periods.
 """
 
@@ -40,9 +40,9 @@ def people(
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # papertopics.changes.people imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.people import experts, people_columns, people_table, top_names
-    from papertopics.changes.people_trends import (
+    # papertopics.people.authorship imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.people.authorship import experts, people_columns, people_table, top_names
+    from papertopics.people.trends import (
         GradingLevels,
         over_represented,
         period_shares,

@@ -12,7 +12,7 @@ least-squares slope of the topic's share less the corpus's, in points per period
 count varies less than the 0 or 1 of a whole paper, so the binomial variance is an upper bound and
 the test is conservative where papers are shared. A name is tested in a topic when it has at least
 ``people.min_papers`` fractional papers there; Benjamini–Hochberg runs across every (topic, name)
-test of a kind, and the q-values are graded as the trends are (``trends.grade``).
+test of a kind, and the q-values are graded as the trends are (``papertopics.stats.grade``).
 
 Over-representation is the venues' test (``venues.cell_tests``, the adjusted standardized
 residual of each topic × name cell, Fisher's exact test on rounded counts where a cell expects
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.people import display_names, topic_rows
-from papertopics.changes.stats import benjamini_hochberg, wilson_interval
-from papertopics.changes.trends import SIGNIFICANT, SUGGESTIVE, TrendTest, direction, grade, period_scores
+from papertopics.changes.trends import TrendTest, direction, period_scores
 from papertopics.changes.venues import cell_tests
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.people.authorship import display_names, topic_rows
 from papertopics.periods.assign import Periods
+from papertopics.stats import SIGNIFICANT, SUGGESTIVE, benjamini_hochberg, grade, wilson_interval
 
 TESTED_KINDS = ("institution", "country")
 RISING_COLUMNS = ["kind", "topic", "label", "name", "papers", "first_period", "first_share", "last_period"]

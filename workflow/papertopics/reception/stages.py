@@ -1,5 +1,5 @@
 """The reception stage, file to file: each topic's decisions, ratings and citations for its year
-against the rest of the corpus (``papertopics.changes.reception``), with the sentences the brief
+against the rest of the corpus (``papertopics.reception.table``), with the sentences the brief
 and the report's section say.
 
 Its parameters are named as the rule's inputs, outputs and params (paths first), because the
@@ -13,10 +13,10 @@ import logging
 import numpy as np
 
 from papertopics import storage
-from papertopics.changes.reception_values import read_values
-from papertopics.changes.trends import SIGNIFICANT
 from papertopics.ingest.parse import input_columns
+from papertopics.reception.values import read_values
 from papertopics.settings import ReceptionStageSettings
+from papertopics.stats import SIGNIFICANT
 from papertopics.storage import flag_column
 from papertopics.topics.stages import pipeline_columns
 
@@ -74,8 +74,8 @@ def _topic_papers(table, topic_details: list[dict]):
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.reception import TopicPapers
+    # papertopics.reception.table imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.reception.table import TopicPapers
 
     topics = [t["topic"] for t in topic_details]
     code_of = {topic: code for code, topic in enumerate(topics)}
@@ -150,7 +150,7 @@ def reception(
     paper_table_file: str,
     knobs: dict,
 ) -> None:
-    """Each topic's reception (``papertopics.changes.reception``): ``table`` one row per topic and
+    """Each topic's reception (``papertopics.reception.table``): ``table`` one row per topic and
     measure, ``years`` its acceptance (or rarer outcome) per year, ``record`` both with the
     findings in words, ``paper_table_file`` the published ``papers.csv`` (``paper_table``); ``knobs``:
     ``papertopics.settings.ReceptionStageSettings``'s fields.
@@ -158,9 +158,10 @@ def reception(
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # papertopics.changes.reception imports heavy libraries at its top: only the jobs that use it load them.
-    from papertopics.changes.reception import ReceptionSettings, flagged, reception_table, year_rows
+    # papertopics.changes.tables and papertopics.reception.table import heavy libraries at their
+    # tops: only the jobs that use them load them.
     from papertopics.changes.tables import json_records
+    from papertopics.reception.table import ReceptionSettings, flagged, reception_table, year_rows
 
     chosen = ReceptionStageSettings(**knobs)
     records = received_records(papers, parsed)

@@ -1,9 +1,9 @@
 """How each topic was received: its decisions (each outcome's share, the acceptance rate), its
 reviewers' ratings and its papers' citations for their year, each against the rest of the corpus.
 
-Tests are in :mod:`papertopics.changes.reception_tests`; q-values are Benjamini–Hochberg across
+Tests are in :mod:`papertopics.reception.permutation`; q-values are Benjamini–Hochberg across
 topics, one family per kind (decisions, ratings, citations), graded as the trends are
-(``papertopics.changes.trends.grade``). Citations are never compared raw: each paper's count is
+(``papertopics.stats.grade``). Citations are never compared raw: each paper's count is
 divided by the mean count of the papers of its year (a normalised citation score, 1 = its
 year's mean), and papers without a year are left out of them.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.reception_tests import (
+from papertopics.reception.permutation import (
     bootstrap_mean_interval,
     change_test,
     draws_for,
@@ -25,9 +25,8 @@ from papertopics.changes.reception_tests import (
     median_interval,
     share_test,
 )
-from papertopics.changes.reception_values import ReceptionValues
-from papertopics.changes.stats import benjamini_hochberg, wilson_interval
-from papertopics.changes.trends import NOT_TESTED, SIGNIFICANT, grade
+from papertopics.reception.values import ReceptionValues
+from papertopics.stats import NOT_TESTED, SIGNIFICANT, benjamini_hochberg, grade, wilson_interval
 
 ACCEPTANCE, OUTCOME, RATING, CITATIONS = "acceptance", "outcome", "rating", "citations"
 FAMILY = {ACCEPTANCE: "decisions", OUTCOME: "decisions", RATING: "ratings", CITATIONS: "citations"}
