@@ -16,6 +16,7 @@ from pathlib import Path
 
 import hypothesis
 import pytest
+from papertopics.signed import KEY_FOLDER_VARIABLE
 
 from tests.workflow_support import (  # noqa: F401  (the tests import these from here)
     ARXIV,
@@ -39,6 +40,20 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
     snakemake_command,
     write_config,
 )
+
+# The key that signs the fitted models (papertopics.signed) is this test session's own, in a
+# scratch folder: the tests never read or make the user's. Set before pytest-xdist starts its
+# workers, which inherit it: a run one worker builds (seed_run) is placed on by the others.
+if not os.environ.get(KEY_FOLDER_VARIABLE):
+    os.environ[KEY_FOLDER_VARIABLE] = _SESSION_KEY_FOLDER = tempfile.mkdtemp(prefix="papertopics-key-")
+else:
+    _SESSION_KEY_FOLDER = None
+
+
+def pytest_unconfigure(config):
+    if _SESSION_KEY_FOLDER and not hasattr(config, "workerinput"):
+        shutil.rmtree(_SESSION_KEY_FOLDER, ignore_errors=True)
+
 
 # As the workflow's jobs do (Snakefile): the encoders a test loads in its own process share the
 # two cores with the other pytest worker, and spinning OpenMP threads would take them.

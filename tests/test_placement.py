@@ -5,9 +5,9 @@ placed clusters keep the fitted papers' topics; a planted field is found new; th
 
 from __future__ import annotations
 
-import joblib
 import numpy as np
 import pytest
+from papertopics import signed
 from papertopics.ingest.parse import parse_dump
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.mapping.cluster_placement import (
@@ -57,7 +57,7 @@ def fitted_projection(tmp_path, ids, dumps, vectors, n_components):
     )
     path = tmp_path / f"projection-{n_components}.joblib"
     save_projection(str(path), np.asarray(ids)[fitted].tolist(), coordinates, models[0], umap, settings)
-    return joblib.load(path), umap, fitted
+    return signed.load(path), umap, fitted
 
 
 def test_a_saved_projection_places_new_papers_and_keeps_the_fitted_coordinates(tmp_path, corpus):
@@ -67,7 +67,7 @@ def test_a_saved_projection_places_new_papers_and_keeps_the_fitted_coordinates(t
     placed = place_projection(fit, ids, dumps, vectors)
     assert np.array_equal(placed[fitted], fit["coordinates"])
     assert np.isfinite(placed).all() and placed.shape == (len(ids), 5)
-    again = place_projection(joblib.load(tmp_path / "projection-5.joblib"), ids, dumps, vectors)
+    again = place_projection(signed.load(tmp_path / "projection-5.joblib"), ids, dumps, vectors)
     assert np.array_equal(placed, again)
     # A new paper lands nearer the fitted papers it resembles than the average fitted paper does.
     nearest = (vectors[~fitted] @ vectors[fitted].T).argmax(axis=1)
@@ -107,7 +107,7 @@ def test_the_vectorised_search_places_papers_where_umaps_own_does(tmp_path, corp
     fit, _, fitted = fitted_projection(tmp_path, ids, dumps, vectors, 2)
     placed = place_projection(fit, ids, dumps, vectors)
     monkeypatch.setattr(placement, "vectorised_metric", lambda metric: False)
-    umaps = place_projection(joblib.load(tmp_path / "projection-2.joblib"), ids, dumps, vectors)
+    umaps = place_projection(signed.load(tmp_path / "projection-2.joblib"), ids, dumps, vectors)
     assert np.array_equal(placed[fitted], umaps[fitted])
     # UMAP's optimisation carries float32 rounding on: the same places, to a small share of the map.
     spread = np.linalg.norm(umaps[fitted] - umaps[fitted].mean(axis=0), axis=1).mean()
@@ -142,7 +142,7 @@ def test_placed_clusters_keep_the_fitted_topics_and_find_the_planted_field(tmp_p
         "group_label": np.array([f"group {t % 2}" for t in final]),
     }
     arrays, figures = place_clusters(
-        joblib.load(tmp_path / "clusters.joblib"), topics, ids, dumps, [space], vectors, PLACEMENT
+        signed.load(tmp_path / "clusters.joblib"), topics, ids, dumps, [space], vectors, PLACEMENT
     )
     assert np.array_equal(arrays["labels"][fitted], final)
     # Each fitted paper's label and group label go on to the topics stage, "" for the placed papers.
@@ -151,7 +151,7 @@ def test_placed_clusters_keep_the_fitted_topics_and_find_the_planted_field(tmp_p
         assert set(arrays[f"fitted_{name}"][~fitted].tolist()) == {""}
     # A fit kept before group labels were: none for any paper, so the topics stage labels groups afresh.
     older = place_clusters(
-        joblib.load(tmp_path / "clusters.joblib"),
+        signed.load(tmp_path / "clusters.joblib"),
         {k: v for k, v in topics.items() if k != "group_label"},
         ids,
         dumps,

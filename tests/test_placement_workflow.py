@@ -10,6 +10,7 @@ import shutil
 
 import pandas as pd
 import pytest
+from conftest import good_run
 from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings
 from papertopics.mapping.similar import similar_papers
@@ -82,3 +83,43 @@ def test_a_placed_dump_keeps_the_earlier_papers_and_reports_a_new_field(tmp_path
     assert (after[after["dump"] != "reefs"]["topic"] != str(new[0]["topic"])).all()
     assert f"new in reefs: topic {new[0]['topic']}" in (workdir / "results/report/index.html").read_text()
     assert planned_jobs(workdir) == {}
+
+
+@pytest.mark.slow
+def test_a_fit_from_elsewhere_is_refitted_never_loaded(seed_run, tmp_path, monkeypatch):
+    # Issue #62: a finished run's results/fit/ replaced by pickles that would run code when
+    # loaded (unsigned, signed with another installation's key, a forged signature), a dump
+    # added, make update.
+    from papertopics import signed
+
+    from tests.test_signed_fits import signed_with_another_key, trapped_pickle
+
+    workdir = good_run(seed_run, tmp_path)
+    marker = tmp_path / "the fit ran code"
+    trap = trapped_pickle(marker)
+    fit = workdir / "results/fit"
+    for path in sorted(fit.rglob("*.joblib")):
+        path.write_bytes(trap)
+    (fit / "projections/1.joblib").write_bytes(signed_with_another_key(trap, tmp_path, monkeypatch))
+    (fit / "map.joblib").write_bytes(signed.MAGIC + b"0" * 64 + b"\n" + trap)
+    shutil.copy(PLANTED, workdir / "data/raw" / PLANTED.name)
+
+    run_workflow(workdir, "--config", "update=place")
+    assert not marker.exists()
+    for log, refused in (
+        ("reduce.log", "results/fit/projections/0.joblib"),
+        ("consensus_run/1.log", "results/fit/projections/1.joblib"),
+        ("map_layout.log", "results/fit/map.joblib"),
+    ):
+        text = (workdir / "results/logs" / log).read_text()
+        lines = [line for line in text.splitlines() if refused in line and "WARNING" in line]
+        assert len(lines) == 1 and "not loaded: fitting afresh" in lines[0], text
+    clusters = json.loads((workdir / "results/clusters/hdbscan.json").read_text())
+    assert "results/fit/projections/0.joblib" in clusters["placement"]["refused"]
+    report = (workdir / "results/report/index.html").read_text()
+    method = report[report.index('<section id="method">') :]
+    assert "update: place did not load results/fit/projections/0.joblib" in method
+    # The run completed with the new dump, refitted, and published a fit of its own, signed.
+    papers = pd.read_csv(workdir / "results/topics/papers.csv", dtype=str)
+    assert "reefs" in set(papers["dump"]) and (papers["placed"] == "False").all()
+    assert set(signed.load(fit / "clusters.joblib")["ids"]) == set(papers["id"])

@@ -20,7 +20,7 @@ from collections import Counter
 
 import numpy as np
 
-from papertopics import storage
+from papertopics import signed, storage
 from papertopics.embed.encoders import corpus_embeddings
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.settings import ClusterSettings
@@ -35,26 +35,22 @@ WEAK_QUANTILE = 0.05
 
 def save_clusters(path: str, ids: np.ndarray, labels: np.ndarray, clusterer, settings: dict) -> None:
     """Keep the fitted HDBSCAN (with its prediction data), the fitted papers' labels and
-    strengths and the fit's settings, for later placements.
+    strengths and the fit's settings, for later placements, signed with this installation's key
+    (``papertopics.signed``).
     """
-    # Joblib loads only where a fitted model is saved or read.
-    import joblib
-
     strengths = (
         np.ones(len(labels)) if clusterer is None else np.asarray(clusterer.probabilities_, dtype=np.float64)
     )
-    with storage.atomic_path(path) as temporary:
-        joblib.dump(
-            {
-                "ids": ids.tolist(),
-                "labels": labels,
-                "strengths": strengths,
-                "clusterer": clusterer,
-                "settings": settings,
-            },
-            temporary,
-            compress=3,
-        )
+    signed.dump(
+        {
+            "ids": ids.tolist(),
+            "labels": labels,
+            "strengths": strengths,
+            "clusterer": clusterer,
+            "settings": settings,
+        },
+        path,
+    )
 
 
 def cluster_of_topic(fitted_labels: np.ndarray, fitted_topics: np.ndarray) -> dict[int, int]:
@@ -319,13 +315,13 @@ def placed_clusters(
 ) -> tuple[dict, dict] | None:
     """The cluster stage's labels and settings placed on the last fit, or None where the
     projections were fitted afresh (or no fit is kept): the stage then clusters afresh too.
-    """
-    # Joblib loads only where a fitted model is saved or read.
-    import joblib
 
+    Raises:
+        signed.Refused: the kept clusters are not this installation's (not loaded).
+    """
     if not fitted or not fitted_topics or any(str(run.get("mode", "refit")) != "place" for run in runs):
         return None
-    saved = joblib.load(fitted[0])
+    saved = signed.load(fitted[0])
     if saved["settings"].get("spaces", 1) != len(runs):
         return None
     records, vectors = corpus_embeddings(papers, embeddings)
@@ -345,10 +341,21 @@ def placed_clusters(
     return {"ids": np.array(ids), "mode": np.array("place"), **arrays}, settings
 
 
-def refit_note(update: str, runs: list[dict]) -> dict | None:
-    """The cluster stage's placement record where ``update: place`` was asked but everything was refitted."""
+def refit_note(update: str, runs: list[dict], refused: list[str]) -> dict | None:
+    """The cluster stage's placement record where ``update: place`` was asked but the clusters
+    were refitted; ``refused``: the kept clusters' file where it was not this installation's (the
+    cluster spaces' files refused are in ``runs``, each its ``refused`` where one was).
+    """
     if update != "place":
         return None
+    files = [str(run["refused"]) for run in runs if "refused" in run] + refused
+    if files:
+        return {
+            "refused": files,
+            "note": f"update: place did not load {', '.join(files)} (not signed by this installation: "
+            "written elsewhere, edited, truncated, or kept before fits were signed; never unpickled): "
+            "what they held was fitted afresh.",
+        }
     return {
         "note": "update: place found no fitted map to place the new papers on (the first run, changed "
         "settings, or papers gone from the corpus): everything was refitted."

@@ -11,9 +11,9 @@ papers keep the coordinates they were fitted with, and every other paper is plac
 model's ``transform``, one dump at a time (so a dump placed once is placed alike later, whatever
 dumps follow it). Its ``model`` output is a hard link to the fitted file: the fit, and its
 modification time, stay as they were, so that the next run sees nothing new in it.
-Where the fit cannot serve (none yet, other settings, a fitted paper gone from the corpus) the
-job fits afresh and says why; the cluster stage then refits too
-(``papertopics.mapping.cluster_placement``).
+Where the fit cannot serve (none yet, other settings, a fitted paper gone from the corpus, a
+file this installation did not sign, ``papertopics.signed``) the job fits afresh and says why;
+the cluster stage then refits too (``papertopics.mapping.cluster_placement``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from papertopics import storage
+from papertopics import signed, storage
 from papertopics.mapping.reduce import cache_umap_kernels, fitted_rows
 
 # Where the publish rule puts the last good fit (results/staged/fit of the run that fitted it).
@@ -66,24 +66,20 @@ def save_projection(
     settings it was fitted with and the UMAP model without its training vectors (the fitted
     papers' embeddings, given back at placement), so that the file grows with the coordinates only;
     ``settings``: the fit's own record (``umap.json``), which a placement reports as its own.
+    Signed with this installation's key (``papertopics.signed``): only this installation loads it.
     """
-    # Joblib loads only where a fitted model is saved or read.
-    import joblib
-
     if model is not None:
         model = _without_training_data(model)
-    with storage.atomic_path(path) as temporary:
-        joblib.dump(
-            {
-                "ids": list(ids),
-                "coordinates": coordinates,
-                "model": model,
-                "umap": dict(umap),
-                "settings": settings,
-            },
-            temporary,
-            compress=3,
-        )
+    signed.dump(
+        {
+            "ids": list(ids),
+            "coordinates": coordinates,
+            "model": model,
+            "umap": dict(umap),
+            "settings": settings,
+        },
+        path,
+    )
 
 
 def _without_training_data(model):
@@ -187,16 +183,19 @@ def project(
 
     Returns:
         The papers' ids, coordinates, which of them were placed (not fitted), and the settings,
-        whose ``update`` says how the projection was made, and why not placed where asked.
+        whose ``update`` says how the projection was made, why not placed where asked, and
+        (``refused``) the fit file refused as not this installation's.
     """
-    # Joblib loads only where a fitted model is saved or read.
-    import joblib
-
-    reason = None
+    reason = refused = None
     if update == "place":
         reason = "no fitted map yet (the first run, or after make clean)"
+        saved = None
         if fitted:
-            saved = joblib.load(fitted[0])
+            try:
+                saved = signed.load(fitted[0])
+            except signed.Refused as refusal:
+                reason, refused = str(refusal), fitted[0]
+        if saved is not None:
             papers, vectors = records()
             ids = [p["id"] for p in papers]
             reason = why_not_placed(saved, ids, umap)
@@ -211,7 +210,12 @@ def project(
     models: list = []
     ids, coordinates, settings = fit(models)
     save_projection(model, ids.tolist(), coordinates, models[0] if models else None, umap, settings)
-    settings["update"] = {"mode": "refit", "asked": update, **({"why_not_placed": reason} if reason else {})}
+    settings["update"] = {
+        "mode": "refit",
+        "asked": update,
+        **({"why_not_placed": reason} if reason else {}),
+        **({"refused": refused} if refused else {}),
+    }
     return ids, coordinates, np.zeros(len(ids), dtype=bool), settings
 
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from papertopics import storage
+from papertopics import signed, storage
 from papertopics.embed.encoders import corpus_embeddings, embedding_text
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.cluster_placement import placed_clusters, refit_note, save_clusters
@@ -139,7 +139,11 @@ def reduce(
         papers, embeddings, neighbours, model, fitted, chosen.update_mode, chosen.umap()
     )
     mode = np.array(used["update"]["mode"])
-    storage.write_arrays(coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode)
+    # The fit file refused as not this installation's, for the cluster stage's note (where one was).
+    refused = {"refused": np.array(used["update"]["refused"])} if "refused" in used["update"] else {}
+    storage.write_arrays(
+        coordinates, ids=ids, cluster_space=cluster_space, placed=placed, mode=mode, **refused
+    )
     storage.write_json(settings, used)
     _LOG.info("reduced %d papers with %s", len(ids), used)
 
@@ -216,7 +220,12 @@ def cluster(
     ids = runs[0]["ids"]
     if any(run["ids"].tolist() != ids.tolist() for run in runs[1:]):
         raise RuntimeError("the consensus runs' cluster spaces are out of step; rerun reduce.")
-    placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, chosen)
+    refused = []
+    try:
+        placed = placed_clusters(fitted, fitted_topics, runs, papers, embeddings, chosen)
+    except signed.Refused as refusal:
+        placed, refused = None, [fitted[0]]
+        _LOG.warning("update: place, but %s: clustering afresh", refusal)
     if placed is not None:
         storage.write_arrays(labels, **placed[0])
         storage.write_json(settings, placed[1])
@@ -240,7 +249,7 @@ def cluster(
     used["clusters"] = int(len(set(assigned.tolist()) - {OUTLIER}))
     used["outliers"] = int((assigned == OUTLIER).sum())
     used["spaces"] = len(runs)
-    used["placement"] = refit_note(chosen.update_mode, runs)
+    used["placement"] = refit_note(chosen.update_mode, runs, refused)
     save_clusters(model, ids, assigned, models[0], used)
     storage.write_arrays(labels, ids=ids, labels=assigned, mode=np.array("refit"))
     storage.write_json(settings, used)
