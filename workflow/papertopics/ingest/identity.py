@@ -156,7 +156,7 @@ NO_TEXT_KEY = text_key("")
 # Measured (bench/identifier-agreement.md) on the nine exports of tests/test_exports_merge.py and
 # on the shared corpora: the same paper's title is alike at 0.91 and above (a retitled arXiv
 # version), its abstract at 0.68 and above (a rewritten one), never both under 0.8; of 97,403
-# pairs of distinct papers each nearest the other, titles reach 0.98 ("Qwen2.5-Omni" and
+# pairs of a paper and one of its nearest others in its corpus, titles reach 0.98 ("Qwen2.5-Omni" and
 # "Qwen3.5-Omni Technical Report": 0.96), but their abstracts then stay under 0.37, and abstracts
 # reach 0.57, or 0.94 for one copied onto another paper, whose title is then 0.33 alike.
 TEXT_AGREES = 0.8
