@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges bench-identifier-agreement
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -175,6 +175,11 @@ bench-trajectories: $(INSTALLED)
 # areas in three random venues: bench/venue-families.md and bench/venue-families.json.
 bench-venue-families: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.venue_families
+
+# When two records sharing an identifier are one paper: the same paper's texts against distinct
+# papers' on the shared corpora and the merge test's exports (bench/identifier-agreement.md and .json).
+bench-identifier-agreement: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.identifier_agreement
 
 # Rising countries, shuffled within years and planted, on the shared metadata corpora: bench/people.md and .json.
 bench-people: $(INSTALLED)

@@ -138,9 +138,10 @@ def test_papers_with_one_text_but_other_identifiers_stay_apart():
             dump("c", "10.1000/one", "Other."),
         ]
     )
-    # b: the same words as a but another DOI; c: a's DOI, whatever its text.
-    assert [paper["dumps"] for paper in papers] == [["a", "c"], ["b"]]
-    assert summary["matched_across_dumps"] == {"identifier": 1, "text": 0}
+    # b: the same words as a but another DOI; c: a's DOI on another text, so another paper.
+    assert [paper["dumps"] for paper in papers] == [["a"], ["b"], ["c"]]
+    assert summary["matched_across_dumps"] == {"identifier": 0, "text": 0}
+    assert summary["identifier_conflicts"]["identifiers"] == 1
 
 
 def test_report_dump_table_says_what_each_export_shares(tmp_path, arxiv_papers):

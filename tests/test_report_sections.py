@@ -337,6 +337,32 @@ def test_overview_lists_the_guide_and_warns_of_names_no_paper_fits():
     assert '<p class="notice">' not in method_section(inputs)
 
 
+def test_overview_says_once_which_identifier_named_more_than_one_paper():
+    inputs = _inputs([0, 1, 0, 1, 0, -1])
+    inputs.corpus_summary["dumps"][0]["merged_within_dump"] = 1
+    inputs.corpus_summary.update(
+        merged_within_dumps=1,
+        identifier_conflicts={
+            "identifiers": 2,
+            "first": {
+                "identifier": {"kind": "doi", "value": "10.1000/x"},
+                "papers": 2,
+                "records": [
+                    {"dump": "d0", "location": "record 1 (line 3)", "title": HOSTILE},
+                    {"dump": "d1", "location": "line 2", "title": "Another paper"},
+                ],
+            },
+        },
+    )
+    overview = method_section(inputs)
+    notices = re.findall(r'<p class="notice">(.*?)</p>', overview, re.DOTALL)
+    assert len(notices) == 1 and notices[0].startswith("2 identifiers named more than one paper")
+    assert "DOI 10.1000/x on d0 record 1 (line 3) “&lt;/script&gt;" in notices[0]
+    assert "<img" not in overview and "<script>window" not in overview
+    assert "<td>0 + 1 by identifier</td>" in overview  # d0's duplicates: parsing's and the merge's
+    assert "<dt>Duplicates removed</dt><dd>1</dd>" in overview
+
+
 def test_topic_table_has_a_sortable_share_and_count_column_per_dump_and_escapes_titles():
     # Papers alternate between the dumps: d0 holds topic 0 only, d1 topic 1 and the outlier.
     table = topic_table_section(_inputs([0, 1, 0, 1, 0, -1], titles=("<script>x</script>", "B")))

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from papertopics import storage
-from papertopics.ingest.corpus import merge_dumps
+from papertopics.ingest.corpus import identifier_conflict_note, merge_dumps
 from papertopics.ingest.parse import field_key, parse_dump
 from papertopics.ingest.reception_fields import RECEPTION_FIELDS
 from papertopics.settings import ParseSettings
@@ -179,3 +179,6 @@ def corpus(parsed: list[str], summaries: list[str], papers: str, summary: str) -
     storage.write_jsonl(papers, merged)
     storage.write_json(summary, record)
     _LOG.info("corpus: %d papers from %d dumps", record["papers"], len(dumps))
+    conflicts = identifier_conflict_note(record)
+    if conflicts:
+        _LOG.warning("corpus: %s", conflicts)

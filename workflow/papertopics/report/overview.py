@@ -10,6 +10,7 @@ from importlib import metadata
 from markupsafe import Markup
 
 from papertopics import __version__
+from papertopics.ingest.corpus import identifier_conflict_note
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.quality import coherence_by_topic, quality_figures
 from papertopics.report.render import render
@@ -53,6 +54,14 @@ def _rejected_cell(dump: dict) -> str:
     return f"{dump['rejected']} ({detail})" if detail else str(dump["rejected"])
 
 
+def _duplicates_cell(dump: dict) -> str:
+    """A dump's duplicates: the same abstract as a record before (parsing), and the records one
+    paper with another of the dump by an identifier (the corpus), e.g. ``3 + 1 by identifier``.
+    """
+    merged = dump.get("merged_within_dump", 0)
+    return f"{dump['duplicates']} + {merged} by identifier" if merged else str(dump["duplicates"])
+
+
 def _shared_cell(dump: dict) -> str:
     """The papers a dump shares with the other dumps and how those found in an earlier one were
     matched, e.g. ``40 (in earlier dumps: 32 by identifier, 8 by text)``.
@@ -76,7 +85,7 @@ def _dump_table(corpus_summary: dict) -> Markup:
             dump["title"],
             dump["records_read"],
             dump["kept"],
-            dump["duplicates"],
+            _duplicates_cell(dump),
             dump["also_in_earlier_dumps"],
             _rejected_cell(dump),
         ] + ([_shared_cell(dump)] if sharing else [])
@@ -168,7 +177,8 @@ def _window_figure(inputs: ReportInputs) -> dict:
 
 def input_notes(inputs: ReportInputs) -> list[str]:
     """The stages' notes a reader must see: too few papers to split, guide names no paper fits,
-    years not compared, curation notices, and each dump's warnings.
+    years not compared, curation notices, each dump's warnings, and identifiers that named more
+    than one paper.
     """
     settings = inputs.topic_settings
     dump_warnings = [
@@ -186,6 +196,7 @@ def input_notes(inputs: ReportInputs) -> list[str]:
             year_note,
             *curation_notices,
             *dump_warnings,
+            identifier_conflict_note(inputs.corpus_summary),
             extraction_note(inputs.corpus_summary),
         )
         if note
@@ -249,7 +260,8 @@ def method_section(inputs: ReportInputs) -> Markup:
         "Papers (after removing duplicates)": n_papers,
         "Dumps": len(inputs.corpus_summary["dumps"]),
         "Duplicates removed": sum(d["duplicates"] for d in inputs.corpus_summary["dumps"])
-        + inputs.corpus_summary["duplicates_across_dumps"],
+        + inputs.corpus_summary["duplicates_across_dumps"]
+        + inputs.corpus_summary.get("merged_within_dumps", 0),
         **_window_figure(inputs),
         "Topics": len(inputs.real_topics),
         "Outliers": f"{outliers} ({outliers / n_papers:.1%})"
