@@ -59,6 +59,19 @@ def _row(outcome: str) -> dict:
     }
 
 
+def _record(row: dict) -> dict:
+    """The reception record of 400 papers with decisions and ``row`` its one topic's."""
+    return {
+        "available": True,
+        "papers": 400,
+        "given": {"decision": 400, "ratings": 0, "citations": 0},
+        "accepted": ["accept"],
+        "notes": [],
+        "in_report": True,
+        "topics": [row],
+    }
+
+
 def _raw_after_were(outcome: str, text: str) -> bool:
     return re.search(rf"\bwere\s+[“\"]?{re.escape(outcome)}\b", text, re.IGNORECASE) is not None
 
@@ -69,16 +82,7 @@ def test_no_sentence_says_an_outcomes_raw_word_after_were():
     for outcome in sorted(outcomes):
         row = _row(outcome)
         years = [{**row, "year": year, "value": share} for year, share in (("2024", 0.1), ("2025", 0.5))]
-        record = {
-            "available": True,
-            "papers": 400,
-            "given": {"decision": 400, "ratings": 0, "citations": 0},
-            "accepted": ["accept"],
-            "notes": [],
-            "in_report": True,
-            "topics": [row],
-            "changes": [change_sentence(years)],
-        }
+        record = {**_record(row), "changes": [change_sentence(years)]}
         texts = [finding_sentence(row), change_sentence(years), str(reception_section(record))]
         assert not any(_raw_after_were(outcome, text) for text in texts), (outcome, texts)
         assert finding_sentence(row).startswith(
@@ -111,14 +115,5 @@ def test_outcomes_read_as_verbs_and_an_unknown_word_is_quoted():
 
 @pytest.mark.parametrize(("outcome", "said"), [("Withdraw", "were withdrawn"), ("<b>Odd</b>", "“&lt;b&gt;")])
 def test_the_section_says_the_outcome_in_words_and_escapes_an_unknown_one(outcome, said):
-    record = {
-        "available": True,
-        "papers": 400,
-        "given": {"decision": 400, "ratings": 0, "citations": 0},
-        "accepted": ["accept"],
-        "notes": [],
-        "in_report": True,
-        "topics": [_row(outcome)],
-    }
-    page = str(reception_section(record))
+    page = str(reception_section(_record(_row(outcome))))
     assert said in page and "<b>Odd" not in page
