@@ -39,6 +39,7 @@ from papertopics.report.reception_section import brief_lines, card_blocks, findi
 from bench.reception_power import (
     ACCEPTANCE,
     CITATIONS,
+    OUTCOME,
     RATING,
     change_null_rate,
     change_power,
@@ -388,6 +389,7 @@ def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(cor
         ("openreview", RATING, 0.5),
         ("openreview", CITATIONS, 0.5),
         ("acl", ACCEPTANCE, 0.2),
+        ("acl", OUTCOME, 0.2),
         ("acl", CITATIONS, 0.5),
     ],
 )
