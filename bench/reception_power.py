@@ -305,7 +305,11 @@ def _tier_within_pools(
     decision of its pool.
     """
     decision = decision.copy()
-    _, outcome, tier = year_measure(decision, papers.years, settings.accepted)
+    _, _, tier = year_measure(decision, papers.years, settings.accepted)
+    # A pool without the tier plants the tier's commonest decision in the corpus (where the tier
+    # is acceptance, its measure names no outcome: "" would be a paper without a decision).
+    words, counts = np.unique(decision[tier], return_counts=True)
+    commonest = words[np.argmax(counts)]
     for pool in np.unique(papers.pools[chosen]):
         members = np.flatnonzero((papers.pools == pool) & (decision != ""))
         drawn = chosen[papers.pools[chosen] == pool]
@@ -318,7 +322,7 @@ def _tier_within_pools(
         tier_decision = decision[members][tier[members]]
         decision[drawn] = np.where(
             raised,
-            rng.choice(tier_decision, len(drawn)) if len(tier_decision) else outcome,
+            rng.choice(tier_decision, len(drawn)) if len(tier_decision) else commonest,
             rng.choice(others, len(drawn)),
         )
     return decision

@@ -105,9 +105,13 @@ def test_each_topics_move_from_the_first_period_to_the_last_and_the_figure():
     assert table.loc[table["topic"] == 6, "first_centrality"].item() == 0
     figure = strategic_diagram(table, source=AUTHORS)
     names = [trace.name for trace in figure.data]
-    assert "move from 2024 to 2025" in names
+    assert "move from 2024 to 2025 (topics with 10+ papers in both)" in names
+    assert (table["first_papers"] + table["last_papers"] == table["papers"]).all()
     bubbles = next(trace for trace in figure.data if trace.name == "topics")
     assert len(bubbles.x) == 8 and "&lt;i&gt;topic&lt;/i&gt; 6" in bubbles.text
+    # Placed by percentile rank: the niche (centrality 0) leftmost, the hub rightmost.
+    rightmost = table["topic"].iloc[int(np.argmax(bubbles.x))]
+    assert rightmost == 7 and table["topic"].iloc[int(np.argmin(bubbles.x))] == 6
     assert {a.text for a in figure.layout.annotations} >= {"motor", "niche", "emerging or declining", "basic"}
 
 

@@ -29,9 +29,11 @@ MOTOR, NICHE, EMERGING, BASIC = "motor", "niche", "emerging or declining", "basi
 COLUMNS = ["topic", "label", "papers", "keywords", "centrality", "density", "quadrant"]
 PERIOD_COLUMNS = [
     "first_period",
+    "first_papers",
     "first_centrality",
     "first_density",
     "last_period",
+    "last_papers",
     "last_centrality",
     "last_density",
 ]
@@ -179,6 +181,7 @@ def strategic_table(
         for side, index in (("first", 0), ("last", len(names) - 1)):
             within = centrality_density(equivalence(matrix[period == index]), owned)
             table[f"{side}_period"] = names[index]
+            table[f"{side}_papers"] = [int(((topics == t) & (period == index)).sum()) for t in real]
             table[f"{side}_centrality"] = [within[t][0] for t in real]
             table[f"{side}_density"] = [within[t][1] for t in real]
     return table.round(4), source
