@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from papertopics.report.trends_subsection import share_change_text
+from papertopics.report.trends_subsection import move_text
 from papertopics.stats import SIGNIFICANT
 
 SHOWN = 3
@@ -34,10 +34,7 @@ class LargestMove:
     @property
     def text(self) -> str:
         """The move as a chair reads it: "2.9% → 5.8% of papers, +2.9 points (+0.6 to +4.9)"."""
-        return (
-            f"{share_change_text(self.first, self.last)}, {self.change_pp:+.1f} points "
-            f"({self.low_pp:+.1f} to {self.high_pp:+.1f})"
-        )
+        return move_text(self.first, self.last, self.change_pp, self.low_pp, self.high_pp)
 
     @property
     def evidence(self) -> str:
