@@ -19,14 +19,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from papertopics import storage
+from papertopics.reception.table import FAMILIES
 from papertopics.settings import ReceptionStageSettings
 from papertopics.settings import knobs as settings_knobs
 
 from bench.common import default_config
 from bench.reception_power import (
+    ACCEPTANCE,
     CHANGE_EFFECTS,
+    CITATIONS,
     CORPORA,
     EFFECTS,
+    OUTCOME,
+    RATING,
     SIZES,
     change_null_rate,
     change_power,
@@ -55,6 +60,7 @@ def measure(runs: int) -> dict:
             for size in SIZES
         ]
         results[name] = {
+            "accepted": list(corpus.settings.accepted),
             "null": null_rate(corpus, runs),
             "power": [row for row in rows if row["runs"]],
             **measure_changes(corpus, runs),
@@ -78,6 +84,34 @@ def add_changes(results: dict, runs: int) -> dict:
         if name in results and source.exists():
             with tempfile.TemporaryDirectory() as folder:
                 results[name].update(measure_changes(load_corpus(source, Path(folder)), runs))
+    return results
+
+
+def add_decisions(results: dict, runs: int) -> dict:
+    """``results`` (an earlier run's reception.json) with the shuffled rates and the decisions'
+    planted rows (acceptance, an outcome's share) measured anew, each planted kind tested alone
+    (its family's findings are the same; "nothing else at all" is then not counted), at a
+    fifteenth of the cost; the ratings' and citations' rows kept (their families' tests are the
+    same; their "nothing else at all" counted the decisions as one family).
+    """
+    for name in CORPORA:
+        source = SHARED / f"{name}.jsonl.gz"
+        if name not in results or not source.exists():
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            corpus = load_corpus(source, Path(folder))
+        kept = [row for row in results[name]["power"] if row["kind"] in (RATING, CITATIONS)]
+        rows = [
+            power(corpus, kind, size, effect, runs, other_kinds=False)
+            for kind in (ACCEPTANCE, OUTCOME)
+            for effect in EFFECTS[kind]
+            for size in SIZES
+        ]
+        results[name].update(
+            accepted=list(corpus.settings.accepted),
+            null=null_rate(corpus, runs),
+            power=[row for row in rows if row["runs"]] + kept,
+        )
     return results
 
 
@@ -163,22 +197,25 @@ def markdown(results: dict, runs: int) -> str:
         lines += [
             f"## {name}",
             "",
+            f"Counted as accepted: {', '.join(found.get('accepted', []))} (the rarest tier).",
+            "",
             "Shuffled (decisions and ratings within each venue's year, citations within years), runs flagging "
             "some topic (significant): "
-            f"decisions {null['decisions']:.1%}, ratings {null['ratings']:.1%}, citations {null['citations']:.1%} "
-            f"(any of them {null['any']:.1%}).",
+            + ", ".join(f"{family} {null[family]:.1%}" for family in FAMILIES if family in null)
+            + f" (any of them {null['any']:.1%}).",
             "",
             "| planted | effect | papers | found | nothing else of its kind flagged | nothing else at all |",
             "|---|---:|---:|---:|---:|---:|",
         ]
         for row in found["power"]:
             effect = {
-                "outcome": f"+{row['effect']:.0%} tier share",
+                "acceptance": f"+{row['effect']:.0%} acceptance",
+                "outcome": f"+{row['effect']:.0%} outcome share",
                 "rating": f"−{row['effect']} rating",
             }.get(row["kind"], "citations halved")
             lines.append(
                 f"| {row['kind']} | {effect} | {row['size']} | {row['found']:.1%} | {row['clean']:.1%} "
-                f"| {row['clean_any_kind']:.1%} |"
+                f"| {'—' if row['clean_any_kind'] is None else format(row['clean_any_kind'], '.1%')} |"
             )
         lines.append("")
         if "change_null" in found:
@@ -207,11 +244,19 @@ def main() -> None:
         action="store_true",
         help="keep the other figures of the reception.json there and measure the change tests only",
     )
+    parser.add_argument(
+        "--decisions-only",
+        action="store_true",
+        help="keep the ratings' and citations' rows of the reception.json there and measure the "
+        "shuffled rates and the decisions' rows anew",
+    )
     arguments = parser.parse_args()
     runs = arguments.runs
     earlier = arguments.results / "reception.json"
     if arguments.changes_only and earlier.exists():
         results = add_changes(json.loads(earlier.read_text(encoding="utf-8")), runs)
+    elif arguments.decisions_only and earlier.exists():
+        results = add_decisions(json.loads(earlier.read_text(encoding="utf-8")), runs)
     else:
         results = measure(runs)
         with tempfile.TemporaryDirectory() as folder:

@@ -3,16 +3,20 @@
 A shared metadata corpus is written as a user's export would be (one JSON Lines dump per venue and
 year, decisions, ratings and citations as the source gives them), parsed by the parse stage's own
 reader, and given real topics once (TF-IDF of title and abstract, 100-d SVD, k-means; seed 0).
-Then only the reception tests are rerun, 200 times each:
+Neither corpus has rejected papers, so its rarest tier (OpenReview's orals, ACL's short papers)
+counts as accepted, as for a chair whose export calls the accepted papers by their tier: the
+acceptance family is then that tier against the others, and the other outcomes (ACL's Findings
+and Long) the outcomes' family. Then only the reception tests are rerun, 200 times each:
 
 - shuffled: decisions and ratings each permuted among the papers of the same venue and year
   (within a year, not across venues: COLM's and CoRL's ratings are on scales of their own),
   citations among those of the same year, as each is tested, so no topic differs from the rest; the share of runs flagging any topic (significant) should be
   at most 5%;
 - planted: a random set of 30, 60 or 120 papers of one real topic (those with a value of the kind
-  planted) made a topic of its own, everything shuffled as above, and then their tier share raised
-  by 10, 20 or 30 points, their ratings lowered by 0.3, 0.5 or 1.0, or their citations halved: the
-  share of runs that flag that topic (found), and that flag nothing else (clean);
+  planted) made a topic of its own, everything shuffled as above, and then their acceptance (or
+  another outcome's share) raised by 10, 20 or 30 points, their ratings lowered by 0.3, 0.5 or
+  1.0, or their citations halved: the share of runs that flag that topic (found), and that flag
+  nothing else (clean);
 - a change across the years (``year_rows``' test): shuffled as above, the share of runs in which
   some topic's decisions changed significantly; planted, a topic of 120 papers whose tier share
   is raised by 10, 20 or 30 points over its venue's year's in the later half of its years only.
@@ -29,12 +33,16 @@ import numpy as np
 import pandas as pd
 from papertopics.ingest.parse import input_columns, parse_dump
 from papertopics.reception.table import (
+    ACCEPTANCE,
     CITATIONS,
+    FAMILIES,
+    FAMILY,
     OUTCOME,
     RATING,
     ReceptionSettings,
     TopicPapers,
     flagged,
+    is_accepted,
     reception_table,
     year_measure,
     year_rows,
@@ -43,10 +51,15 @@ from papertopics.reception.values import ReceptionValues, read_values
 
 CORPORA = ("openreview_metadata", "acl_2021_2022_metadata")
 SIZES = (30, 60, 120)
-EFFECTS = {OUTCOME: (0.10, 0.20, 0.30), RATING: (0.3, 0.5, 1.0), CITATIONS: (0.5,)}
+EFFECTS = {
+    ACCEPTANCE: (0.10, 0.20, 0.30),
+    OUTCOME: (0.10, 0.20, 0.30),
+    RATING: (0.3, 0.5, 1.0),
+    CITATIONS: (0.5,),
+}
 CHANGE_EFFECTS = (0.10, 0.20, 0.30)
 SETTINGS = ReceptionSettings(
-    accepted=("accept", "oral", "poster", "spotlight", "notable"),
+    accepted=(),  # each corpus's rarest tier (``load_corpus``)
     min_papers=10,
     confidence=0.95,
     false_discovery_rate=0.05,
@@ -56,10 +69,13 @@ SETTINGS = ReceptionSettings(
 
 @dataclass(frozen=True)
 class Corpus:
-    """A corpus's papers as the reception stage reads them, with topics and years."""
+    """A corpus's papers as the reception stage reads them, with topics and years, and the settings
+    they are tested with (its rarest tier counted as accepted).
+    """
 
     values: ReceptionValues
     papers: TopicPapers
+    settings: ReceptionSettings
 
 
 def write_dumps(source: Path, folder: Path) -> list[Path]:
@@ -108,7 +124,9 @@ def load_corpus(source: Path, folder: Path, topics: int = 8) -> Corpus:
     papers = TopicPapers(
         codes, pools, years, tuple(range(topics)), tuple(f"topic {t}" for t in range(topics))
     )
-    return Corpus(values, papers)
+    tiers, counts = np.unique(values.decision[values.decision != ""], return_counts=True)
+    settings = replace(SETTINGS, accepted=(str(tiers[np.argmin(counts)]).lower(),))
+    return Corpus(values, papers, settings)
 
 
 def shuffled(values: ReceptionValues, papers: TopicPapers, rng: np.random.Generator) -> ReceptionValues:
@@ -135,6 +153,7 @@ def shuffled(values: ReceptionValues, papers: TopicPapers, rng: np.random.Genera
 
 def _has_value(values: ReceptionValues, kind: str) -> np.ndarray:
     return {
+        ACCEPTANCE: values.decision != "",
         OUTCOME: values.decision != "",
         RATING: ~np.isnan(values.rating),
         CITATIONS: ~np.isnan(values.citations),
@@ -175,19 +194,33 @@ def planted(
     if made is None:
         return None
     values, papers, chosen = made
-    return _moved(values, kind, chosen, effect, rng), papers
+    return _moved(values, kind, chosen, effect, corpus.settings, rng), papers
 
 
-def _moved(values: ReceptionValues, kind: str, chosen: np.ndarray, effect: float, rng) -> ReceptionValues:
+def planted_outcome(decisions: np.ndarray, settings: ReceptionSettings) -> str | None:
+    """The outcome a planted outcome's share raises: the rarest not counted as accepted (None
+    where every outcome is, or only one is not: its share is the acceptance split again).
+    """
+    given = decisions[decisions != ""]
+    outcomes, counts = np.unique(given[~is_accepted(given, settings.accepted)], return_counts=True)
+    return str(outcomes[np.argmin(counts)]) if len(outcomes) > 1 else None
+
+
+def _moved(
+    values: ReceptionValues, kind: str, chosen: np.ndarray, effect: float, settings: ReceptionSettings, rng
+) -> ReceptionValues:
     decision, rating, citations = values.decision.copy(), values.rating.copy(), values.citations.copy()
-    if kind == OUTCOME:
+    if kind in (ACCEPTANCE, OUTCOME):
         given = decision[decision != ""]
-        outcomes, counts = np.unique(given, return_counts=True)
-        target = outcomes[np.argmin(counts)]
-        base = (given == target).mean()
-        others = given[given != target]
-        raised = rng.random(len(chosen)) < base + effect
-        decision[chosen] = np.where(raised, target, rng.choice(others, len(chosen)))
+        hit = (
+            is_accepted(given, settings.accepted)
+            if kind == ACCEPTANCE
+            else given == planted_outcome(decision, settings)
+        )
+        raised = rng.random(len(chosen)) < hit.mean() + effect
+        decision[chosen] = np.where(
+            raised, rng.choice(given[hit], len(chosen)), rng.choice(given[~hit], len(chosen))
+        )
     elif kind == RATING:
         rating[chosen] -= effect
     else:
@@ -198,23 +231,17 @@ def _moved(values: ReceptionValues, kind: str, chosen: np.ndarray, effect: float
 def null_rate(corpus: Corpus, runs: int, seed: int = 0) -> dict:
     """How often shuffled values flag some topic: any kind, and each kind."""
     rng = np.random.default_rng(seed)
-    any_flag, by_family = 0, {"decisions": 0, "ratings": 0, "citations": 0}
+    any_flag, by_family = 0, dict.fromkeys(FAMILIES, 0)
     for _ in range(runs):
         found = flagged(
             reception_table(
-                corpus.papers, shuffled(corpus.values, corpus.papers, rng), SETTINGS, describe=False
+                corpus.papers, shuffled(corpus.values, corpus.papers, rng), corpus.settings, describe=False
             )
         )
         any_flag += len(found) > 0
         for family in by_family:
-            by_family[family] += found["measure"].map(_family).eq(family).any()
+            by_family[family] += found["measure"].map(FAMILY).eq(family).any()
     return {"runs": runs, "any": any_flag / runs, **{k: v / runs for k, v in by_family.items()}}
-
-
-def _family(measure: str) -> str:
-    from papertopics.reception.table import FAMILY
-
-    return FAMILY[measure]
 
 
 def power(
@@ -226,15 +253,17 @@ def power(
     """
     rng = np.random.default_rng(seed)
     found = clean = clean_any = done = 0
+    if kind == OUTCOME and planted_outcome(corpus.values.decision, corpus.settings) is None:
+        runs = 0  # no outcome's share apart from acceptance to plant in
     for _ in range(runs):
         made = planted(corpus, kind, size, effect, rng)
         if made is None:
             break
         values, papers = made
         values = values if other_kinds else _kind_alone(values, kind)
-        hits = flagged(reception_table(papers, values, SETTINGS, describe=False))
+        hits = flagged(reception_table(papers, values, corpus.settings, describe=False))
         planted_topic = hits["topic"] == papers.topics[-1]
-        same_kind = hits["measure"].map(_family).eq(_family(kind))
+        same_kind = hits["measure"].map(FAMILY).eq(FAMILY[kind])
         found += (planted_topic & same_kind).any()
         clean += not (~planted_topic & same_kind).any()
         clean_any += not (~planted_topic).any()
@@ -254,7 +283,7 @@ def _kind_alone(values: ReceptionValues, kind: str) -> ReceptionValues:
     """``values`` with the other kinds' values left out, as in an export that carries none."""
     missing = np.full(len(values.rating), np.nan)
     return ReceptionValues(
-        values.decision if kind == OUTCOME else np.full(len(values.decision), "", dtype=object),
+        values.decision if kind in (ACCEPTANCE, OUTCOME) else np.full(len(values.decision), "", dtype=object),
         values.rating if kind == RATING else missing,
         values.rating_spread if kind == RATING else missing,
         values.citations if kind == CITATIONS else missing,
@@ -263,14 +292,24 @@ def _kind_alone(values: ReceptionValues, kind: str) -> ReceptionValues:
 
 
 def _tier_within_pools(
-    decision: np.ndarray, papers: TopicPapers, chosen: np.ndarray, later: np.ndarray, effect: float, rng
+    decision: np.ndarray,
+    papers: TopicPapers,
+    chosen: np.ndarray,
+    later: np.ndarray,
+    effect: float,
+    settings: ReceptionSettings,
+    rng,
 ) -> np.ndarray:
     """``decision`` with each ``chosen`` paper drawn anew from its pool (venue's year): the followed
     tier at the pool's share, plus ``effect`` for the papers of the ``later`` years; else another
     decision of its pool.
     """
     decision = decision.copy()
-    _, outcome, tier = year_measure(decision, papers.years, SETTINGS.accepted)
+    _, _, tier = year_measure(decision, papers.years, settings.accepted)
+    # A pool without the tier plants the tier's commonest decision in the corpus (where the tier
+    # is acceptance, its measure names no outcome: "" would be a paper without a decision).
+    words, counts = np.unique(decision[tier], return_counts=True)
+    commonest = words[np.argmax(counts)]
     for pool in np.unique(papers.pools[chosen]):
         members = np.flatnonzero((papers.pools == pool) & (decision != ""))
         drawn = chosen[papers.pools[chosen] == pool]
@@ -283,7 +322,7 @@ def _tier_within_pools(
         tier_decision = decision[members][tier[members]]
         decision[drawn] = np.where(
             raised,
-            rng.choice(tier_decision, len(drawn)) if len(tier_decision) else outcome,
+            rng.choice(tier_decision, len(drawn)) if len(tier_decision) else commonest,
             rng.choice(others, len(drawn)),
         )
     return decision
@@ -297,7 +336,8 @@ def change_null_rate(corpus: Corpus, runs: int, seed: int = 0) -> float:
     """How often shuffled decisions make some topic's decisions change significantly across years."""
     rng = np.random.default_rng(seed)
     shuffled_runs = (
-        year_rows(corpus.papers, shuffled(corpus.values, corpus.papers, rng), SETTINGS) for _ in range(runs)
+        year_rows(corpus.papers, shuffled(corpus.values, corpus.papers, rng), corpus.settings)
+        for _ in range(runs)
     )
     return sum(bool(_changed(table)) for table in shuffled_runs) / runs
 
@@ -317,8 +357,8 @@ def change_power(corpus: Corpus, size: int, effect: float, runs: int, seed: int 
         # The later half of the topic's own years: a topic of COLM's (2024-25) changes in 2025.
         years = np.unique(papers.years[chosen][papers.years[chosen] != ""])
         later = np.isin(papers.years, years[len(years) // 2 :])
-        decision = _tier_within_pools(values.decision, papers, chosen, later, effect, rng)
-        changed = _changed(year_rows(papers, replace(values, decision=decision), SETTINGS))
+        decision = _tier_within_pools(values.decision, papers, chosen, later, effect, corpus.settings, rng)
+        changed = _changed(year_rows(papers, replace(values, decision=decision), corpus.settings))
         found += papers.topics[-1] in changed
         clean += not (changed - {papers.topics[-1]})
         done += 1

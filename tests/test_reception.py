@@ -24,6 +24,7 @@ from papertopics.reception.permutation import (
 )
 from papertopics.reception.stages import change_sentence, finding_sentence
 from papertopics.reception.table import (
+    FAMILIES,
     ReceptionSettings,
     TopicPapers,
     is_accepted,
@@ -36,6 +37,7 @@ from papertopics.report.reception_record import reception_files
 from papertopics.report.reception_section import brief_lines, card_blocks, findings, reception_section
 
 from bench.reception_power import (
+    ACCEPTANCE,
     CITATIONS,
     OUTCOME,
     RATING,
@@ -268,6 +270,42 @@ def _planted_table():
     return papers, values
 
 
+def test_acceptance_is_a_family_of_its_own_whatever_the_outcomes_beside_it():
+    # 30 topics, one accepted at 15% against 36%: its acceptance is graded among the topics'
+    # acceptance alone, so six outcomes beside it (their shares a family of their own) change
+    # neither its p- nor its q-value; in one family with them it was only suggestive.
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 30, 3000)
+    accepted = rng.random(3000) < np.where(codes == 4, 0.15, 0.36)
+    detail = rng.choice(["Accept (Oral)", "Accept (Poster)", "Accept (Spotlight)"], 3000)
+    refused = rng.choice(["Reject", "Withdraw", "Desk Reject"], 3000)
+    years = np.full(3000, "2025", dtype=object)
+    papers = TopicPapers(
+        codes, np.zeros(3000, int), years, tuple(range(30)), tuple(f"t{t}" for t in range(30))
+    )
+    tables = [
+        reception_table(
+            papers,
+            ReceptionValues(
+                np.where(accepted, accept, reject).astype(object),
+                np.full(3000, np.nan),
+                np.full(3000, np.nan),
+                np.full(3000, np.nan),
+                (),
+            ),
+            SETTINGS,
+        )
+        for accept, reject in ((detail, refused), ("Accept", "Reject"))
+    ]
+    six, two = (table[table["measure"] == "acceptance"].reset_index(drop=True) for table in tables)
+    assert set(tables[0]["outcome"]) - {""} == {*detail, *refused} and set(tables[1]["measure"]) == {
+        "acceptance"
+    }
+    pd.testing.assert_frame_equal(six, two)
+    row = six[six["topic"] == 4].iloc[0]
+    assert row["evidence"] == "significant" and row["direction"] == "lower"
+
+
 def test_planted_topic_is_found_said_in_plain_words_and_escaped_in_the_section():
     papers, values = _planted_table()
     table = reception_table(papers, values, SETTINGS)
@@ -339,7 +377,7 @@ def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(cor
     from scipy.stats import binomtest
 
     rates = null_rate(request.getfixturevalue(corpus), runs=200)
-    for kind in ("decisions", "ratings", "citations"):
+    for kind in FAMILIES:
         flagged_runs = round(rates[kind] * 200)
         assert binomtest(flagged_runs, 200, 0.05, alternative="greater").pvalue > 0.05, (kind, rates)
 
@@ -347,9 +385,10 @@ def test_shuffled_values_flag_some_topic_in_at_most_five_percent_of_200_runs(cor
 @pytest.mark.parametrize(
     ("corpus", "kind", "effect"),
     [
-        ("openreview", OUTCOME, 0.2),
+        ("openreview", ACCEPTANCE, 0.2),
         ("openreview", RATING, 0.5),
         ("openreview", CITATIONS, 0.5),
+        ("acl", ACCEPTANCE, 0.2),
         ("acl", OUTCOME, 0.2),
         ("acl", CITATIONS, 0.5),
     ],
@@ -361,7 +400,7 @@ def test_planted_effect_at_120_papers_is_found_with_nothing_else_flagged(corpus,
 
 
 def test_a_kind_tested_alone_finds_what_it_finds_beside_the_others(openreview):
-    for kind in (OUTCOME, RATING):
+    for kind in (ACCEPTANCE, RATING):
         beside, alone = (
             power(openreview, kind, 60, 0.3, runs=4, other_kinds=other) for other in (True, False)
         )

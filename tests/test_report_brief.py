@@ -19,6 +19,7 @@ from papertopics.report.brief import (
 )
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.title import report_title
+from papertopics.report.what_changed_section import changes_section
 
 NO_HISTORY = {"first_run": True, "run": 1, "previous_run": None, "topics": 0}
 LABELS = {0: "reinforcement learning", 1: "adversarial examples", 2: "knowledge graphs"}
@@ -231,3 +232,29 @@ def test_counts_and_notes_in_one_line_each():
     assert "25% of the papers (452) fit no topic closely; each is counted with its nearest topic." in (
         reader_notes(inputs, _same)
     )
+
+
+def test_where_no_change_is_significant_the_largest_moves_are_named_as_within_chance():
+    # Two years, 30 topics: one nearly doubles its share (20 → 38 of about 700 papers; q = 0.46), too little for
+    # Fisher's test corrected across 30 topics; the brief and What changed still name it.
+    counts = {t: [24, 23] for t in range(2, 30)} | {0: [8, 3], 1: [20, 38]}
+    labels = {t: f"topic {t}" for t in counts} | {1: "adversarial examples, attacks"}
+    changes = _changes(_papers(counts, ["2018", "2019"]), labels=labels)
+    assert "significant" not in {r["grade"] for r in changes["comparison"]}
+    changed = what_changed(changes, _same, {})
+    adversarial = next(r for r in changes["comparison"] if r["topic"] == 1)
+    assert changed.largest[0].sentence == (
+        f"Adversarial examples, attacks: 2.9% → 5.5% of papers, {adversarial['change_pp']:+.1f} points "
+        f"({adversarial['change_low_pp']:+.1f} to {adversarial['change_high_pp']:+.1f})."
+    )
+    assert [f.link for f in changed.largest][:2] == ["#topic-1", "#topic-0"] and len(changed.largest) == 3
+    assert changed.largest_note.startswith("The largest moves, all within what chance explains")
+    assert (
+        "across 30 topics" in changed.largest_note and "not beyond what chance" in changed.largest[0].evidence
+    )
+    section = str(changes_section(changes, {}, {}))
+    assert 'id="pairwise-largest"' in section and "2.9% → 5.5% of papers" in section
+    # A significant change leaves the largest moves out.
+    rising = _changes(_papers({0: [400, 560], 1: [3, 38], 2: [30, 40]}, ["2018", "2019"]))
+    assert what_changed(rising, _same, {}).largest == ()
+    assert 'id="pairwise-largest"' not in str(changes_section(rising, {}, {}))

@@ -145,6 +145,14 @@ def test_nothing_significant_still_lists_the_largest_movements_and_says_what_it_
     page = changes_section(record, {}, {})
     assert "No trend is significant, which says the tests cannot tell" in page
     assert page.count('<li data-topic="') >= 3  # the largest movements, whatever the evidence
+    # Nothing significant: each movement with its size and interval, the trends' move over the span.
+    largest = page[page.index('id="largest-trends"') : page.index('id="trend-test"')]
+    for row in record["trends"]["topics"]:
+        if f'<li data-topic="{row["topic"]}"' in largest:
+            assert (
+                f"{row['move_pp']:+.1f} points ({row['move_low_pp']:+.1f} to {row['move_high_pp']:+.1f})"
+                in largest
+            )
 
 
 def test_the_lineage_section_is_renumbering_with_a_sankey_of_every_flow_and_escaped_labels():

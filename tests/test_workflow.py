@@ -48,6 +48,12 @@ def test_seed_run_outputs_add_up(seed_run):
     bridges = pd.read_csv(results / "topics" / "bridges.csv", keep_default_na=False)
     by_pair = {(min(pair), max(pair)): listed.count(pair) + listed.count(pair[::-1]) for pair in listed}
     assert bridges.set_index(["topic_a", "topic_b"])["papers"].to_dict() == by_pair
+    strategic = pd.read_csv(results / "topics" / "strategic.csv", keep_default_na=False)
+    assert strategic.columns.tolist()[:7] == [
+        "topic", "label", "papers", "keywords", "centrality", "density", "quadrant"
+    ]  # fmt: skip
+    assert set(strategic["topic"]) <= set(real_topics["id"]) and len(strategic) >= 2
+    assert set(strategic["quadrant"]) <= {"motor", "niche", "emerging or declining", "basic"}
 
     model_files = {p.name for p in (results / "topics" / "model").iterdir()}
     assert {"topic_embeddings.safetensors", "topics.json", "config.json"} <= model_files
@@ -58,6 +64,7 @@ def test_seed_run_outputs_add_up(seed_run):
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert report.count(get_plotlyjs()) == 1, "plotly.js must be inlined exactly once"
     assert 'id="bridges-summary"' in report and 'id="bridges-csv"' in report  # the table and its download
+    assert 'id="strategic-diagram"' in report and 'id="strategic-csv"' in report
     ours = report.replace(get_plotlyjs(), "")
     assert "<script src" not in ours and "<link" not in ours
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", ours), (

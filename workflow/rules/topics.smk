@@ -23,6 +23,7 @@ rule topics:
         figures="results/staged/topics/figures.json",
         lineage="results/staged/topics/lineage.json",
         bridges="results/staged/topics/bridges.csv",
+        strategic="results/staged/topics/strategic.csv",
         next_history=f"results/staged/history/{TOPICS}",
     log:
         "results/logs/topics.log",

@@ -14,6 +14,7 @@ import numpy as np
 
 from papertopics import storage
 from papertopics.ingest.parse import input_columns
+from papertopics.reception.outcome_words import outcome_phrase
 from papertopics.reception.values import read_values
 from papertopics.settings import ReceptionStageSettings
 from papertopics.stats import SIGNIFICANT
@@ -25,14 +26,18 @@ _FORMATS = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "ci
 
 
 def finding_sentence(row: dict) -> str:
-    """One finding in plain words: "Papers on X were accepted at 18% (12–26%), against 32% elsewhere"."""
+    """One finding in plain words: "Papers on X were accepted at 18% (12–26%), against 32%
+    elsewhere", "Of the papers on X, 80% (70–88%) were rejected, against 36% elsewhere" (the
+    outcome said as ``outcome_phrase`` says it).
+    """
     shown = _FORMATS[row["measure"]].format
     interval = f"({shown(row['low'])}–{shown(row['high'])})"
     subject = f"Papers on {row['label']}"
     if row["measure"] == "acceptance":
         said = f"were accepted at {shown(row['value'])} {interval}"
     elif row["measure"] == "outcome":
-        said = f"were {row['outcome']} at {shown(row['value'])} {interval}"
+        said = f"{shown(row['value'])} {interval} {outcome_phrase(row['outcome'])}"
+        return f"Of the papers on {row['label']}, {said}, against {shown(row['rest'])} elsewhere."
     elif row["measure"] == "rating":
         said = f"were rated {shown(row['value'])} on average {interval}"
     else:
@@ -54,10 +59,10 @@ def change_sentence(rows: list[dict]) -> str:
     """A topic's rate across the years against the rest's, from its ``year_rows``.
 
     For example "Papers on X were accepted at 12% (…) in 2021 and 30% (…) in 2022, against 25%
-    and 24% elsewhere: a change beyond the rest's."
+    and 24% elsewhere: a change beyond the rest's", or of an outcome "Of the papers on X, 12% (…)
+    in 2021 and 30% (…) in 2022 went to Findings, against …".
     """
     first = rows[0]
-    verb = "accepted" if first["measure"] == "acceptance" else first["outcome"]
 
     def listed(parts: list[str]) -> str:
         return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
@@ -66,7 +71,10 @@ def change_sentence(rows: list[dict]) -> str:
         [f"{row['value']:.0%} ({row['low']:.0%}–{row['high']:.0%}) in {row['year']}" for row in rows]
     )
     rest = listed([f"{row['rest']:.0%}" for row in rows])
-    return f"Papers on {first['label']} were {verb} at {rates}, against {rest} elsewhere: a change beyond the rest's."
+    against = f"against {rest} elsewhere: a change beyond the rest's."
+    if first["measure"] == "acceptance":
+        return f"Papers on {first['label']} were accepted at {rates}, {against}"
+    return f"Of the papers on {first['label']}, {rates} {outcome_phrase(first['outcome'])}, {against}"
 
 
 def _topic_papers(table, topic_details: list[dict]):

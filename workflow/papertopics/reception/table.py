@@ -2,7 +2,8 @@
 reviewers' ratings and its papers' citations for their year, each against the rest of the corpus.
 
 Tests are in :mod:`papertopics.reception.permutation`; q-values are Benjamini–Hochberg across
-topics, one family per kind (decisions, ratings, citations), graded as the trends are
+topics, one family per kind (acceptance, the outcomes' shares, ratings, citations: acceptance,
+the question a chair asks first, is not diluted by every outcome's share), graded as the trends are
 (``papertopics.stats.grade``). Citations are never compared raw: each paper's count is
 divided by the mean count of the papers of its year (a normalised citation score, 1 = its
 year's mean), and papers without a year are left out of them.
@@ -29,7 +30,8 @@ from papertopics.reception.values import ReceptionValues
 from papertopics.stats import NOT_TESTED, SIGNIFICANT, benjamini_hochberg, grade, wilson_interval
 
 ACCEPTANCE, OUTCOME, RATING, CITATIONS = "acceptance", "outcome", "rating", "citations"
-FAMILY = {ACCEPTANCE: "decisions", OUTCOME: "decisions", RATING: "ratings", CITATIONS: "citations"}
+FAMILY = {ACCEPTANCE: "acceptance", OUTCOME: "outcomes", RATING: "ratings", CITATIONS: "citations"}
+FAMILIES = ("acceptance", "outcomes", "ratings", "citations")
 _MEASURE_ORDER = {ACCEPTANCE: 0, OUTCOME: 1, RATING: 2, CITATIONS: 3}
 COLUMNS = [
     "topic",
@@ -138,11 +140,14 @@ def _rows(measure: str, outcome: str, found, papers: TopicPapers, settings) -> p
 
 
 def _share_rows(
-    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, kind: str
 ) -> list[pd.DataFrame]:
+    """The rows of the decisions' shares of one ``kind`` (``ACCEPTANCE`` or ``OUTCOME``)."""
     given = values.decision != ""
     frames = []
     for measure, outcome, hit in _decision_measures(values.decision, settings.accepted):
+        if measure != kind:
+            continue
         found = share_test(hit, papers.codes[given], papers.pools[given], len(papers.topics))
         rows = _rows(measure, outcome, found, papers, settings)
         rows["low"], rows["high"] = wilson_interval(
@@ -210,9 +215,11 @@ def _plain_means(values: np.ndarray, codes: np.ndarray, topics: int) -> tuple[np
 def _family_rows(
     family: str, papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, describe: bool
 ) -> list[pd.DataFrame]:
-    """The rows of one family of measures (decisions, ratings, citations), every topic."""
-    if family == "decisions":
-        return _share_rows(papers, values, settings)
+    """The rows of one family of measures (:data:`FAMILIES`), every topic."""
+    if family == "acceptance":
+        return _share_rows(papers, values, settings, ACCEPTANCE)
+    if family == "outcomes":
+        return _share_rows(papers, values, settings, OUTCOME)
     if family == "ratings":
         if not (~np.isnan(values.rating)).any():
             return []
@@ -290,13 +297,12 @@ def reception_table(
     count findings only). The tests are stepped down (``_stepped_down``); the values, the rest's,
     the intervals, medians and spreads describe each topic's own papers on the whole corpus.
     """
-    families = ("decisions", "ratings", "citations")
-    tested = [_stepped_down(family, papers, values, settings) for family in families]
+    tested = [_stepped_down(family, papers, values, settings) for family in FAMILIES]
     table = pd.concat([frame for frame in tested if len(frame)] or [pd.DataFrame(columns=COLUMNS)])
     table = table.reindex(columns=COLUMNS)
     if describe:
         described = pd.concat(
-            [frame for family in families for frame in _family_rows(family, papers, values, settings, True)]
+            [frame for family in FAMILIES for frame in _family_rows(family, papers, values, settings, True)]
             or [pd.DataFrame(columns=COLUMNS)]
         )
         key = ["topic", "measure", "outcome"]
@@ -324,7 +330,7 @@ def reception_table(
 
 def graded(table: pd.DataFrame, settings: ReceptionSettings) -> pd.DataFrame:
     """Evidence and direction from the q-values (Benjamini–Hochberg across topics, one family per
-    kind, stepped down).
+    kind of :data:`FAMILIES`, stepped down).
     """
     table = table.copy()
     evidence = grade(table["q_value"].fillna(1.0), settings.false_discovery_rate, settings.suggestive_q)

@@ -9,13 +9,14 @@ stage's record (``changes.json``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
 from papertopics.changes.trends import FALLING, RISING
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
+from papertopics.report.largest_moves import largest_moves, within_chance_note
 from papertopics.report.overview import input_notes
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
@@ -238,6 +239,23 @@ class WhatChanged:
     findings: list[Finding]
     none_found: str | None
     more: str | None = None  # the significant changes left out, where some are
+    largest: tuple[Finding, ...] = ()  # where no change is significant, the largest moves
+    largest_note: str | None = None
+
+
+def _with_largest(changed: WhatChanged, changes: dict) -> WhatChanged:
+    """``changed`` with the largest moves (``largest_moves``) where no change is significant,
+    less the topics its sentences already tell (a suggestive lead).
+    """
+    told = {finding.link for finding in changed.findings}
+    moves = [move for move in largest_moves(changes) if f"#topic-{move.topic}" not in told]
+    if not moves:
+        return changed
+    largest = tuple(
+        Finding(plain_name(move.label), f": {move.text}.", move.evidence, f"#topic-{move.topic}")
+        for move in moves
+    )
+    return replace(changed, largest=largest, largest_note=within_chance_note(moves))
 
 
 def _more_text(rows: list[dict]) -> str | None:
@@ -268,7 +286,9 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
             if left > 0
             else None
         )
-        return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
+        return _with_largest(
+            WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
+        )
     span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"
     if not changes["tested"]:
         small = [
@@ -283,7 +303,9 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
     findings = step_findings(changes, period_label)
     none = f"No topic's share changed beyond what chance explains from {span}."
     more = _more_text(changes["comparison"])
-    return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
+    return _with_largest(
+        WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
+    )
 
 
 def burst_findings(changes: dict, period_label) -> list[Finding]:

@@ -45,6 +45,7 @@ class ReportInputs:
     people: object | None = None  # papertopics.report.people_section.PeopleTables; None: no People section
     reception: dict | None = None  # results/topics/reception.json (decisions, ratings, citations per topic)
     bridges: pd.DataFrame | None = None  # results/topics/bridges.csv (the topic pairs papers share)
+    strategic: pd.DataFrame | None = None  # results/topics/strategic.csv (Callon's centrality, density)
 
     def __post_init__(self):
         """Parse the papers' outlier flags once, so that every section reads the same booleans."""
@@ -133,6 +134,7 @@ class ReportFiles:
     reception_table: str | None = None
     reception_years: str | None = None
     bridges: str | None = None
+    strategic: str | None = None
     # The parse stage's summaries, for each dump file's hash (the corpus reads their text part).
     dump_summaries: list[str] | None = None
 
@@ -187,6 +189,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         people=_people(files),
         reception=reception,
         bridges=pd.read_csv(files.bridges, keep_default_na=False) if files.bridges else None,
+        strategic=pd.read_csv(files.strategic, keep_default_na=False) if files.strategic else None,
     )
 
 

@@ -26,6 +26,7 @@ from papertopics.report.reception_map import map_colourings
 from papertopics.report.reception_record import shown_rows
 from papertopics.report.reception_section import card_blocks, confidential, reception_section
 from papertopics.report.render import fragment, render
+from papertopics.report.strategic_subsection import strategic_subsection
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
 from papertopics.report.topic_table import papers_per_dump, topic_table_section
@@ -119,6 +120,8 @@ def _structure_section(inputs: ReportInputs) -> Markup:
     if inputs.bridges is not None:
         bridges = bridges_subsection(inputs.bridges, inputs.topic_settings.get("further_topic_min_weight"))
         parts += (("Bridges: topics that share papers", bridges),)
+    if inputs.strategic is not None and len(inputs.strategic):
+        parts += (("Strategic diagram: central and dense themes", strategic_subsection(inputs)),)
     return render("sections/structure.html", parts=parts)
 
 
@@ -149,6 +152,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         "papers.csv": inputs.papers.to_csv(index=False),
         "topics.csv": inputs.topics.to_csv(index=False),
         **({"bridges.csv": inputs.bridges.to_csv(index=False)} if inputs.bridges is not None else {}),
+        **({"strategic.csv": inputs.strategic.to_csv(index=False)} if inputs.strategic is not None else {}),
         **inputs.comparison_files,
         **(inputs.people.files if inputs.people is not None else {}),
     }

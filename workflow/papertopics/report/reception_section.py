@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from papertopics.figures.forest import MARKS, forest_plot, forest_rows
 from papertopics.reception.stages import finding_sentence
+from papertopics.report.html_blocks import figure_block
 from papertopics.report.reception_record import CONFIDENTIAL, shown_rows
 from papertopics.report.render import render
 from papertopics.report.topic_table import sortable_table, table_cell
@@ -110,6 +112,28 @@ def reception_table(rows: list[dict]) -> Markup:
     return sortable_table("reception-table", header, numeric, body)
 
 
+# The measures drawn as forest plots, one figure each where the record has it.
+FOREST_MEASURES = ("acceptance", "rating", "citations")
+
+
+def forest_plots(rows: list[dict]) -> list[dict]:
+    """A forest plot per measure present (:data:`FOREST_MEASURES`) with some topic tested: its
+    heading, figure id and figure block.
+    """
+    plots = []
+    for measure in FOREST_MEASURES:
+        if forest_rows(rows, measure):
+            figure_id = f"reception-forest-{measure}"
+            plots.append(
+                {
+                    "heading": _HEADINGS[measure],
+                    "id": figure_id,
+                    "figure": figure_block(figure_id, forest_plot(rows, measure)),
+                }
+            )
+    return plots
+
+
 def reception_section(record: dict | None) -> Markup:
     """The Reception section, or nothing where the papers carry no decision, rating or citation."""
     rows = shown_rows(record)
@@ -127,5 +151,7 @@ def reception_section(record: dict | None) -> Markup:
         notes=record["notes"],
         accepted=", ".join(record["accepted"]),
         table=reception_table(rows),
+        forests=forest_plots(rows),
+        marks=MARKS,
         tested_apart=not record.get("in_report", True),
     )

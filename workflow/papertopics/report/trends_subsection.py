@@ -36,6 +36,16 @@ def share_change_text(first: float, last: float) -> str:
     return f"{100 * first:.1f}% → {100 * last:.1f}% of papers"
 
 
+def points_text(change_pp: float, low_pp: float, high_pp: float) -> str:
+    """A move's size with its interval: "+2.9 points (+0.6 to +4.9)"."""
+    return f"{change_pp:+.1f} points ({low_pp:+.1f} to {high_pp:+.1f})"
+
+
+def move_text(first: float, last: float, change_pp: float, low_pp: float, high_pp: float) -> str:
+    """A move with its size and interval: "2.9% → 5.8% of papers, +2.9 points (+0.6 to +4.9)"."""
+    return f"{share_change_text(first, last)}, {points_text(change_pp, low_pp, high_pp)}"
+
+
 def _evidence_hover(row: dict, unit: str) -> str:
     """The test's figures for one topic, shown on hovering its grade."""
     return f"Trend {slope_text(row, unit)}, q = {row['q_value']:.2g} (Cochran–Armitage on clustered papers)"
@@ -62,6 +72,7 @@ def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> dic
         "grade": row["grade"],
         "grade_class": row["grade"].replace(" ", "-"),
         "hover": _evidence_hover(row, trends["unit"]),
+        "move": None,  # the move with its interval, where the list is all there is to judge
     }
 
 
@@ -214,6 +225,12 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> Markup
     def items(listed: list[dict]) -> list[dict]:
         return [_item(r, trends, period_label, colours) for r in listed]
 
+    def with_interval(item: dict, row: dict) -> dict:
+        # Where no trend is significant these moves are all there is to judge: each with its interval.
+        if "move_pp" not in row or any(r["grade"] == "significant" for r in rows):
+            return item
+        return {**item, "move": points_text(row["move_pp"], row["move_low_pp"], row["move_high_pp"])}
+
     trajectories = (
         [_trajectory_item(r, trends, period_label, colours, changes["by"]) for r in ranked_findings(rows)]
         if rows and "shape" in rows[0]
@@ -226,7 +243,7 @@ def trends_block(changes: dict, period_label, colours: dict[int, str]) -> Markup
         trajectories=trajectories,
         rising=items([r for r in moving if r["direction"] == "rising"]),
         falling=items([r for r in moving if r["direction"] == "falling"]),
-        largest=items(largest),
+        largest=[with_interval(item, row) for item, row in zip(items(largest), largest, strict=True)],
         footnote=_footnote(trends, changes),
         table=_trend_table(trends, period_label, changes.get("recomputed") or {}),
     )

@@ -14,6 +14,7 @@ from papertopics.figures.text import plotly_text
 from papertopics.report.bursts_subsection import bursts_block
 from papertopics.report.colours import colour_of
 from papertopics.report.html_blocks import figure_block
+from papertopics.report.largest_moves import largest_step_moves, within_chance_note
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase
 from papertopics.report.themes_subsection import themes_block
@@ -306,6 +307,8 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> dict:
         )
         footnote = ""
     thresholds = changes["thresholds"]
+    # Where no change is significant, the largest moves, said as within chance.
+    largest = largest_step_moves(changes)
     return {
         "comparable": True,
         "by": by,
@@ -313,6 +316,8 @@ def _pairwise(changes: dict, dump_labels: dict[str, str]) -> dict:
         "after": after,
         "intro": intro,
         "moved": [_pairwise_item(r) for r in rows if r["grade"] in ("significant", "suggestive")],
+        "largest": largest,
+        "largest_note": within_chance_note(largest) if largest else None,
         "figure": figure_block("share-change", share_change_chart(changes, dump_labels)),
         "footnote": footnote,
         "table": _comparison_table(changes, before, after),

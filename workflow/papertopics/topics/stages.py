@@ -77,6 +77,8 @@ class TopicOutputs:
         figures: the model's figures (``papertopics.figures``).
         lineage: how this run's topics continue the previous run's.
         bridges: ``bridges.csv``: the topic pairs that papers share (``bridges_table``).
+        strategic: ``strategic.csv``: each topic's Callon centrality, density and quadrant
+            (``papertopics.topics.strategic``).
         next_history: this run's topic record, staged: published as the history's with the run.
     """
 
@@ -87,6 +89,7 @@ class TopicOutputs:
     figures: str
     lineage: str
     bridges: str
+    strategic: str
     next_history: str
 
 
@@ -108,6 +111,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     names = load_guide(inputs.guide_file[0] if inputs.guide_file else chosen.guide_names)
     curation = load_curation(inputs.curation_file[0] if inputs.curation_file else None)
     texts = [p["text"] for p in records]
+    author_keywords = [paper_keywords(p) for p in records]
     fitted_labels, fitted_group_labels = placed_fitted_labels(clusters)
     found = run_topics(
         texts,
@@ -123,7 +127,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length),
         given=Given(names, curation, fitted_labels, fitted_group_labels),
         titles=[p.get("title") or "" for p in records],
-        keywords=[paper_keywords(p) for p in records],
+        keywords=author_keywords,
     )
     placement = settle_placed_topics(clusters, found)
     # A placed update's new papers ("" in the fit); none in a refit.
@@ -137,6 +141,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
     storage.write_csv(outputs.topic_papers, paper_table)
     label_of = {d["topic"]: d["label"] for d in found.details}
     storage.write_csv(outputs.bridges, bridges_table(found.topics, further, label_of))
+    strategic_source = _write_strategic(outputs.strategic, records, author_keywords, found, periods)
     recorded = {
         "embedding_model": chosen.embedding_model,
         **chosen.recorded(),
@@ -147,6 +152,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         **found.summary,
         "consensus": storage.read_json(inputs.cluster_settings).get("consensus"),
         "wording_by": periods.by,
+        "strategic_keywords": strategic_source,
         "placement": placement,
     }
     storage.write_json(
@@ -164,6 +170,31 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         found.lineage["run"],
         [d["label"] for d in found.details],
     )
+
+
+def _write_strategic(path: str, records: list[dict], author_keywords: list[list[str]], found, periods) -> str:
+    """The strategic diagram's table (``papertopics.topics.strategic``) written to ``path``, with
+    each topic's place among the first and the last period's papers where the periods are
+    ordered and two or more; which keywords it counted.
+    """
+    # papertopics.topics.strategic imports pandas at its top: only the topics job loads it.
+    from papertopics.topics.strategic import strategic_table
+
+    real = [d for d in found.details if d["topic"] != OUTLIER]
+    period = np.full(len(records), -1)
+    if periods.ordered and len(periods.names) >= 2:
+        index = {name: i for i, name in enumerate(periods.names)}
+        period[periods.rows] = [index[name] for name in periods.period]
+    table, source = strategic_table(
+        [f"{p.get('title') or ''}. {p['text']}" for p in records],
+        author_keywords,
+        np.asarray(found.topics),
+        {d["topic"]: [word for word, _ in d["keywords"]] for d in real},
+        {d["topic"]: d["label"] for d in real},
+        (period, periods.names) if (period >= 0).any() else None,
+    )
+    storage.write_csv(path, table)
+    return source
 
 
 def grouped_topics(vectors: np.ndarray, found):
