@@ -44,10 +44,9 @@ from papertopics.reception.table import (
     flagged,
     is_accepted,
     reception_table,
-    year_measure,
-    year_rows,
 )
 from papertopics.reception.values import ReceptionValues, read_values
+from papertopics.reception.years import year_measure, year_rows
 
 CORPORA = ("openreview_metadata", "acl_2021_2022_metadata")
 SIZES = (30, 60, 120)

@@ -30,9 +30,9 @@ from papertopics.reception.table import (
     is_accepted,
     normalised_citations,
     reception_table,
-    year_rows,
 )
 from papertopics.reception.values import ReceptionValues
+from papertopics.reception.years import year_rows
 from papertopics.report.reception_record import reception_files
 from papertopics.report.reception_section import brief_lines, card_blocks, findings, reception_section
 

@@ -49,82 +49,84 @@ def placed_among(values: pd.Series, reference: pd.Series) -> np.ndarray:
     return np.interp(values.to_numpy(), reference.to_numpy()[order], percentile_ranks(reference)[order])
 
 
-def strategic_diagram(table: pd.DataFrame, source: str) -> go.Figure:
-    """The diagram of ``table`` (``strategic.csv``'s rows); ``source``: which keywords it counts
-    (``papertopics.topics.strategic.keyword_source``), said in the axis title.
+def _moves(table: pd.DataFrame) -> pd.DataFrame:
+    """The topics whose move from the first to the last period is drawn: those with
+    ``ARROW_MIN_PAPERS`` papers or more in both (none in a one-period corpus).
     """
-    figure = go.Figure()
-    moving = (
-        table[(table["first_papers"] >= ARROW_MIN_PAPERS) & (table["last_papers"] >= ARROW_MIN_PAPERS)]
-        if "first_centrality" in table
-        else table.iloc[:0]
-    )
-    if len(moving) >= 2:
-        first, last = table["first_period"].iloc[0], table["last_period"].iloc[0]
-        ends = {
-            side: (
-                placed_among(moving[f"{side}_centrality"], table["centrality"]),
-                placed_among(moving[f"{side}_density"], table["density"]),
-            )
-            for side in ("first", "last")
-        }
-        xs, ys, hover = [], [], []
-        for i, row in enumerate(moving.itertuples()):
-            xs += [ends["first"][0][i], ends["last"][0][i], None]
-            ys += [ends["first"][1][i], ends["last"][1][i], None]
-            said = f"{row.topic}: {plotly_text(row.label)}"
-            hover += [
-                f"{said} in {first} ({row.first_papers} papers)",
-                f"{said} in {last} ({row.last_papers} papers)",
-                "",
-            ]
-        figure.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines+markers",
-                name=plotly_text(
-                    f"move from {first} to {last} (topics with {ARROW_MIN_PAPERS}+ papers in both)"
-                ),
-                line={"color": "#c8c8c8", "width": 1},
-                marker={"symbol": "arrow", "angleref": "previous", "size": 9, "color": "#aaa"},
-                hovertext=hover,
-                hoverinfo="text",
-            )
+    if "first_centrality" not in table:
+        return table.iloc[:0]
+    return table[(table["first_papers"] >= ARROW_MIN_PAPERS) & (table["last_papers"] >= ARROW_MIN_PAPERS)]
+
+
+def _move_trace(table: pd.DataFrame, moving: pd.DataFrame) -> go.Scatter:
+    """An arrow per topic of ``moving`` from its first period's place to its last's, on the
+    diagram's percentile scale.
+    """
+    first, last = table["first_period"].iloc[0], table["last_period"].iloc[0]
+    ends = {
+        side: (
+            placed_among(moving[f"{side}_centrality"], table["centrality"]),
+            placed_among(moving[f"{side}_density"], table["density"]),
         )
+        for side in ("first", "last")
+    }
+    xs, ys, hover = [], [], []
+    for i, row in enumerate(moving.itertuples()):
+        xs += [ends["first"][0][i], ends["last"][0][i], None]
+        ys += [ends["first"][1][i], ends["last"][1][i], None]
+        said = f"{row.topic}: {plotly_text(row.label)}"
+        hover += [
+            f"{said} in {first} ({row.first_papers} papers)",
+            f"{said} in {last} ({row.last_papers} papers)",
+            "",
+        ]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines+markers",
+        name=plotly_text(f"move from {first} to {last} (topics with {ARROW_MIN_PAPERS}+ papers in both)"),
+        line={"color": "#c8c8c8", "width": 1},
+        marker={"symbol": "arrow", "angleref": "previous", "size": 9, "color": "#aaa"},
+        hovertext=hover,
+        hoverinfo="text",
+    )
+
+
+def _topic_trace(table: pd.DataFrame) -> go.Scatter:
+    """A bubble per topic at its centrality's and density's percentile, sized by its papers and
+    coloured by its quadrant.
+    """
     sizes = np.sqrt(table["papers"].to_numpy(dtype=float))
     scale = 40 / sizes.max() if len(sizes) and sizes.max() > 0 else 1.0
-    figure.add_trace(
-        go.Scatter(
-            x=percentile_ranks(table["centrality"]),
-            y=percentile_ranks(table["density"]),
-            mode="markers+text",
-            name="topics",
-            text=[plotly_text(shorten(label, _LABEL_CHARS)) for label in table["label"]],
-            textposition="top center",
-            textfont={"size": 10},
-            marker={
-                "size": np.maximum(sizes * scale, 6),
-                "color": [_QUADRANT_COLOURS[q] for q in table["quadrant"]],
-                "opacity": 0.6,
-                "line": {"width": 1, "color": "#fff"},
-            },
-            hovertext=[
-                f"{row.topic}: {plotly_text(row.label)}<br>{row.papers} papers; {row.quadrant}<br>"
-                f"centrality {row.centrality:.2f}, density {row.density:.2f}<br>"
-                f"keywords: {plotly_text(shorten(row.keywords, 120))}"
-                for row in table.itertuples()
-            ],
-            hoverinfo="text",
-        )
+    return go.Scatter(
+        x=percentile_ranks(table["centrality"]),
+        y=percentile_ranks(table["density"]),
+        mode="markers+text",
+        name="topics",
+        text=[plotly_text(shorten(label, _LABEL_CHARS)) for label in table["label"]],
+        textposition="top center",
+        textfont={"size": 10},
+        marker={
+            "size": np.maximum(sizes * scale, 6),
+            "color": [_QUADRANT_COLOURS[q] for q in table["quadrant"]],
+            "opacity": 0.6,
+            "line": {"width": 1, "color": "#fff"},
+        },
+        hovertext=[
+            f"{row.topic}: {plotly_text(row.label)}<br>{row.papers} papers; {row.quadrant}<br>"
+            f"centrality {row.centrality:.2f}, density {row.density:.2f}<br>"
+            f"keywords: {plotly_text(shorten(row.keywords, 120))}"
+            for row in table.itertuples()
+        ],
+        hoverinfo="text",
     )
-    for axis in ("x", "y"):
-        line = {"type": "line", "line": {"color": "#666", "dash": "dash", "width": 1}}
-        if axis == "x":
-            line.update(x0=50, x1=50, y0=0, y1=1, xref="x", yref="paper")
-        else:
-            line.update(x0=0, x1=1, y0=50, y1=50, xref="paper", yref="y")
-        figure.add_shape(line)
+
+
+def _add_quadrants(figure: go.Figure) -> None:
+    """The medians' dashed lines and each quadrant's name in its corner."""
+    dashed = {"type": "line", "line": {"color": "#666", "dash": "dash", "width": 1}}
+    figure.add_shape({**dashed, "x0": 50, "x1": 50, "y0": 0, "y1": 1, "xref": "x", "yref": "paper"})
+    figure.add_shape({**dashed, "x0": 0, "x1": 1, "y0": 50, "y1": 50, "xref": "paper", "yref": "y"})
     for quadrant, (x, y, xanchor, yanchor) in _CORNERS.items():
         figure.add_annotation(
             text=quadrant,
@@ -137,6 +139,18 @@ def strategic_diagram(table: pd.DataFrame, source: str) -> go.Figure:
             showarrow=False,
             font={"size": 13, "color": _QUADRANT_COLOURS[quadrant]},
         )
+
+
+def strategic_diagram(table: pd.DataFrame, source: str) -> go.Figure:
+    """The diagram of ``table`` (``strategic.csv``'s rows); ``source``: which keywords it counts
+    (``papertopics.topics.strategic.keyword_source``), said in the axis title.
+    """
+    figure = go.Figure()
+    moving = _moves(table)
+    if len(moving) >= 2:
+        figure.add_trace(_move_trace(table, moving))
+    figure.add_trace(_topic_trace(table))
+    _add_quadrants(figure)
     axis = {"range": [-4, 108], "gridcolor": "#eee", "zeroline": False}
     figure.update_layout(
         height=600,

@@ -147,6 +147,15 @@ def paper_table(records: list[dict], assigned):
     )
 
 
+def _given(values) -> dict[str, int]:
+    """How many papers carry each measure: a decision, ratings, citations (``ReceptionValues``)."""
+    return {
+        "decision": int((values.decision != "").sum()),
+        "ratings": int((~np.isnan(values.rating)).sum()),
+        "citations": int((~np.isnan(values.citations)).sum()),
+    }
+
+
 def reception(
     papers: str,
     parsed: list[str],
@@ -169,7 +178,8 @@ def reception(
     # papertopics.changes.tables and papertopics.reception.table import heavy libraries at their
     # tops: only the jobs that use them load them.
     from papertopics.changes.tables import json_records
-    from papertopics.reception.table import ReceptionSettings, flagged, reception_table, year_rows
+    from papertopics.reception.table import ReceptionSettings, flagged, reception_table
+    from papertopics.reception.years import year_rows
 
     chosen = ReceptionStageSettings(**knobs)
     records = received_records(papers, parsed)
@@ -194,11 +204,7 @@ def reception(
     storage.write_csv(table, rows)
     storage.write_csv(years, per_year)
     significant = flagged(rows).sort_values(["q_value", "topic"], kind="stable")
-    given = {
-        "decision": int((values.decision != "").sum()),
-        "ratings": int((~np.isnan(values.rating)).sum()),
-        "citations": int((~np.isnan(values.citations)).sum()),
-    }
+    given = _given(values)
     storage.write_json(
         record,
         {
