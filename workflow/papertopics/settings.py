@@ -357,6 +357,30 @@ class ReceptionStageSettings(_Settings):
     suggestive_q: float = knob("compare", "suggestive_q")
 
 
+@dataclass(frozen=True)
+class ReplicateSettings(ClusterSpaceSettings):
+    """A replicate of the robustness stage: the cluster space's ``umap`` knobs and ``hdbscan``'s,
+    as the main run projects and clusters, with ``robustness.sample_share`` and the replicate's
+    number (its seed is drawn from it and ``umap.random_state``).
+    """
+
+    sample_share: float = knob("robustness", "sample_share")
+    min_cluster_size: int | str = knob("hdbscan", "min_cluster_size")
+    min_samples: int | None = knob("hdbscan", "min_samples")
+    cluster_selection_method: str = knob("hdbscan", "cluster_selection_method")
+    max_cluster_share: float = knob("hdbscan", "max_cluster_share")
+    replicate: int = given("the replicate's number, 1 to robustness.replicates")
+
+    def hdbscan(self) -> dict:
+        """The knobs of ``papertopics.mapping.cluster.cluster_points``."""
+        return {
+            "min_cluster_size": self.min_cluster_size,
+            "min_samples": self.min_samples,
+            "cluster_selection_method": self.cluster_selection_method,
+            "max_cluster_share": self.max_cluster_share,
+        }
+
+
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:
     """The ``umap`` knobs of ``settings_class`` (``NeighbourSettings`` or a projection's) from a
     ``umap`` section alone: the warm-up and the benchmarks project without placing on a fit.

@@ -1,0 +1,109 @@
+"""The robustness stage's parts: replicates drawn, the neighbour graph restricted to them, each
+topic's best match and stability, and the grades said in the report.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.reduce import exact_neighbours
+from papertopics.report.stability_marks import stability_phrase, topic_stability
+from papertopics.robustness.replicates import replicate_seed, restricted_graph, subsample
+from papertopics.robustness.stability import best_matches, stability_grade, trusted
+
+
+def test_a_replicates_seed_and_sample_depend_on_its_number_alone():
+    seeds = [replicate_seed(42, number) for number in range(1, 11)]
+    assert len(set(seeds)) == 10
+    assert seeds[:3] == [replicate_seed(42, number) for number in range(1, 4)]
+    assert replicate_seed(43, 1) != seeds[0]
+    rows = subsample(1000, 0.8, seeds[0])
+    assert len(rows) == 800 and len(set(rows.tolist())) == 800 and (np.diff(rows) > 0).all()
+    assert subsample(1000, 0.8, seeds[0]).tolist() == rows.tolist()
+    assert subsample(1000, 0.8, seeds[1]).tolist() != rows.tolist()
+
+
+def test_the_restricted_graph_keeps_each_papers_nearest_drawn_neighbours_in_order():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(200, 8)).astype(np.float32)
+    indices, distances = exact_neighbours(vectors, 15, "cosine")
+    rows = subsample(200, 0.8, 7)
+    kept, near = restricted_graph(indices, distances, rows, 10)
+    assert kept.shape == near.shape == (160, 10)
+    # The drawn papers' own exact graph, searched afresh, agrees wherever a row kept ten neighbours.
+    fresh, fresh_distances = exact_neighbours(vectors[rows], 10, "cosine")
+    full = (kept >= 0).all(axis=1)
+    assert full.mean() > 0.9
+    assert (kept[full] == fresh[full]).all()
+    assert np.allclose(near[full], fresh_distances[full], atol=1e-5)
+    # A row short of drawn neighbours marks the rest -1 at its farthest kept neighbour's distance.
+    short = ~full
+    if short.any():
+        row = np.flatnonzero(short)[0]
+        missing = kept[row] < 0
+        assert np.isfinite(near[row]).all()
+        assert (near[row][missing] == near[row][~missing].max()).all()
+
+
+def test_a_topic_found_again_scores_one_a_merged_or_halved_topic_at_most_a_half():
+    # Main run: topics 0 (papers 0-39), 1 (40-79), 2 (80-99); the replicate draws every paper.
+    topic_of = np.repeat([0, 1, 2], [40, 40, 20])
+    rows = np.arange(100)
+    same = topic_of.copy()
+    matched, jaccard = best_matches(topic_of, rows, same, [0, 1, 2])
+    assert matched.tolist() == [0, 1, 2] and jaccard.tolist() == [1.0, 1.0, 1.0]
+    # The replicate merges 0 and 1 and splits 2 in halves, one of them left as outliers.
+    merged = np.where(topic_of == 2, OUTLIER, 0)
+    merged[90:] = 5
+    matched, jaccard = best_matches(topic_of, rows, merged, [0, 1, 2])
+    assert jaccard[:2].tolist() == [0.5, 0.5]
+    assert matched[2] == 5 and jaccard[2] == pytest.approx(0.5)  # the outliers count against it
+    # A main topic made of two of the replicate's (papers 0-79), and one that is half of one (0-19).
+    merged_topic = np.where(np.arange(100) < 80, 0, 1)
+    half_topic = np.where(np.arange(100) < 20, 0, 1)
+    for main in (merged_topic, half_topic):
+        _, jaccard = best_matches(main, rows, same, [0])
+        assert jaccard[0] == pytest.approx(0.5)
+
+
+def test_only_the_drawn_papers_count():
+    topic_of = np.repeat([0, 1], [50, 50])
+    rows = np.arange(0, 100, 2)  # half of each topic drawn
+    matched, jaccard = best_matches(topic_of, rows, np.repeat([7, 8], [25, 25]), [0, 1])
+    assert matched.tolist() == [7, 8] and jaccard.tolist() == [1.0, 1.0]
+    matched, jaccard = best_matches(topic_of, rows, np.full(50, OUTLIER), [0, 1])
+    assert matched.tolist() == [OUTLIER, OUTLIER] and jaccard.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "grade", "is_trusted"),
+    [
+        (0.9, "highly stable", True),
+        (0.85, "highly stable", True),
+        (0.8, "stable", True),
+        (0.7, "doubtful", True),
+        (0.55, "not to be trusted", False),
+        (0.5, "dissolved", False),
+        (None, "", True),
+    ],
+)
+def test_grades_follow_clusterboots_cut_offs(value, grade, is_trusted):
+    assert stability_grade(value) == grade
+    assert trusted(value) is is_trusted
+
+
+def test_the_report_reads_the_stability_and_says_when_a_topic_is_not_to_be_trusted():
+    topics = pd.DataFrame(
+        {
+            "id": [-1, 0, 1],
+            "stability": ["", 0.81, 0.42],
+            "stability_grade": ["", "stable", "dissolved"],
+            "replicates": [10, 10, 10],
+        }
+    )
+    found = topic_stability(topics)
+    assert set(found) == {0, 1}
+    assert stability_phrase(found[0]) == "stability 0.81, stable (10 resamples)"
+    assert stability_phrase(found[1]) == "stability 0.42, dissolved (10 resamples): not to be trusted"
+    assert topic_stability(topics.drop(columns=["stability"])) == {}
+    assert topic_stability(topics.assign(stability="")) == {}

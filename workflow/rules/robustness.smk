@@ -1,0 +1,58 @@
+from papertopics.settings import ReplicateSettings
+
+
+# The robustness stage (papertopics.robustness): the topics found again on subsamples of the
+# papers with other seeds, each replicate its own job (a cluster spreads them), and how often each
+# topic of the main run comes back. A replicate reads only the papers' texts, embeddings and
+# neighbour graph: editing a decision, or a test after it, reruns none.
+def replicate_knobs(wildcards):
+    """The knobs of replicate ``wildcards.replicate``: the cluster space's and hdbscan's, and its number."""
+    return knobs(ReplicateSettings.from_config(config, replicate=int(wildcards.replicate)))
+
+
+def replicate_files():
+    """Every replicate's topics, robustness.replicates in all (none: no stability is measured)."""
+    count = config["robustness"]["replicates"]
+    return [f"results/robustness/replicates/{number}.npz" for number in range(1, count + 1)]
+
+
+rule replicate:
+    input:
+        after_parsing,
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        neighbours="results/reduced/neighbours.npz",
+    output:
+        topics="results/robustness/replicates/{replicate}.npz",
+    log:
+        "results/logs/replicate/{replicate}.log",
+    benchmark:
+        "results/benchmarks/replicate/{replicate}.tsv"
+    wildcard_constraints:
+        replicate=r"[1-9]\d*",
+    conda:
+        ENVIRONMENT
+    params:
+        knobs=replicate_knobs,
+    script:
+        "../scripts/replicate.py"
+
+
+# Each topic matched in every replicate (best Jaccard), and its stability in topics.csv.
+rule topic_stability:
+    input:
+        after_parsing,
+        topic_papers="results/assigned/papers.csv",
+        topic_table="results/assigned/topics.csv",
+        replicates=replicate_files(),
+    output:
+        topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
+        matches="results/staged/topics/stability.csv",
+    log:
+        "results/logs/topic_stability.log",
+    benchmark:
+        "results/benchmarks/topic_stability.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/topic_stability.py"
