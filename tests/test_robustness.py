@@ -8,6 +8,7 @@ import pytest
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.reduce import exact_neighbours
 from papertopics.report.stability_marks import stability_phrase, topic_stability
+from papertopics.robustness.findings import FRAGILE, ROBUST, SUPPORTED, robustness_grade
 from papertopics.robustness.replicates import replicate_seed, restricted_graph, subsample
 from papertopics.robustness.stability import best_matches, stability_grade, trusted
 
@@ -107,3 +108,89 @@ def test_the_report_reads_the_stability_and_says_when_a_topic_is_not_to_be_trust
     assert stability_phrase(found[1]) == "stability 0.42, dissolved (10 resamples): not to be trusted"
     assert topic_stability(topics.drop(columns=["stability"])) == {}
     assert topic_stability(topics.assign(stability="")) == {}
+
+
+def _compare_settings():
+    from papertopics.settings import CompareSettings
+    from workflow_support import default_config
+
+    return CompareSettings(**default_config()["compare"])
+
+
+def _year_periods(years: np.ndarray):
+    from papertopics.periods.assign import Periods
+
+    names = sorted(set(years.tolist()))
+    return Periods(
+        by="year", names=names, rows=np.arange(len(years)), period=years.astype(object), left_out=0
+    )
+
+
+@pytest.mark.parametrize(
+    ("holds", "stability", "grade"),
+    [
+        (8, 0.8, ROBUST),
+        (10, 0.7, SUPPORTED),  # held every time, but its topic only doubtful
+        (5, 0.9, SUPPORTED),
+        (4, 0.9, FRAGILE),
+        (10, 0.55, FRAGILE),  # its topic not to be trusted
+    ],
+)
+def test_a_findings_grade_needs_its_replicates_and_its_topic(holds, stability, grade):
+    assert robustness_grade(holds, 10, stability) == grade
+    assert robustness_grade(0, 0, stability) == ""
+
+
+def test_a_planted_trend_holds_in_every_replicate_that_finds_its_topic_and_shuffled_years_in_none():
+    from papertopics.robustness.findings import Replicate, count_holds
+    from papertopics.robustness.retests import replicate_trends
+
+    rng = np.random.default_rng(3)
+    papers = 1200
+    topic_of = np.repeat(np.arange(6), 200)
+    years = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=papers)
+    # Topic 0 rises: its papers drawn towards the later years.
+    later = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=200, p=[0.05, 0.1, 0.2, 0.3, 0.35])
+    years[topic_of == 0] = later
+    periods = _year_periods(years)
+    tested = sorted(set(years.tolist()))
+    settings = _compare_settings()
+    findings = pd.DataFrame({"topic": [0, 1], "direction": ["rising", "rising"]})
+
+    def replicates(match):
+        drawn = []
+        for number in range(1, 6):
+            rows = subsample(papers, 0.8, number)
+            # The replicate numbers its topics its own way (10 + the main run's).
+            drawn.append(
+                Replicate(
+                    rows=rows, labels=topic_of[rows] + 10, outlier=np.zeros(len(rows), bool), match=match
+                )
+            )
+        return drawn
+
+    def retest(replicate):
+        return replicate_trends(replicate, periods, tested, settings)
+
+    everywhere = {topic: topic + 10 for topic in range(6)}
+    holds, counted = count_holds(findings, replicates(everywhere), retest)
+    assert counted == 5 and holds.tolist() == [5, 0]
+    # Unmatched in a replicate, it cannot hold there; nor with the other direction.
+    holds, _ = count_holds(findings, replicates({1: 11}), retest)
+    assert holds.tolist() == [0, 0]
+    holds, _ = count_holds(findings.assign(direction="falling"), replicates(everywhere), retest)
+    assert holds.tolist() == [0, 0]
+    # Years shuffled across the papers: nothing rises, in any replicate.
+    periods = _year_periods(rng.permutation(years))
+    holds, _ = count_holds(findings, replicates(everywhere), retest)
+    assert holds.tolist() == [0, 0]
+
+
+def test_the_drawn_papers_keep_their_periods():
+    from papertopics.robustness.retests import drawn_periods
+
+    years = np.array(["2020", "2021", "2022", "2023"] * 5, dtype=object)
+    rows = np.array([1, 2, 5, 19])
+    drawn = drawn_periods(_year_periods(years), rows)
+    assert drawn.rows.tolist() == [0, 1, 2, 3]
+    assert drawn.period.tolist() == ["2021", "2022", "2021", "2023"]

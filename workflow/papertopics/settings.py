@@ -161,7 +161,7 @@ class NeighbourSettings(_Settings):
         return {
             setting.name: getattr(self, setting.name)
             for setting in fields(self)
-            if config_key(type(self), setting)[0] == "umap"
+            if (config_key(type(self), setting) or ("",))[0] == "umap"
         }
 
 

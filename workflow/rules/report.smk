@@ -31,6 +31,7 @@ rule report:
         reception_years="results/staged/topics/reception_years.csv",
         dump_summaries=expand("results/parsed/{dump}.summary.json", dump=sorted(DUMPS)),
         bridges="results/staged/topics/bridges.csv",
+        robustness="results/staged/topics/robustness.json",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

@@ -1,4 +1,4 @@
-from papertopics.settings import ReplicateSettings
+from papertopics.settings import CompareSettings, ReplicateSettings
 
 
 # The robustness stage (papertopics.robustness): the topics found again on subsamples of the
@@ -56,3 +56,31 @@ rule topic_stability:
         ENVIRONMENT
     script:
         "../scripts/topic_stability.py"
+
+
+# Each finding re-tested in every replicate on its matched topic, with the same test and family:
+# how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn.
+rule finding_robustness:
+    input:
+        after_parsing,
+        topic_papers="results/assigned/papers.csv",
+        topics="results/staged/topics/topics.csv",
+        matches="results/staged/topics/stability.csv",
+        replicates=replicate_files(),
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
+        found_trends="results/changes/trends.csv",
+        changes="results/staged/topics/changes.json",
+    output:
+        trends="results/staged/topics/trends.csv",
+        record="results/staged/topics/robustness.json",
+    log:
+        "results/logs/finding_robustness.log",
+    benchmark:
+        "results/benchmarks/finding_robustness.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        knobs=knobs(CompareSettings.from_config(config)),
+    script:
+        "../scripts/finding_robustness.py"

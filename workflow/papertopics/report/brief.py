@@ -20,11 +20,13 @@ from papertopics.report.overview import input_notes
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.report.stability_marks import holds_note, robustness_rank
 from papertopics.report.title import year_span
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
 from papertopics.report.venues_section import venue_lines, venues_none_found
+from papertopics.robustness.findings import FRAGILE
 from papertopics.stats import SIGNIFICANT, SUGGESTIVE
 
 _THEMES = 8
@@ -170,7 +172,8 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
     trends = changes["trends"]
     periods = [period_label(p) for p in trends["periods"]]
     found = ranked_findings(trends["topics"])
-    told = found[:_FINDINGS]
+    # Robust findings first (each grade's largest move first); a fragile one is left to What changed.
+    told = [r for r in sorted(found, key=robustness_rank) if r.get("robustness") != FRAGILE][:_FINDINGS]
     if len(found) < _ENOUGH_SIGNIFICANT:
         minimum = trends.get("min_effect_points", 0.0)
         leads = [
@@ -195,10 +198,11 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
             if shaped and not trends.get("shape_test", "").startswith("too few")
             else _trend_evidence(row, moved, trends, changes, period_label)
         )
+        held = holds_note(row)
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=rest,
+                rest=f"{rest} ({held[0].upper()}{held[1:]}.)" if held else rest,
                 evidence=evidence,
                 link=f"#topic-{int(row['topic'])}",
                 sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),
@@ -262,11 +266,24 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        left = len(ranked_findings(trends["topics"])) - _FINDINGS
+        ranked = ranked_findings(trends["topics"])
+        fragile = sum(r.get("robustness") == FRAGILE for r in ranked)
+        left = len(ranked) - fragile - _FINDINGS
         more = (
-            f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
-            if left > 0
-            else None
+            " ".join(
+                text
+                for text in (
+                    f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+                    if left > 0
+                    else "",
+                    f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
+                    "resamples, or in a topic not to be trusted) under What changed."
+                    if fragile
+                    else "",
+                )
+                if text
+            )
+            or None
         )
         return WhatChanged(f"What changed, {span}", findings, None if findings else none, more)
     span = f"{period_label(changes['baseline'])} to {period_label(changes['target'])}"

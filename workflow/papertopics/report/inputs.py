@@ -133,6 +133,8 @@ class ReportFiles:
     reception_table: str | None = None
     reception_years: str | None = None
     bridges: str | None = None
+    # The robustness stage's record: how often each finding held in the replicates (optional).
+    robustness: str | None = None
     # The parse stage's summaries, for each dump file's hash (the corpus reads their text part).
     dump_summaries: list[str] | None = None
 
@@ -163,7 +165,10 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         figures=storage.read_json(files.figures),
         metrics=storage.read_json(files.metrics) if files.metrics else None,
         topic_groups=topic_details.get("groups"),
-        changes=storage.read_json(files.changes) if files.changes else None,
+        changes=with_trend_robustness(
+            storage.read_json(files.changes) if files.changes else None,
+            storage.read_json(files.robustness) if files.robustness else None,
+        ),
         comparison_files={
             Path(path).name: Path(path).read_text(encoding="utf-8")
             for path in (
@@ -188,6 +193,20 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         reception=reception,
         bridges=pd.read_csv(files.bridges, keep_default_na=False) if files.bridges else None,
     )
+
+
+def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict | None:
+    """``changes`` with each trend's ``holds``, ``replicates`` and ``robustness`` (its grade) from
+    the robustness stage's record, where there is one and replicates were drawn.
+    """
+    if not changes or not robustness or not robustness.get("replicates"):
+        return changes
+    held = robustness.get("trends") or {}
+    trends = changes.get("trends") or {}
+    if not trends.get("available"):
+        return changes
+    rows = [{**row, **held.get(str(int(row["topic"])), {})} for row in trends["topics"]]
+    return {**changes, "trends": {**trends, "topics": rows}}
 
 
 def _with_dump_hashes(corpus_summary: dict, dump_summaries: list[str] | None) -> dict:

@@ -1,4 +1,6 @@
-"""How a topic's stability (``topics.csv``: the robustness stage's) is said in the report."""
+"""How a topic's stability (``topics.csv``) and how often a finding held (the robustness stage's)
+are said in the report.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import math
 from markupsafe import Markup
 
 from papertopics.report.render import macro
+from papertopics.robustness.findings import FRAGILE, ROBUST, holds_phrase
 from papertopics.robustness.stability import trusted
 
 
@@ -45,3 +48,18 @@ def stability_mark(stability: dict | None) -> Markup:
     if not stability:
         return Markup("")
     return macro("sections/stability.html", "mark")(stability_phrase(stability), stability["trusted"])
+
+
+def holds_note(row: dict) -> str:
+    """How often a finding held in the replicates, ``robust: holds in 9 of 10 resamples``; empty
+    where none were drawn (its ``holds``, ``replicates`` and ``robustness`` from the robustness stage).
+    """
+    if not row.get("replicates"):
+        return ""
+    held = holds_phrase(int(row["holds"]), int(row["replicates"]))
+    return f"{row['robustness']}: {held}" if row.get("robustness") else held
+
+
+def robustness_rank(row: dict) -> int:
+    """A finding's place by its grade: robust first, then supported (or ungraded), fragile last."""
+    return {ROBUST: 0, FRAGILE: 2}.get(row.get("robustness", ""), 1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from papertopics.mapping.cluster import assign_outliers
+from papertopics.mapping.cluster import OUTLIER, assign_outliers
 from papertopics.mapping.consensus import cluster_runs
 from papertopics.mapping.reduce import Projection, reduce_embeddings
 from papertopics.mapping.sizing import resolve_n_neighbors
@@ -67,9 +67,10 @@ def replicate_topics(
     hdbscan: dict,
     share: float,
     seed: int,
-) -> tuple[np.ndarray, np.ndarray, dict]:
-    """One replicate: the subsample's rows, each one's topic (-1: an outlier no topic is near) and
-    the settings used.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """One replicate: the subsample's rows, each one's topic (-1: an outlier no topic is near),
+    whether HDBSCAN left it an outlier (moved to a topic since, as the main run's are; the trend
+    tests count clustered papers) and the settings used.
 
     Args:
         embeddings: every paper's embedding, one row each.
@@ -89,4 +90,9 @@ def replicate_topics(
         neighbours = restricted_graph(*graph, rows, resolve_n_neighbors(projection.n_neighbors, len(rows)))
     space, umap_used = reduce_embeddings(sample, [texts[row] for row in rows], seeded, neighbours=neighbours)
     labels, cluster_used = cluster_runs([space], None, **hdbscan)
-    return rows, assign_outliers(sample, labels), {"umap": umap_used, "hdbscan": cluster_used}
+    return (
+        rows,
+        assign_outliers(sample, labels),
+        labels == OUTLIER,
+        {"umap": umap_used, "hdbscan": cluster_used},
+    )

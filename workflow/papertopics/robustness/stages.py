@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,17 +14,24 @@ from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings, embedding_text
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.reduce import Projection
+from papertopics.robustness.findings import (
+    Replicate,
+    count_holds,
+    matched_topics,
+    robustness_records,
+    with_robustness,
+)
 from papertopics.robustness.replicates import replicate_seed, replicate_topics
 from papertopics.robustness.stability import MATCH_JACCARD, best_matches, stability_grade
-from papertopics.settings import ReplicateSettings
+from papertopics.settings import CompareSettings, ReplicateSettings
 
 _LOG = logging.getLogger(__name__)
 
 
 def replicate(papers: str, embeddings: list[str], neighbours: str, topics: str, knobs: dict) -> None:
     """Replicate ``knobs["replicate"]``: a subsample of the papers projected and clustered as the
-    main run is (``papertopics.robustness.replicates``); ``topics`` holds the drawn papers' ids
-    and their topics there. ``knobs``: ``papertopics.settings.ReplicateSettings``' fields.
+    main run is (``papertopics.robustness.replicates``); ``topics`` holds the drawn papers' ids,
+    their topics there and whether HDBSCAN left each an outlier. ``knobs``: ``papertopics.settings.ReplicateSettings``' fields.
     """
     chosen = ReplicateSettings(**knobs)
     records, vectors = corpus_embeddings(papers, embeddings)
@@ -33,7 +41,7 @@ def replicate(papers: str, embeddings: list[str], neighbours: str, topics: str, 
         raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
     seed = replicate_seed(chosen.random_state, chosen.replicate)
     start = time.perf_counter()
-    rows, labels, used = replicate_topics(
+    rows, labels, outlier, used = replicate_topics(
         vectors,
         [embedding_text(p) for p in records],
         (graph["indices"], graph["distances"]) if graph["searched"] else None,
@@ -42,7 +50,7 @@ def replicate(papers: str, embeddings: list[str], neighbours: str, topics: str, 
         chosen.sample_share,
         seed,
     )
-    storage.write_arrays(topics, ids=np.array(ids)[rows], labels=labels, seed=np.array(seed))
+    storage.write_arrays(topics, ids=np.array(ids)[rows], labels=labels, outlier=outlier, seed=np.array(seed))
     _LOG.info(
         "replicate %d (seed %d): %d of %d papers, %d topics, %d outliers left, in %.1f s; %s",
         chosen.replicate,
@@ -103,3 +111,91 @@ def topic_stability(
     _LOG.info(
         "%d topics matched in %d replicates: %s", len(topic_ids), len(replicates), table["stability"].tolist()
     )
+
+
+@dataclass(frozen=True)
+class FindingInputs:
+    """What the finding_robustness stage reads (the rule's inputs, by name).
+
+    Attributes:
+        topic_papers: the topics stage's ``papers.csv`` (each paper's topic).
+        topics: ``topics.csv`` with each topic's stability (``topic_stability``).
+        matches: ``stability.csv``: each topic's match in each replicate.
+        replicates: every replicate's topics.
+        periods_table: the periods stage's table of each paper's period.
+        periods_settings: the periods stage's record.
+        found_trends: the changes stage's ``trends.csv``.
+        changes: the changes stage's ``changes.json`` (the periods the trends were tested over).
+    """
+
+    topic_papers: str
+    topics: str
+    matches: str
+    replicates: list[str]
+    periods_table: str
+    periods_settings: str
+    found_trends: str
+    changes: str
+
+
+@dataclass(frozen=True)
+class FindingOutputs:
+    """What the finding_robustness stage writes: ``trends.csv`` with each row's ``holds``,
+    ``replicates`` and (on findings) ``robustness``, and ``robustness.json``, the same per topic
+    and kind of finding, for the report.
+    """
+
+    trends: str
+    record: str
+
+
+def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
+    """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``);
+    ``knobs``: ``papertopics.settings.CompareSettings``' fields (the tests' own).
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    from papertopics.periods.assign import load_groups
+    from papertopics.robustness.retests import replicate_trends
+
+    settings = CompareSettings(**knobs)
+    assigned = pd.read_csv(inputs.topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id"])
+    row_of = {paper: row for row, paper in enumerate(assigned["id"])}
+    matches = pd.read_csv(inputs.matches, keep_default_na=False)
+    replicates = []
+    for number, path in enumerate(inputs.replicates, start=1):
+        drawn = storage.read_arrays(path)
+        replicates.append(
+            Replicate(
+                rows=np.array([row_of[paper] for paper in drawn["ids"].tolist()], dtype=np.int64),
+                labels=drawn["labels"],
+                outlier=drawn["outlier"],
+                match=matched_topics(matches, number),
+            )
+        )
+    topics = pd.read_csv(inputs.topics, keep_default_na=False)
+    stability = {
+        int(topic): float(value)
+        for topic, value in zip(topics["id"], topics["stability"], strict=True)
+        if value != ""
+    }
+    periods = load_groups(inputs.periods_table, inputs.periods_settings, assigned["id"].tolist())[0]
+    trends = pd.read_csv(inputs.found_trends, keep_default_na=False)
+    tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
+    start = time.perf_counter()
+    holds, drawn = count_holds(
+        trends, replicates, lambda replicate: replicate_trends(replicate, periods, tested, settings)
+    )
+    is_finding = trends["finding"].astype(str).str.lower() == "true" if len(trends) else []
+    trends = with_robustness(trends, holds, drawn, stability, is_finding)
+    storage.write_csv(outputs.trends, trends)
+    storage.write_json(
+        outputs.record,
+        {
+            "replicates": drawn,
+            "stability": stability,
+            "trends": robustness_records(trends),
+        },
+    )
+    _LOG.info("trends re-tested in %d replicates in %.1f s", drawn, time.perf_counter() - start)
