@@ -156,6 +156,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
+    # The periods and the re-tests import pandas at their top: only the jobs that use them load it.
     from papertopics.periods.assign import load_groups
     from papertopics.robustness.retests import replicate_trends
 
