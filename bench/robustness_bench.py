@@ -37,7 +37,7 @@ from papertopics.storage import flag_column
 from bench.common import BENCH, default_config
 
 # The planted rise: a topic's papers drawn over the years with these weights, oldest first.
-PLANTED_WEIGHTS = (1.0, 1.5, 2.0, 2.5, 3.0)
+PLANTED_WEIGHTS = (1.0, 2.0, 4.0, 6.0, 8.0)
 # Topics planted in: at least this many papers (a smaller one's rise is rarely found at q < 0.01).
 PLANTED_MIN_PAPERS = 40
 

@@ -24,7 +24,13 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     assert len(real) >= 2
     assert real["stability"].between(0, 1).all()
     assert (real["replicates"] == REPLICATES).all()
-    assert set(real["stability_grade"]) <= {"highly stable", "stable", "doubtful", "not to be trusted", "dissolved"}
+    assert set(real["stability_grade"]) <= {
+        "highly stable",
+        "stable",
+        "doubtful",
+        "not to be trusted",
+        "dissolved",
+    }
     matches = pd.read_csv(workdir / "results/topics/stability.csv")
     assert len(matches) == len(topics) * REPLICATES
     mean = matches.groupby("topic")["jaccard"].mean().round(3)

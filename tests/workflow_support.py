@@ -127,6 +127,10 @@ def run_workflow(
 TOPICS_ONWARD = {
     "topics": 1,
     "keep_fit": 1,
+    # Each topic's stability in topics.csv and how often each finding held: with no replicates,
+    # topics.csv with empty stability and the findings without grades.
+    "topic_stability": 1,
+    "finding_robustness": 1,
     "changes": 1,
     "reception": 1,
     "people": 1,
