@@ -194,3 +194,53 @@ def test_the_drawn_papers_keep_their_periods():
     drawn = drawn_periods(_year_periods(years), rows)
     assert drawn.rows.tolist() == [0, 1, 2, 3]
     assert drawn.period.tolist() == ["2021", "2022", "2021", "2023"]
+
+
+def test_a_topics_low_acceptance_holds_in_the_replicates_and_shuffled_decisions_do_not():
+    from papertopics.reception.table import ReceptionSettings, TopicPapers, reception_table
+    from papertopics.reception.values import ReceptionValues
+    from papertopics.robustness.findings import Replicate, count_holds
+    from papertopics.robustness.retests import replicate_reception
+
+    rng = np.random.default_rng(5)
+    papers = 800
+    topic_of = np.repeat(np.arange(4), 200)
+    accepted = rng.random(papers) < np.where(topic_of == 0, 0.12, 0.35)  # topic 0 rejected far more
+    decisions = np.where(accepted, "Accept", "Reject").astype(object)
+    nothing = np.full(papers, np.nan)
+    found = TopicPapers(
+        topic_of,
+        np.zeros(papers, dtype=int),
+        np.full(papers, "2024", dtype=object),
+        (0, 1, 2, 3),
+        ("a", "b", "c", "d"),
+    )
+    settings = ReceptionSettings(("accept",), 10, 0.95, 0.05, 0.25)
+    main = reception_table(
+        found, ReceptionValues(decisions, nothing, nothing, nothing, ()), settings, describe=False
+    )
+    finding = main[(main["topic"] == 0) & (main["evidence"] == "significant")]
+    assert finding["direction"].tolist() == ["lower"]
+    replicates = []
+    for number in range(1, 6):
+        rows = subsample(papers, 0.8, number)
+        replicates.append(
+            Replicate(
+                rows=rows,
+                labels=topic_of[rows] + 20,
+                outlier=np.zeros(len(rows), bool),
+                match={t: t + 20 for t in range(4)},
+            )
+        )
+
+    def held(decided):
+        values = ReceptionValues(decided, nothing, nothing, nothing, ())
+        return count_holds(
+            finding,
+            replicates,
+            lambda r: replicate_reception(r, found, values, settings),
+            ("measure", "outcome"),
+        )[0][0]
+
+    assert held(decisions) == 5
+    assert held(rng.permutation(decisions)) == 0

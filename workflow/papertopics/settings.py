@@ -381,6 +381,20 @@ class ReplicateSettings(ClusterSpaceSettings):
         }
 
 
+@dataclass(frozen=True)
+class FindingSettings(CompareSettings):
+    """The finding_robustness stage's knobs: the tests it reruns in each replicate are the
+    changes stage's (``compare``) and the reception stage's (``reception``: its fields, which
+    decisions count as accepted, the fewest papers a topic needs).
+    """
+
+    decision_field: str = knob("reception", "decision_field")
+    ratings_field: str = knob("reception", "ratings_field")
+    citations_field: str = knob("reception", "citations_field")
+    accepted: list[str] = knob("reception", "accepted")
+    reception_min_papers: int = knob("reception", "min_papers")
+
+
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:
     """The ``umap`` knobs of ``settings_class`` (``NeighbourSettings`` or a projection's) from a
     ``umap`` section alone: the warm-up and the benchmarks project without placing on a fit.

@@ -1,4 +1,4 @@
-from papertopics.settings import CompareSettings, ReplicateSettings
+from papertopics.settings import FindingSettings, ReplicateSettings
 
 
 # The robustness stage (papertopics.robustness): the topics found again on subsamples of the
@@ -58,8 +58,9 @@ rule topic_stability:
         "../scripts/topic_stability.py"
 
 
-# Each finding re-tested in every replicate on its matched topic, with the same test and family:
-# how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn.
+# Each finding (trends, reception) re-tested in every replicate on its matched topic, with the
+# same test and family: how often it holds, and its grade (robust, supported, fragile). No
+# replicate is redrawn: editing a decision reruns this job, not a clustering.
 rule finding_robustness:
     input:
         after_parsing,
@@ -71,8 +72,13 @@ rule finding_robustness:
         periods_settings="results/periods/periods.json",
         found_trends="results/changes/trends.csv",
         changes="results/staged/topics/changes.json",
+        papers="results/corpus/papers.jsonl",
+        parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
+        details="results/staged/topics/topic_details.json",
+        found_reception="results/reception/reception.csv",
     output:
         trends="results/staged/topics/trends.csv",
+        reception="results/staged/topics/reception.csv",
         record="results/staged/topics/robustness.json",
     log:
         "results/logs/finding_robustness.log",
@@ -81,6 +87,6 @@ rule finding_robustness:
     conda:
         ENVIRONMENT
     params:
-        knobs=knobs(CompareSettings.from_config(config)),
+        knobs=knobs(FindingSettings.from_config(config)),
     script:
         "../scripts/finding_robustness.py"

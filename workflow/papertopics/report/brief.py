@@ -20,7 +20,7 @@ from papertopics.report.overview import input_notes
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
-from papertopics.report.stability_marks import holds_note, robustness_rank
+from papertopics.report.stability_marks import robustness_rank, with_holds
 from papertopics.report.title import year_span
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
@@ -198,11 +198,10 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
             if shaped and not trends.get("shape_test", "").startswith("too few")
             else _trend_evidence(row, moved, trends, changes, period_label)
         )
-        held = holds_note(row)
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=f"{rest} ({held[0].upper()}{held[1:]}.)" if held else rest,
+                rest=with_holds(rest, row),
                 evidence=evidence,
                 link=f"#topic-{int(row['topic'])}",
                 sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),

@@ -63,3 +63,9 @@ def holds_note(row: dict) -> str:
 def robustness_rank(row: dict) -> int:
     """A finding's place by its grade: robust first, then supported (or ungraded), fragile last."""
     return {ROBUST: 0, FRAGILE: 2}.get(row.get("robustness", ""), 1)
+
+
+def with_holds(sentence: str, row: dict) -> str:
+    """A finding's sentence followed by how often it held: "... (Robust: holds in 9 of 10 resamples.)"."""
+    held = holds_note(row)
+    return f"{sentence} ({held[0].upper()}{held[1:]}.)" if held else sentence

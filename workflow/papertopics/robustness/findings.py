@@ -62,25 +62,38 @@ def matched_topics(matches: pd.DataFrame, replicate: int) -> dict[int, int]:
     return dict(zip(rows["topic"].astype(int), rows["match"].astype(int), strict=True))
 
 
-def count_holds(findings: pd.DataFrame, replicates: list[Replicate], retest) -> tuple[np.ndarray, int]:
+def count_holds(
+    findings: pd.DataFrame, replicates: list[Replicate], retest, by: tuple[str, ...] = ()
+) -> tuple[np.ndarray, int]:
     """How many replicates each finding holds in.
 
     Args:
-        findings: one row per finding, with its ``topic`` and its ``direction`` in the main run.
+        findings: one row per finding, with its ``topic``, its ``direction`` in the main run and
+            the columns ``by``.
         replicates: the replicates.
-        retest: ``retest(replicate)`` → a table of the replicate's own topics (``topic``,
-            ``direction``, ``grade``) by the main run's test and family.
+        retest: ``retest(replicate)`` → a table of the replicate's own topics (``topic``, the
+            columns ``by``, ``direction``, ``grade``) by the main run's test and family.
+        by: what tells a topic's findings apart besides it (a reception finding's measure and
+            outcome; none for a trend).
 
     Returns:
         Each finding's count of replicates it holds in, and the replicates counted.
     """
     holds = np.zeros(len(findings), dtype=np.int64)
+    keys = list(findings[list(by)].itertuples(index=False, name=None)) if by else [()] * len(findings)
     for replicate in replicates:
         tested = retest(replicate)
-        significant = tested[tested["grade"] == SIGNIFICANT].set_index("topic")["direction"].to_dict()
+        significant = tested[tested["grade"] == SIGNIFICANT]
+        direction_of = dict(
+            zip(
+                significant[["topic", *by]].itertuples(index=False, name=None),
+                significant["direction"],
+                strict=True,
+            )
+        )
         for position, (topic, way) in enumerate(zip(findings["topic"], findings["direction"], strict=True)):
             matched = replicate.match.get(int(topic))
-            holds[position] += matched is not None and significant.get(matched) == way
+            holds[position] += matched is not None and direction_of.get((matched, *keys[position])) == way
     return holds, len(replicates)
 
 
@@ -97,11 +110,17 @@ def with_robustness(
     return table.assign(holds=holds, replicates=replicates, robustness=graded)
 
 
-def robustness_records(table: pd.DataFrame) -> dict[str, dict]:
-    """Each row's holds, replicates and grade by its topic (as text: a JSON key), for the report."""
+def robustness_records(table: pd.DataFrame, by: tuple[str, ...] = ()) -> dict[str, dict]:
+    """Each row's holds, replicates and grade by its topic (as text: a JSON key), and its columns
+    ``by`` joined with "|" (a reception finding's ``3|acceptance|accepted``), for the report.
+    """
+    keys = [
+        "|".join(str(part) for part in key)
+        for key in table[["topic", *by]].itertuples(index=False, name=None)
+    ]
     return {
-        str(int(topic)): {"holds": int(holds), "replicates": int(replicates), "robustness": graded}
-        for topic, holds, replicates, graded in zip(
-            table["topic"], table["holds"], table["replicates"], table["robustness"], strict=True
+        key: {"holds": int(holds), "replicates": int(replicates), "robustness": graded}
+        for key, holds, replicates, graded in zip(
+            keys, table["holds"], table["replicates"], table["robustness"], strict=True
         )
     }

@@ -23,7 +23,8 @@ from papertopics.robustness.findings import (
 )
 from papertopics.robustness.replicates import replicate_seed, replicate_topics
 from papertopics.robustness.stability import MATCH_JACCARD, best_matches, stability_grade
-from papertopics.settings import CompareSettings, ReplicateSettings
+from papertopics.settings import FindingSettings, ReplicateSettings
+from papertopics.stats import SIGNIFICANT
 
 _LOG = logging.getLogger(__name__)
 
@@ -126,6 +127,10 @@ class FindingInputs:
         periods_settings: the periods stage's record.
         found_trends: the changes stage's ``trends.csv``.
         changes: the changes stage's ``changes.json`` (the periods the trends were tested over).
+        papers: the corpus (its papers' dumps, to find them as parsed).
+        parsed: the dumps as parsed, decisions, ratings and citations and all.
+        details: the topics stage's ``topic_details.json``.
+        found_reception: the reception stage's ``reception.csv``.
     """
 
     topic_papers: str
@@ -136,36 +141,29 @@ class FindingInputs:
     periods_settings: str
     found_trends: str
     changes: str
+    papers: str
+    parsed: list[str]
+    details: str
+    found_reception: str
 
 
 @dataclass(frozen=True)
 class FindingOutputs:
-    """What the finding_robustness stage writes: ``trends.csv`` with each row's ``holds``,
-    ``replicates`` and (on findings) ``robustness``, and ``robustness.json``, the same per topic
-    and kind of finding, for the report.
+    """What the finding_robustness stage writes: ``trends.csv`` and ``reception.csv`` with each
+    row's ``holds``, ``replicates`` and (on findings) ``robustness``, and ``robustness.json``,
+    the same per kind of finding, for the report.
     """
 
     trends: str
+    reception: str
     record: str
 
 
-def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
-    """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``);
-    ``knobs``: ``papertopics.settings.CompareSettings``' fields (the tests' own).
-    """
-    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
-    import pandas as pd
-
-    # The periods and the re-tests import pandas at their top: only the jobs that use them load it.
-    from papertopics.periods.assign import load_groups
-    from papertopics.robustness.retests import replicate_trends
-
-    settings = CompareSettings(**knobs)
-    assigned = pd.read_csv(inputs.topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id"])
-    row_of = {paper: row for row, paper in enumerate(assigned["id"])}
-    matches = pd.read_csv(inputs.matches, keep_default_na=False)
+def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
+    """The replicates as the re-tests read them, their papers as rows of ``ids``."""
+    row_of = {paper: row for row, paper in enumerate(ids)}
     replicates = []
-    for number, path in enumerate(inputs.replicates, start=1):
+    for number, path in enumerate(paths, start=1):
         drawn = storage.read_arrays(path)
         replicates.append(
             Replicate(
@@ -175,28 +173,83 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
                 match=matched_topics(matches, number),
             )
         )
+    return replicates
+
+
+def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
+    """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
+    the trends and the reception findings; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The periods, the reception stage's tables and the re-tests import pandas at their top: only
+    # the jobs that use them load it. The reception stage's own steps read the papers as it does.
+    from papertopics.periods.assign import load_groups
+    from papertopics.reception.stages import _received_table, _topic_papers, received_records
+    from papertopics.reception.table import ReceptionSettings
+    from papertopics.reception.values import read_values
+    from papertopics.robustness.retests import replicate_reception, replicate_trends
+
+    settings = FindingSettings(**knobs)
+    assigned = pd.read_csv(inputs.topic_papers, keep_default_na=False, dtype=str)
+    ids = assigned["id"].tolist()
+    replicates = _replicates(inputs.replicates, ids, pd.read_csv(inputs.matches, keep_default_na=False))
     topics = pd.read_csv(inputs.topics, keep_default_na=False)
     stability = {
         int(topic): float(value)
         for topic, value in zip(topics["id"], topics["stability"], strict=True)
         if value != ""
     }
-    periods = load_groups(inputs.periods_table, inputs.periods_settings, assigned["id"].tolist())[0]
+    start = time.perf_counter()
+    periods = load_groups(inputs.periods_table, inputs.periods_settings, ids)[0]
     trends = pd.read_csv(inputs.found_trends, keep_default_na=False)
     tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
-    start = time.perf_counter()
     holds, drawn = count_holds(
         trends, replicates, lambda replicate: replicate_trends(replicate, periods, tested, settings)
     )
-    is_finding = trends["finding"].astype(str).str.lower() == "true" if len(trends) else []
-    trends = with_robustness(trends, holds, drawn, stability, is_finding)
+    trends = with_robustness(trends, holds, drawn, stability, _flag(trends, "finding"))
+
+    merged = _received_table(received_records(inputs.papers, inputs.parsed), assigned)
+    if merged["id"].tolist() != ids:
+        raise RuntimeError(f"{inputs.topic_papers} is out of step with the corpus; rerun topics.")
+    values = read_values(merged, settings.decision_field, settings.ratings_field, settings.citations_field)
+    found = _topic_papers(merged, storage.read_json(inputs.details)["topics"])
+    reception_settings = ReceptionSettings(
+        accepted=tuple(settings.accepted),
+        min_papers=settings.reception_min_papers,
+        confidence=settings.confidence,
+        false_discovery_rate=settings.false_discovery_rate,
+        suggestive_q=settings.suggestive_q,
+    )
+    reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
+    by = ("measure", "outcome")
+    held, _ = count_holds(
+        reception,
+        replicates,
+        lambda replicate: replicate_reception(replicate, found, values, reception_settings),
+        by,
+    )
+    reception = with_robustness(reception, held, drawn, stability, reception["evidence"] == SIGNIFICANT)
+
     storage.write_csv(outputs.trends, trends)
+    storage.write_csv(outputs.reception, reception)
     storage.write_json(
         outputs.record,
         {
             "replicates": drawn,
             "stability": stability,
             "trends": robustness_records(trends),
+            "reception": robustness_records(reception, by),
         },
     )
-    _LOG.info("trends re-tested in %d replicates in %.1f s", drawn, time.perf_counter() - start)
+    _LOG.info(
+        "trends and reception findings re-tested in %d replicates in %.1f s",
+        drawn,
+        time.perf_counter() - start,
+    )
+
+
+def _flag(table, column: str):
+    """A column of true and false as written to CSV, as booleans (none where the table is empty)."""
+    return table[column].astype(str).str.lower().eq("true") if len(table) else []
