@@ -172,13 +172,7 @@ def reception(
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)
-    settings = ReceptionSettings(
-        accepted=tuple(chosen.accepted),
-        min_papers=chosen.min_papers,
-        confidence=chosen.confidence,
-        false_discovery_rate=chosen.false_discovery_rate,
-        suggestive_q=chosen.suggestive_q,
-    )
+    settings = ReceptionSettings.of(chosen, chosen.min_papers)
     topic_details = storage.read_json(details)["topics"]
     found = _topic_papers(merged, topic_details)
     rows = reception_table(found, values, settings)

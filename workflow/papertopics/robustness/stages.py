@@ -215,13 +215,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         raise RuntimeError(f"{inputs.topic_papers} is out of step with the corpus; rerun topics.")
     values = read_values(merged, settings.decision_field, settings.ratings_field, settings.citations_field)
     found = _topic_papers(merged, storage.read_json(inputs.details)["topics"])
-    reception_settings = ReceptionSettings(
-        accepted=tuple(settings.accepted),
-        min_papers=settings.reception_min_papers,
-        confidence=settings.confidence,
-        false_discovery_rate=settings.false_discovery_rate,
-        suggestive_q=settings.suggestive_q,
-    )
+    reception_settings = ReceptionSettings.of(settings, settings.reception_min_papers)
     reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
     by = ("measure", "outcome")
     held, _ = count_holds(
