@@ -14,6 +14,10 @@ from papertopics import storage
 from papertopics.embed.encoders import corpus_embeddings, embedding_text
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.reduce import Projection
+
+# The reception stage's own steps, so that the papers and their decisions are read as it reads them.
+from papertopics.reception.stages import _received_table, _topic_papers, received_records
+from papertopics.reception.values import read_values
 from papertopics.robustness.findings import (
     Replicate,
     count_holds,
@@ -184,11 +188,9 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     import pandas as pd
 
     # The periods, the reception stage's tables and the re-tests import pandas at their top: only
-    # the jobs that use them load it. The reception stage's own steps read the papers as it does.
+    # the jobs that use them load it.
     from papertopics.periods.assign import load_groups
-    from papertopics.reception.stages import _received_table, _topic_papers, received_records
     from papertopics.reception.table import ReceptionSettings
-    from papertopics.reception.values import read_values
     from papertopics.robustness.retests import replicate_reception, replicate_trends
 
     settings = FindingSettings(**knobs)
