@@ -1,21 +1,10 @@
-from papertopics.settings import FindingSettings, ReplicateSettings
+from papertopics.settings import FindingSettings
 
 
 # The robustness stage (papertopics.robustness): the topics found again on subsamples of the
 # papers with other seeds, each replicate its own job (a cluster spreads them), and how often each
 # topic of the main run comes back. A replicate reads only the papers' texts, embeddings and
 # neighbour graph: editing a decision, or a test after it, reruns none.
-def replicate_knobs(wildcards):
-    """The knobs of replicate ``wildcards.replicate``: the cluster space's and hdbscan's, and its number."""
-    return knobs(ReplicateSettings.from_config(config, replicate=int(wildcards.replicate)))
-
-
-def replicate_files():
-    """Every replicate's topics, robustness.replicates in all (none: no stability is measured)."""
-    count = config["robustness"]["replicates"]
-    return [f"results/robustness/replicates/{number}.npz" for number in range(1, count + 1)]
-
-
 rule replicate:
     input:
         after_parsing,
