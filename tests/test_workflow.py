@@ -229,7 +229,9 @@ def test_changed_comparison_reruns_only_the_graded_stages_and_the_report(finishe
 
 def test_changed_reception_knob_reruns_only_reception_and_the_report(finished_run):
     write_config(finished_run, reception={"accepted": ["accept"], "in_report": False})
-    assert planned_jobs(finished_run) == {"reception": 1, "report": 1, "publish": 1, "all": 1}
+    # And the reception findings' re-tests in the replicates (none drawn again).
+    expected = {"reception": 1, "finding_robustness": 1, "report": 1, "publish": 1, "all": 1}
+    assert planned_jobs(finished_run) == expected
 
 
 def test_changed_matching_threshold_reruns_topics_onward(finished_run):
