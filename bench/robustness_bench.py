@@ -102,13 +102,21 @@ def _trends(papers: pd.DataFrame, years: np.ndarray, settings: CompareSettings) 
     return pd.DataFrame(found["topics"]), periods
 
 
-def simulate(data: dict, runs: int, settings: CompareSettings) -> dict:
-    """``runs`` planted and ``runs`` null simulations (see the module's docstring)."""
+def simulate(data: dict, runs: int, settings: CompareSettings, min_stability: float = 0.0) -> dict:
+    """``runs`` planted and ``runs`` null simulations (see the module's docstring), the rises
+    planted in topics of at least ``min_stability``.
+    """
     papers = data["papers"][["topic", "outlier"]]
     years = data["papers"]["year"].to_numpy().astype(object)
     names = np.array(sorted(set(years.tolist())), dtype=object)
     sizes = papers["topic"].value_counts()
-    candidates = sorted(int(t) for t in sizes.index if t != OUTLIER and sizes[t] >= PLANTED_MIN_PAPERS)
+    candidates = sorted(
+        int(t)
+        for t in sizes.index
+        if t != OUTLIER
+        and sizes[t] >= PLANTED_MIN_PAPERS
+        and data["stability"].get(int(t), 0.0) >= min_stability
+    )
     planted_rows, null_rows = [], []
     for run in range(runs):
         rng = np.random.default_rng(run)
@@ -187,6 +195,9 @@ def main() -> None:
     parser.add_argument("--run", type=Path, required=True, help="a finished run's folder, with replicates")
     parser.add_argument("--runs", type=int, default=100, help="simulations of each kind")
     parser.add_argument("--name", default="run", help="the corpus's name, in the results")
+    parser.add_argument(
+        "--planted-min-stability", type=float, default=0.0, help="plant only in topics at least this stable"
+    )
     parser.add_argument("--results", type=Path, default=BENCH)
     arguments = parser.parse_args()
     start = time.perf_counter()
@@ -197,10 +208,11 @@ def main() -> None:
         ({"topic": t, "papers": int(sizes.get(t, 0)), "stability": s} for t, s in data["stability"].items()),
         key=lambda r: -r["papers"],
     )
-    simulated = simulate(data, arguments.runs, settings)
+    simulated = simulate(data, arguments.runs, settings, arguments.planted_min_stability)
     result = {
         "corpus": arguments.name,
         "replicates": len(data["replicates"]),
+        "planted_min_stability": arguments.planted_min_stability,
         "topic_stability": stability,
         "made_up_topics": made_up_topics(data),
         "simulations": summary(simulated),

@@ -139,6 +139,22 @@ def paper_table(records: list[dict], assigned):
     )
 
 
+def reception_settings(knobs, min_papers: int):
+    """The reception tests' settings from a stage's knobs (``ReceptionStageSettings``, or the
+    robustness stage's ``FindingSettings``, which re-tests reception): ``accepted`` and ``compare``'s grading.
+    """
+    # papertopics.reception.table imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.reception.table import ReceptionSettings
+
+    return ReceptionSettings(
+        accepted=tuple(knobs.accepted),
+        min_papers=min_papers,
+        confidence=knobs.confidence,
+        false_discovery_rate=knobs.false_discovery_rate,
+        suggestive_q=knobs.suggestive_q,
+    )
+
+
 def reception(
     papers: str,
     parsed: list[str],
@@ -161,7 +177,7 @@ def reception(
     # papertopics.changes.tables and papertopics.reception.table import heavy libraries at their
     # tops: only the jobs that use them load them.
     from papertopics.changes.tables import json_records
-    from papertopics.reception.table import ReceptionSettings, flagged, reception_table, year_rows
+    from papertopics.reception.table import flagged, reception_table, year_rows
 
     chosen = ReceptionStageSettings(**knobs)
     records = received_records(papers, parsed)
@@ -172,7 +188,7 @@ def reception(
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)
-    settings = ReceptionSettings.of(chosen, chosen.min_papers)
+    settings = reception_settings(chosen, chosen.min_papers)
     topic_details = storage.read_json(details)["topics"]
     found = _topic_papers(merged, topic_details)
     rows = reception_table(found, values, settings)

@@ -65,19 +65,6 @@ class ReceptionSettings:
     false_discovery_rate: float
     suggestive_q: float
 
-    @classmethod
-    def of(cls, knobs, min_papers: int) -> ReceptionSettings:
-        """From a stage's knobs (``ReceptionStageSettings``, or the robustness stage's
-        ``FindingSettings``, which re-tests reception): ``accepted`` and ``compare``'s grading.
-        """
-        return cls(
-            accepted=tuple(knobs.accepted),
-            min_papers=min_papers,
-            confidence=knobs.confidence,
-            false_discovery_rate=knobs.false_discovery_rate,
-            suggestive_q=knobs.suggestive_q,
-        )
-
 
 @dataclass(frozen=True)
 class TopicPapers:

@@ -16,7 +16,7 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.mapping.reduce import Projection
 
 # The reception stage's own steps, so that the papers and their decisions are read as it reads them.
-from papertopics.reception.stages import _received_table, _topic_papers, received_records
+from papertopics.reception.stages import _received_table, _topic_papers, received_records, reception_settings
 from papertopics.reception.values import read_values
 from papertopics.robustness.findings import (
     Replicate,
@@ -187,10 +187,8 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # The periods, the reception stage's tables and the re-tests import pandas at their top: only
-    # the jobs that use them load it.
+    # The periods and the re-tests import pandas at their top: only the jobs that use them load it.
     from papertopics.periods.assign import load_groups
-    from papertopics.reception.table import ReceptionSettings
     from papertopics.robustness.retests import replicate_reception, replicate_trends
 
     settings = FindingSettings(**knobs)
@@ -217,13 +215,13 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         raise RuntimeError(f"{inputs.topic_papers} is out of step with the corpus; rerun topics.")
     values = read_values(merged, settings.decision_field, settings.ratings_field, settings.citations_field)
     found = _topic_papers(merged, storage.read_json(inputs.details)["topics"])
-    reception_settings = ReceptionSettings.of(settings, settings.reception_min_papers)
+    found_settings = reception_settings(settings, settings.reception_min_papers)
     reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
     by = ("measure", "outcome")
     held, _ = count_holds(
         reception,
         replicates,
-        lambda replicate: replicate_reception(replicate, found, values, reception_settings),
+        lambda replicate: replicate_reception(replicate, found, values, found_settings),
         by,
     )
     reception = with_robustness(reception, held, drawn, stability, reception["evidence"] == SIGNIFICANT)
