@@ -84,7 +84,8 @@ def topic_stability(
     assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic"])
     row_of = {paper: row for row, paper in enumerate(assigned["id"])}
     topic_of = assigned["topic"].to_numpy()
-    topic_ids = table["id"].astype(int).tolist()
+    # The outliers' group (papers no topic holds) is no topic: it has no stability.
+    topic_ids = [topic for topic in table["id"].astype(int).tolist() if topic != OUTLIER]
     rows = []
     for number, path in enumerate(replicates, start=1):
         drawn = storage.read_arrays(path)
@@ -108,8 +109,9 @@ def topic_stability(
         )
     found = pd.DataFrame(rows, columns=["topic", "replicate", "match", "jaccard", "matched"])
     stability = found.groupby("topic")["jaccard"].mean() if len(found) else pd.Series(dtype=float)
-    table["stability"] = [round(float(stability[t]), 3) if t in stability.index else None for t in topic_ids]
-    table["stability_grade"] = [stability_grade(stability.get(t)) for t in topic_ids]
+    listed = table["id"].astype(int).tolist()
+    table["stability"] = [round(float(stability[t]), 3) if t in stability.index else None for t in listed]
+    table["stability_grade"] = [stability_grade(stability.get(t)) for t in listed]
     table["replicates"] = len(replicates)
     storage.write_csv(topics, table)
     storage.write_csv(matches, found)
