@@ -36,7 +36,8 @@ from papertopics.storage import flag_column
 
 from bench.common import BENCH, default_config
 
-# The planted rise: a topic's papers drawn over the years with these weights, oldest first.
+# The planted rise: a topic's papers drawn over the years with each year's share times these
+# weights, oldest first.
 PLANTED_WEIGHTS = (1.0, 2.0, 4.0, 6.0, 8.0)
 # Topics planted in: at least this many papers (a smaller one's rise is rarely found at q < 0.01).
 PLANTED_MIN_PAPERS = 40
@@ -109,6 +110,7 @@ def simulate(data: dict, runs: int, settings: CompareSettings, min_stability: fl
     papers = data["papers"][["topic", "outlier"]]
     years = data["papers"]["year"].to_numpy().astype(object)
     names = np.array(sorted(set(years.tolist())), dtype=object)
+    year_shares = np.array([(years == name).mean() for name in names])
     sizes = papers["topic"].value_counts()
     candidates = sorted(
         int(t)
@@ -137,8 +139,9 @@ def simulate(data: dict, runs: int, settings: CompareSettings, min_stability: fl
         topic = candidates[run % len(candidates)]
         planted = shuffled.copy()
         members = np.flatnonzero(papers["topic"].to_numpy() == topic)
-        weights = np.array(PLANTED_WEIGHTS[: len(names)]) / sum(PLANTED_WEIGHTS[: len(names)])
-        planted[members] = rng.choice(names, size=len(members), p=weights)
+        # Each year's own share of the papers tilted by the weights: a rise whatever the years' sizes.
+        tilted = year_shares * np.array(PLANTED_WEIGHTS[: len(names)])
+        planted[members] = rng.choice(names, size=len(members), p=tilted / tilted.sum())
         main, periods = _trends(papers, planted, settings)
         row = main[main["topic"] == topic].iloc[0]
         found = bool(row["q_value"] < 0.01 and row["direction"] == "rising")
