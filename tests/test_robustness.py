@@ -244,3 +244,13 @@ def test_a_topics_low_acceptance_holds_in_the_replicates_and_shuffled_decisions_
 
     assert held(decisions) == 5
     assert held(rng.permutation(decisions)) == 0
+
+
+def test_the_grades_columns_follow_the_column_named_or_come_last():
+    from papertopics.robustness.findings import with_robustness
+
+    table = pd.DataFrame({"topic": [0, 1], "finding": [True, False], "share 2024": [0.1, 0.2]})
+    graded = with_robustness(table, np.array([9, 2]), 10, {0: 0.8, 1: 0.9}, table["finding"], after="finding")
+    assert graded.columns.tolist() == ["topic", "finding", "holds", "replicates", "robustness", "share 2024"]
+    assert graded["robustness"].tolist() == [ROBUST, ""]
+    assert with_robustness(table, np.array([9, 2]), 10, {}, [True, True]).columns[-1] == "robustness"

@@ -98,16 +98,27 @@ def count_holds(
 
 
 def with_robustness(
-    table: pd.DataFrame, holds: np.ndarray, replicates: int, stability: dict[int, float], is_finding
+    table: pd.DataFrame,
+    holds: np.ndarray,
+    replicates: int,
+    stability: dict[int, float],
+    is_finding,
+    after: str | None = None,
 ) -> pd.DataFrame:
     """``table`` with ``holds``, ``replicates`` and, on its findings (``is_finding``, a boolean
-    column), ``robustness``: the grade (empty on the rows that are no finding).
+    column), ``robustness``: the grade (empty on the rows that are no finding); the three columns
+    follow the column ``after`` (last where None: a table whose last columns are per period keeps them last).
     """
     graded = [
         robustness_grade(int(count), replicates, stability.get(int(topic))) if finding else ""
         for count, topic, finding in zip(holds, table["topic"], is_finding, strict=True)
     ]
-    return table.assign(holds=holds, replicates=replicates, robustness=graded)
+    added = {"holds": holds, "replicates": replicates, "robustness": graded}
+    place = len(table.columns) if after is None else table.columns.get_loc(after) + 1
+    table = table.copy()
+    for offset, (name, values) in enumerate(added.items()):
+        table.insert(place + offset, name, values)
+    return table
 
 
 def robustness_records(table: pd.DataFrame, by: tuple[str, ...] = ()) -> dict[str, dict]:

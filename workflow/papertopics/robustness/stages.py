@@ -210,7 +210,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     holds, drawn = count_holds(
         trends, replicates, lambda replicate: replicate_trends(replicate, periods, tested, settings)
     )
-    trends = with_robustness(trends, holds, drawn, stability, _flag(trends, "finding"))
+    trends = with_robustness(trends, holds, drawn, stability, _flag(trends, "finding"), after="finding")
 
     merged = _received_table(received_records(inputs.papers, inputs.parsed), assigned)
     if merged["id"].tolist() != ids:
