@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges bench-identifier-agreement
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges bench-identifier-agreement bench-robustness
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -190,6 +190,11 @@ bench-people: $(INSTALLED)
 # at 10,000 papers (bench/reception.md, docs/reception.md).
 bench-reception: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.reception_bench
+
+# Topic stability and the trends' grades on a finished run with replicates (RUN=<its folder>):
+# planted and shuffled years on its real papers and topics, bench/robustness.json (docs/robustness.md).
+bench-robustness: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.robustness_bench --run $(RUN) --name "$(notdir $(abspath $(RUN)))"
 
 bench-small-corpora: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.small_corpora

@@ -45,6 +45,7 @@ include: "workflow/rules/changes.smk"
 include: "workflow/rules/reception.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/people.smk"
+include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 # Last: it publishes what the rules above stage.
 include: "workflow/rules/publish.smk"

@@ -182,3 +182,54 @@ def test_big_dumps_bench_writes_its_table(tmp_path):
     assert (repetitive["kind"], repetitive["distinct"], repetitive["embed_jobs"]) == ("repetitive", 60, 1)
     assert distinct["distinct"] == distinct["records"] > 200 and distinct["summary_bytes"] < 5000
     assert "| repetitive |" in (tmp_path / "big-dumps.md").read_text(encoding="utf-8")
+
+
+def test_robustness_bench_grades_planted_and_shuffled_trends(tmp_path):
+    """The bench reads a finished run's papers, topics, matches and replicates: here a made-up
+    run of four topics of 150 papers, each found again in each of four replicates.
+    """
+    import numpy as np
+    import pandas as pd
+    from papertopics import storage
+
+    run = tmp_path / "run"
+    rng = np.random.default_rng(0)
+    topic_of = np.repeat(np.arange(4), 150)
+    ids = [f"p{i}" for i in range(len(topic_of))]
+    (run / "results/assigned").mkdir(parents=True)
+    (run / "results/staged/topics").mkdir(parents=True)
+    (run / "results/robustness/replicates").mkdir(parents=True)
+    years = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=len(ids))
+    pd.DataFrame({"id": ids, "topic": topic_of, "outlier": False, "year": years}).to_csv(
+        run / "results/assigned/papers.csv", index=False
+    )
+    pd.DataFrame({"id": range(4), "label": list("abcd"), "stability": [0.9, 0.8, 0.7, 0.5]}).to_csv(
+        run / "results/staged/topics/topics.csv", index=False
+    )
+    matches = [
+        {"topic": t, "replicate": r, "match": t + 10, "jaccard": 0.9, "matched": True}
+        for r in range(1, 5)
+        for t in range(4)
+    ]
+    pd.DataFrame(matches).to_csv(run / "results/staged/topics/stability.csv", index=False)
+    for number in range(1, 5):
+        rows = np.sort(rng.choice(len(ids), size=480, replace=False))
+        storage.write_arrays(
+            run / f"results/robustness/replicates/{number}.npz",
+            ids=np.array(ids)[rows],
+            labels=topic_of[rows] + 10,
+            outlier=np.zeros(len(rows), dtype=bool),
+        )
+    run_table_bench("robustness_bench", tmp_path, "--run", str(run), "--runs", "4", "--name", "made up")
+    result = json.loads((tmp_path / "robustness.json").read_text(encoding="utf-8"))["made up"]
+    assert result["replicates"] == 4 and [t["stability"] for t in result["topic_stability"]] == [
+        0.9,
+        0.8,
+        0.7,
+        0.5,
+    ]
+    simulated = result["simulations"]
+    assert simulated["planted_runs"] == 4
+    assert set(simulated["planted_grades"]) <= {"robust", "supported", "fragile"}
+    # A random half of a topic that comes back whole matches it at about a half.
+    assert result["made_up_topics"]["a random half of topic 0"] <= 0.6

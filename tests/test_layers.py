@@ -27,6 +27,7 @@ LAYERS = (
     "changes",
     "reception",
     "people",
+    "robustness",
     "report",
     "runtime",
 )

@@ -104,14 +104,15 @@ def test_people_tables_section_and_cards_and_the_key_that_leaves_them_out(tmp_pa
     assert page.count('class="legend colouring-legend"') == 3
     assert ">experts.csv<" in page and ">people_rising.csv<" in page
 
-    # One decision edited in the dump: parsed again, then reception and the report, nothing else.
+    # One decision edited in the dump: parsed again, then reception, its findings' re-tests in the
+    # replicates (none drawn again) and the report, nothing else.
     edited = next(row for row in rows if row["decision"] == "Poster")
     edited["decision"] = "Reject"
     (workdir / "data" / "raw" / "openreview.jsonl").write_text(
         "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
     )
     ran = executed_jobs(run_workflow(workdir))
-    assert ran == {"parse": 1, "reception": 1, "report": 1, "publish": 1, "all": 1}
+    assert ran == {"parse": 1, "reception": 1, "finding_robustness": 1, "report": 1, "publish": 1, "all": 1}
     edited_papers = pd.read_csv(topics / "papers.csv", keep_default_na=False).set_index("input_id")
     assert edited_papers.loc[edited["id"], "decision"] == "Reject"  # by the export's own id
     assert edited_papers.drop(columns="decision").equals(

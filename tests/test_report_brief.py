@@ -11,12 +11,8 @@ import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.periods.assign import paper_periods
-from papertopics.report.brief import (
-    burst_findings,
-    counts_line,
-    reader_notes,
-    what_changed,
-)
+from papertopics.report.brief import burst_findings, what_changed
+from papertopics.report.brief_corpus import counts_line, reader_notes
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.title import report_title
 from papertopics.report.what_changed_section import changes_section
@@ -258,3 +254,32 @@ def test_where_no_change_is_significant_the_largest_moves_are_named_as_within_ch
     rising = _changes(_papers({0: [400, 560], 1: [3, 38], 2: [30, 40]}, ["2018", "2019"]))
     assert what_changed(rising, _same, {}).largest == ()
     assert 'id="pairwise-largest"' not in str(changes_section(rising, {}, {}))
+
+
+def test_the_brief_leads_with_robust_trends_and_leaves_fragile_ones_to_what_changed():
+    from papertopics.report.inputs import with_trend_robustness
+
+    changes = _changes(_papers(ICML, YEARS))
+    found = [r for r in changes["trends"]["topics"] if r["finding"]]
+    assert {r["topic"] for r in found} == {0, 1, 2}
+    # Reinforcement learning (the largest move) held in 3 of 10 resamples; knowledge graphs in 9.
+    record = {
+        "replicates": 10,
+        "trends": {
+            "0": {"holds": 3, "replicates": 10, "robustness": "fragile"},
+            "1": {"holds": 6, "replicates": 10, "robustness": "supported"},
+            "2": {"holds": 9, "replicates": 10, "robustness": "robust"},
+        },
+    }
+    changed = what_changed(with_trend_robustness(changes, record), _same, {})
+    assert [f.link for f in changed.findings] == ["#topic-2", "#topic-1"]
+    assert changed.findings[0].sentence.endswith("(Robust: holds in 9 of 10 resamples.)")
+    assert changed.findings[1].sentence.endswith("(Supported: holds in 6 of 10 resamples.)")
+    assert changed.more == (
+        "1 fragile one (holding in fewer than half of the resamples, or in a topic not to be trusted) "
+        "under What changed."
+    )
+    # Without replicates the brief is as it was.
+    assert with_trend_robustness(changes, {"replicates": 0, "trends": {}}) is changes
+    plain = what_changed(changes, _same, {})
+    assert plain.findings[0].link == "#topic-0" and "resamples" not in plain.findings[0].sentence

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import offline_chromium
-from papertopics.report.brief import plain_name
+from papertopics.report.brief_corpus import plain_name
 
 # The text of every text node drawn inside the viewport (hidden elements, closed <details> and
 # hover titles draw none).

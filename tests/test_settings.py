@@ -153,10 +153,12 @@ def test_every_rule_passes_its_knobs_in_one_shape():
     assert shapes["consensus_run"] == ["knobs=consensus_run_knobs,"]
     assert shapes["parse"] == ["knobs=knobs(ParseSettings.from_config(config)),"]
     # Every rule has knobs but those that only move files (a dump's text part, the corpus merge,
-    # the kept fit, publishing).
+    # the kept fit, publishing) and the topics' stability, whose only knob is which replicates it reads.
     assert {rule for rule, code in shapes.items() if not code} == {
         "text_part",
         "corpus",
         "keep_fit",
         "publish",
+        "topic_stability",
     }
+    assert shapes["replicate"] == ["knobs=replicate_knobs,"]

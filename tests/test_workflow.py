@@ -218,15 +218,27 @@ def test_changed_number_of_similar_papers_reruns_only_their_search_and_the_repor
 
 def test_changed_comparison_reruns_only_the_graded_stages_and_the_report(finished_run):
     # 0.1 is also another compare knob's value: the change is seen all the same (changes.smk).
-    # The false discovery rate grades the changes, venues, reception and people alike.
+    # The false discovery rate grades the changes, venues, reception and people alike, and the
+    # findings' re-tests in the replicates (none drawn again).
     write_config(finished_run, compare={"false_discovery_rate": 0.1})
-    expected = {"changes": 1, "venues": 1, "reception": 1, "people": 1, "report": 1, "publish": 1, "all": 1}
+    expected = {
+        "changes": 1,
+        "venues": 1,
+        "reception": 1,
+        "people": 1,
+        "finding_robustness": 1,
+        "report": 1,
+        "publish": 1,
+        "all": 1,
+    }
     assert planned_jobs(finished_run) == expected
 
 
 def test_changed_reception_knob_reruns_only_reception_and_the_report(finished_run):
     write_config(finished_run, reception={"accepted": ["accept"], "in_report": False})
-    assert planned_jobs(finished_run) == {"reception": 1, "report": 1, "publish": 1, "all": 1}
+    # And the reception findings' re-tests in the replicates (none drawn again).
+    expected = {"reception": 1, "finding_robustness": 1, "report": 1, "publish": 1, "all": 1}
+    assert planned_jobs(finished_run) == expected
 
 
 def test_changed_matching_threshold_reruns_topics_onward(finished_run):
@@ -255,6 +267,8 @@ def test_new_dump_parses_only_that_dump_and_reruns_the_one_embed_job(finished_ru
         "cluster": 1,
         "topics": 1,
         "keep_fit": 1,
+        "topic_stability": 1,
+        "finding_robustness": 1,
         "changes": 1,
         "reception": 1,
         "people": 1,

@@ -65,6 +65,10 @@ def write_config(root: Path, **overrides) -> dict:
     updates that section, any other value replaces it).
     """
     config = copy.deepcopy(default_config())
+    # No replicates unless a test asks for them: ten cost a run of the shipped dumps as much again
+    # (a replicate job is a projection's: 14-26 s each against 155 s for the whole run without;
+    # docs/robustness.md). The robustness tests set robustness.replicates themselves.
+    config["robustness"]["replicates"] = 0
     if FORCED_BACKEND:
         config["embedding"]["backend"] = FORCED_BACKEND
     for section, value in overrides.items():
@@ -123,6 +127,10 @@ def run_workflow(
 TOPICS_ONWARD = {
     "topics": 1,
     "keep_fit": 1,
+    # Each topic's stability in topics.csv and how often each finding held: with no replicates,
+    # topics.csv with empty stability and the findings without grades.
+    "topic_stability": 1,
+    "finding_robustness": 1,
     "changes": 1,
     "reception": 1,
     "people": 1,

@@ -161,7 +161,7 @@ class NeighbourSettings(_Settings):
         return {
             setting.name: getattr(self, setting.name)
             for setting in fields(self)
-            if config_key(type(self), setting)[0] == "umap"
+            if (config_key(type(self), setting) or ("",))[0] == "umap"
         }
 
 
@@ -355,6 +355,44 @@ class ReceptionStageSettings(_Settings):
     confidence: float = knob("compare", "confidence")
     false_discovery_rate: float = knob("compare", "false_discovery_rate")
     suggestive_q: float = knob("compare", "suggestive_q")
+
+
+@dataclass(frozen=True)
+class ReplicateSettings(ClusterSpaceSettings):
+    """A replicate of the robustness stage: the cluster space's ``umap`` knobs and ``hdbscan``'s,
+    as the main run projects and clusters, with ``robustness.sample_share`` and the replicate's
+    number (its seed is drawn from it and ``umap.random_state``).
+    """
+
+    sample_share: float = knob("robustness", "sample_share")
+    min_cluster_size: int | str = knob("hdbscan", "min_cluster_size")
+    min_samples: int | None = knob("hdbscan", "min_samples")
+    cluster_selection_method: str = knob("hdbscan", "cluster_selection_method")
+    max_cluster_share: float = knob("hdbscan", "max_cluster_share")
+    replicate: int = given("the replicate's number, 1 to robustness.replicates")
+
+    def hdbscan(self) -> dict:
+        """The knobs of ``papertopics.mapping.cluster.cluster_points``."""
+        return {
+            "min_cluster_size": self.min_cluster_size,
+            "min_samples": self.min_samples,
+            "cluster_selection_method": self.cluster_selection_method,
+            "max_cluster_share": self.max_cluster_share,
+        }
+
+
+@dataclass(frozen=True)
+class FindingSettings(CompareSettings):
+    """The finding_robustness stage's knobs: the tests it reruns in each replicate are the
+    changes stage's (``compare``) and the reception stage's (``reception``: its fields, which
+    decisions count as accepted, the fewest papers a topic needs).
+    """
+
+    decision_field: str = knob("reception", "decision_field")
+    ratings_field: str = knob("reception", "ratings_field")
+    citations_field: str = knob("reception", "citations_field")
+    accepted: list[str] = knob("reception", "accepted")
+    reception_min_papers: int = knob("reception", "min_papers")
 
 
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:

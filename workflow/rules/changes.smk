@@ -18,7 +18,8 @@ rule changes:
             "results/staged/topics/dump_shares.csv", caption="../report/dump_shares.rst", category="Tables"
         ),
         changes="results/staged/topics/changes.json",
-        trends="results/staged/topics/trends.csv",
+        # The robustness stage adds how often each trend holds in the replicates (trends.csv).
+        trends="results/changes/trends.csv",
         bursts="results/staged/topics/bursts.csv",
         themes="results/staged/topics/themes.csv",
         next_history=f"results/staged/history/{SHARES}",

@@ -28,6 +28,7 @@ from papertopics.settings import (
     MapSettings,
     NeighbourSettings,
     ParseSettings,
+    ReplicateSettings,
     ReportSettings,
     SimilarSettings,
     TopicStageSettings,
@@ -162,6 +163,17 @@ def consensus_seed(wildcards):
     """
     run = int(wildcards.run)
     return consensus_seeds(config["umap"]["random_state"], run + 1)[run]
+
+
+def replicate_knobs(wildcards):
+    """The knobs of replicate ``wildcards.replicate``: the cluster space's and hdbscan's, and its number."""
+    return knobs(ReplicateSettings.from_config(config, replicate=int(wildcards.replicate)))
+
+
+def replicate_files():
+    """Every replicate's topics, robustness.replicates in all (none: no stability is measured)."""
+    count = config["robustness"]["replicates"]
+    return [f"results/robustness/replicates/{number}.npz" for number in range(1, count + 1)]
 
 
 def cluster_spaces():

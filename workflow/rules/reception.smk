@@ -12,7 +12,8 @@ rule reception:
         topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
-        table="results/staged/topics/reception.csv",
+        # The robustness stage adds how often each finding holds in the replicates (reception.csv).
+        table="results/reception/reception.csv",
         years="results/staged/topics/reception_years.csv",
         record="results/staged/topics/reception.json",
         # papers.csv: the topics stage's table with the papers' decisions, ratings and citations.

@@ -32,6 +32,7 @@ rule report:
         dump_summaries=expand("results/parsed/{dump}.summary.json", dump=sorted(DUMPS)),
         bridges="results/staged/topics/bridges.csv",
         strategic="results/staged/topics/strategic.csv",
+        robustness="results/staged/topics/robustness.json",
     output:
         page=report("results/staged/report/index.html", caption="../report/report.rst", category="Report"),
     log:

@@ -77,7 +77,7 @@ def change_sentence(rows: list[dict]) -> str:
     return f"Of the papers on {first['label']}, {rates} {outcome_phrase(first['outcome'])}, {against}"
 
 
-def _topic_papers(table, topic_details: list[dict]):
+def topic_papers_of(table, topic_details: list[dict]):
     """Each paper's topic code (−1 for an outlier), pool (dump, venue, year) and year."""
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -111,7 +111,7 @@ def received_records(papers: str, parsed: list[str]) -> list[dict]:
     return [found[key] for key in keys]
 
 
-def _received_table(records: list[dict], assigned):
+def received_table(records: list[dict], assigned):
     """Each paper with a topic (``assigned``: the topics stage's table), with its input fields,
     those that say how it was received among them.
     """
@@ -156,6 +156,22 @@ def _given(values) -> dict[str, int]:
     }
 
 
+def reception_settings(knobs, min_papers: int):
+    """The reception tests' settings from a stage's knobs (``ReceptionStageSettings``, or the
+    robustness stage's ``FindingSettings``, which re-tests reception): ``accepted`` and ``compare``'s grading.
+    """
+    # papertopics.reception.table imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.reception.table import ReceptionSettings
+
+    return ReceptionSettings(
+        accepted=tuple(knobs.accepted),
+        min_papers=min_papers,
+        confidence=knobs.confidence,
+        false_discovery_rate=knobs.false_discovery_rate,
+        suggestive_q=knobs.suggestive_q,
+    )
+
+
 def reception(
     papers: str,
     parsed: list[str],
@@ -178,7 +194,7 @@ def reception(
     # papertopics.changes.tables and papertopics.reception.table import heavy libraries at their
     # tops: only the jobs that use them load them.
     from papertopics.changes.tables import json_records
-    from papertopics.reception.table import ReceptionSettings, flagged, reception_table
+    from papertopics.reception.table import flagged, reception_table
     from papertopics.reception.years import year_rows
 
     chosen = ReceptionStageSettings(**knobs)
@@ -186,19 +202,13 @@ def reception(
     # As text: what the topics stage wrote is written back unchanged, numbers included.
     assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype=str)
     storage.write_csv(paper_table_file, paper_table(records, assigned))
-    merged = _received_table(records, assigned)
+    merged = received_table(records, assigned)
     values = read_values(merged, chosen.decision_field, chosen.ratings_field, chosen.citations_field)
     for note in values.notes:
         _LOG.warning(note)
-    settings = ReceptionSettings(
-        accepted=tuple(chosen.accepted),
-        min_papers=chosen.min_papers,
-        confidence=chosen.confidence,
-        false_discovery_rate=chosen.false_discovery_rate,
-        suggestive_q=chosen.suggestive_q,
-    )
+    settings = reception_settings(chosen, chosen.min_papers)
     topic_details = storage.read_json(details)["topics"]
-    found = _topic_papers(merged, topic_details)
+    found = topic_papers_of(merged, topic_details)
     rows = reception_table(found, values, settings)
     per_year = year_rows(found, values, settings)
     storage.write_csv(table, rows)

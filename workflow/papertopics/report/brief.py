@@ -14,21 +14,21 @@ from dataclasses import dataclass, replace
 from markupsafe import Markup
 
 from papertopics.changes.trends import FALLING, RISING
+from papertopics.report.brief_corpus import counts_line, largest_themes, plain_name, reader_notes
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.largest_moves import largest_moves, within_chance_note
-from papertopics.report.overview import input_notes
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
-from papertopics.report.title import year_span
+from papertopics.report.stability_marks import robustness_rank, with_holds
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
 from papertopics.report.venues_section import venue_lines, venues_none_found
+from papertopics.robustness.findings import FRAGILE
 from papertopics.stats import SIGNIFICANT, SUGGESTIVE
 
-_THEMES = 8
 _FINDINGS = 5
 _LEADS = 2  # suggestive findings shown where fewer than _ENOUGH_SIGNIFICANT are significant
 _ENOUGH_SIGNIFICANT = 3
@@ -89,11 +89,6 @@ class Finding:
     def sentence(self) -> str:
         """The finding as one plain sentence."""
         return self.subject + self.rest
-
-
-def plain_name(label: str) -> str:
-    """A topic label as the start of a sentence: its first letter capitalised."""
-    return label[:1].upper() + label[1:]
 
 
 def _percent(share: float) -> str:
@@ -171,7 +166,8 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
     trends = changes["trends"]
     periods = [period_label(p) for p in trends["periods"]]
     found = ranked_findings(trends["topics"])
-    told = found[:_FINDINGS]
+    # Robust findings first (each grade's largest move first); a fragile one is left to What changed.
+    told = [r for r in sorted(found, key=robustness_rank) if r.get("robustness") != FRAGILE][:_FINDINGS]
     if len(found) < _ENOUGH_SIGNIFICANT:
         minimum = trends.get("min_effect_points", 0.0)
         leads = [
@@ -199,7 +195,7 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=rest,
+                rest=with_holds(rest, row),
                 evidence=evidence,
                 link=f"#topic-{int(row['topic'])}",
                 sparkline=Markup(share_sparkline(moved.shares, periods, moved.counts(), colour)),
@@ -280,11 +276,24 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        left = len(ranked_findings(trends["topics"])) - _FINDINGS
+        ranked = ranked_findings(trends["topics"])
+        fragile = sum(r.get("robustness") == FRAGILE for r in ranked)
+        left = len(ranked) - fragile - _FINDINGS
         more = (
-            f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
-            if left > 0
-            else None
+            " ".join(
+                text
+                for text in (
+                    f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
+                    if left > 0
+                    else "",
+                    f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
+                    "resamples, or in a topic not to be trusted) under What changed."
+                    if fragile
+                    else "",
+                )
+                if text
+            )
+            or None
         )
         return _with_largest(
             WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
@@ -340,86 +349,6 @@ def burst_findings(changes: dict, period_label) -> list[Finding]:
             )
         )
     return findings
-
-
-# ---------------------------------------------------------------- the corpus and its themes
-
-
-@dataclass(frozen=True)
-class Theme:
-    """One of the largest topics, with its share of the papers."""
-
-    name: str
-    share: float
-    papers: int
-    link: str
-
-    @property
-    def share_text(self) -> str:
-        """The share as a reader takes it in at a glance: whole percents from 10%."""
-        return f"{100 * self.share:.0f}%" if self.share >= 0.1 else f"{100 * self.share:.1f}%"
-
-
-def largest_themes(inputs: ReportInputs) -> list[Theme]:
-    """The largest topics with their share of the papers. Topics, not their groups: a group's
-    name is that of its largest topics, and the largest group can hold half the papers.
-    """
-    topics = sorted(inputs.real_topics, key=lambda t: (-t["size"], t["topic"]))[:_THEMES]
-    return [Theme(plain_name(t["label"]), t["share"], t["size"], f"#topic-{int(t['topic'])}") for t in topics]
-
-
-def _periods_text(changes: dict | None, period_label) -> str:
-    if not changes or not changes["periods"]:
-        return ""
-    names = changes["periods"]
-    if changes["by"] == "year":
-        return (
-            f" from {len(names)} year{'s' if len(names) > 1 else ''} ({year_span([int(n) for n in names])})"
-        )
-    unit = "dump" if changes["by"] == "dump" else changes["by"]  # venues: "in 3 venues"
-    return f" in {len(names)} {unit}{'s' if len(names) > 1 else ''}"
-
-
-def counts_line(inputs: ReportInputs, period_label) -> str:
-    """Papers, periods, topics and topic groups in one line."""
-    n_topics = len(inputs.real_topics)
-    groups = len(inputs.topic_groups or [])
-    topics = f"{n_topics} topic{'s' if n_topics != 1 else ''}" + (f" in {groups} groups" if groups else "")
-    periods = _periods_text(inputs.changes, period_label)
-    if not periods:
-        dumps = len(inputs.corpus_summary["dumps"])
-        periods = f" in {dumps} dump{'s' if dumps > 1 else ''}"
-    return f"{len(inputs.papers):,} papers{periods} · {topics}"
-
-
-def reader_notes(inputs: ReportInputs, period_label) -> list[str]:
-    """What a reader must know about the input: papers left out of the comparison, periods too
-    small to test, papers that fit no topic, and the notes of the stages (``input_notes``).
-    """
-    notes = []
-    changes = inputs.changes
-    if changes:
-        by = changes["by"]
-        if changes["papers_without_period"]:
-            notes.append(
-                f"{changes['papers_without_period']:,} papers without a {by} are left out of what changed."
-            )
-        small = [period_label(p) for p in changes["small_periods"]]
-        if small and len(small) < len(changes["periods"]):
-            notes.append(
-                f"{', '.join(small)} {'has' if len(small) == 1 else 'have'} fewer than "
-                f"{changes['min_period_papers']} papers: shown, but left out of the tests."
-            )
-    outliers = int(inputs.papers["outlier"].sum())
-    if outliers and inputs.real_topics:
-        share = outliers / len(inputs.papers)
-        counted = (
-            "each is counted with its nearest topic"
-            if inputs.topic_settings.get("reduce_outliers")
-            else "they form the outlier group"
-        )
-        notes.append(f"{share:.0%} of the papers ({outliers:,}) fit no topic closely; {counted}.")
-    return notes + input_notes(inputs)
 
 
 # ---------------------------------------------------------------- the section

@@ -135,6 +135,8 @@ class ReportFiles:
     reception_years: str | None = None
     bridges: str | None = None
     strategic: str | None = None
+    # The robustness stage's record: how often each finding held in the replicates (optional).
+    robustness: str | None = None
     # The parse stage's summaries, for each dump file's hash (the corpus reads their text part).
     dump_summaries: list[str] | None = None
 
@@ -152,7 +154,10 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
-    reception = storage.read_json(files.reception) if files.reception else None
+    robustness = storage.read_json(files.robustness) if files.robustness else None
+    reception = with_reception_robustness(
+        storage.read_json(files.reception) if files.reception else None, robustness
+    )
     paper_table = paper_table.drop(columns=left_out_columns(reception), errors="ignore")
     return ReportInputs(
         corpus_summary=_with_dump_hashes(storage.read_json(files.corpus_summary), files.dump_summaries),
@@ -165,7 +170,9 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         figures=storage.read_json(files.figures),
         metrics=storage.read_json(files.metrics) if files.metrics else None,
         topic_groups=topic_details.get("groups"),
-        changes=storage.read_json(files.changes) if files.changes else None,
+        changes=with_trend_robustness(
+            storage.read_json(files.changes) if files.changes else None, robustness
+        ),
         comparison_files={
             Path(path).name: Path(path).read_text(encoding="utf-8")
             for path in (
@@ -191,6 +198,41 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
         bridges=pd.read_csv(files.bridges, keep_default_na=False) if files.bridges else None,
         strategic=pd.read_csv(files.strategic, keep_default_na=False) if files.strategic else None,
     )
+
+
+def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict | None:
+    """``changes`` with each trend's ``holds``, ``replicates`` and ``robustness`` (its grade) from
+    the robustness stage's record, where there is one and replicates were drawn.
+    """
+    trends = (changes or {}).get("trends") or {}
+    if not _drawn(robustness) or not trends.get("available"):
+        return changes
+    rows = _with_held(trends["topics"], robustness.get("trends") or {}, ())
+    return {**changes, "trends": {**trends, "topics": rows}}
+
+
+def with_reception_robustness(reception: dict | None, robustness: dict | None) -> dict | None:
+    """The reception record with each row's ``holds``, ``replicates`` and ``robustness``, as
+    ``with_trend_robustness`` (a reception finding is a topic's measure and outcome).
+    """
+    if not reception or not _drawn(robustness):
+        return reception
+    rows = _with_held(
+        reception.get("topics") or [], robustness.get("reception") or {}, ("measure", "outcome")
+    )
+    return {**reception, "topics": rows}
+
+
+def _drawn(robustness: dict | None) -> bool:
+    return bool(robustness and robustness.get("replicates"))
+
+
+def _with_held(rows: list[dict], held: dict[str, dict], by: tuple[str, ...]) -> list[dict]:
+    """Each row with its figures from the robustness stage's record, keyed ``topic|measure|outcome``."""
+    return [
+        {**row, **held.get("|".join([str(int(row["topic"])), *(str(row[c]) for c in by)]), {})}
+        for row in rows
+    ]
 
 
 def _with_dump_hashes(corpus_summary: dict, dump_summaries: list[str] | None) -> dict:

@@ -248,6 +248,23 @@ def _coherence_table(inputs: ReportInputs) -> Markup | None:
     return sortable_table("coherence-table", ["Topic", "Label", "Coherence (NPMI)"], {0, 2}, rows)
 
 
+def _replicates_text(inputs: ReportInputs) -> str:
+    """How the replicates were drawn, from ``topics.csv``'s count of them (none: not drawn)."""
+    drawn = (
+        int(inputs.topics["replicates"].max())
+        if "replicates" in inputs.topics.columns and len(inputs.topics)
+        else 0
+    )
+    if not drawn:
+        return "0 (no topic's stability or finding's robustness measured)"
+    return (
+        f"{drawn}: subsamples of the papers (robustness.sample_share) drawn without replacement, each with "
+        "its own seed, projected from this run's neighbour graph and clustered with these settings; a "
+        "topic's stability is its mean best Jaccard with their topics, a finding holds where it is "
+        "significant in the same direction on the matched topic"
+    )
+
+
 def method_section(inputs: ReportInputs) -> Markup:
     """Method and settings, collapsed: corpus figures, the dumps read, quality, the settings used
     and provenance.
@@ -298,6 +315,7 @@ def method_section(inputs: ReportInputs) -> Markup:
         "report.coarse_topics": f"{settings.get('coarse_topics')} (setting: {settings.get('coarse_topics_setting')})",
         **_guide_settings(settings),
         **_curation_settings(settings),
+        "robustness.replicates": _replicates_text(inputs),
     }
     return render(
         "sections/method.html",

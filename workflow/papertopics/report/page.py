@@ -26,6 +26,7 @@ from papertopics.report.reception_map import map_colourings
 from papertopics.report.reception_record import shown_rows
 from papertopics.report.reception_section import card_blocks, confidential, reception_section
 from papertopics.report.render import fragment, render
+from papertopics.report.stability_marks import topic_stability
 from papertopics.report.strategic_subsection import strategic_subsection
 from papertopics.report.title import compared_years, report_title
 from papertopics.report.topic_cards import topic_cards_section
@@ -165,6 +166,7 @@ def build_report(inputs: ReportInputs, title: str, hover_chars: int) -> str:
         colours,
         people_lines={t["topic"]: topic_people_line(inputs.people, t["topic"]) for t in inputs.real_topics},
         reception=card_blocks(inputs.reception),
+        stability=topic_stability(inputs.topics),
     )
 
     def period_label(name: str) -> str:

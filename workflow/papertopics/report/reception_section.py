@@ -17,7 +17,9 @@ from papertopics.reception.stages import finding_sentence
 from papertopics.report.html_blocks import figure_block
 from papertopics.report.reception_record import CONFIDENTIAL, shown_rows
 from papertopics.report.render import render
+from papertopics.report.stability_marks import robustness_rank, with_holds
 from papertopics.report.topic_table import sortable_table, table_cell
+from papertopics.robustness.findings import FRAGILE
 
 BRIEF_LINES = 2
 _FORMAT = {"acceptance": "{:.0%}", "outcome": "{:.0%}", "rating": "{:.2f}", "citations": "{:.2f}×"}
@@ -29,15 +31,22 @@ def confidential(record: dict | None) -> bool:
     return any(row["measure"] in CONFIDENTIAL for row in shown_rows(record))
 
 
-def findings(record: dict | None) -> list[str]:
-    """The significant findings the page may show, strongest first, in plain sentences."""
+def findings(record: dict | None, fragile: bool = True) -> list[str]:
+    """The significant findings the page may show, robust first (``papertopics.robustness``), then
+    strongest first, in plain sentences with how often each held; ``fragile``: the fragile ones too.
+    """
     found = [row for row in shown_rows(record) if row["evidence"] == "significant"]
-    return [finding_sentence(row) for row in sorted(found, key=lambda row: (row["q_value"], row["topic"]))]
+    ordered = sorted(found, key=lambda row: (robustness_rank(row), row["q_value"], row["topic"]))
+    return [
+        with_holds(finding_sentence(row), row)
+        for row in ordered
+        if fragile or row.get("robustness") != FRAGILE
+    ]
 
 
 def brief_lines(record: dict | None) -> list[str]:
-    """The brief's reception lines: at most two significant findings, strongest first."""
-    return findings(record)[:BRIEF_LINES]
+    """The brief's reception lines: at most two significant findings, robust first, none fragile."""
+    return findings(record, fragile=False)[:BRIEF_LINES]
 
 
 def _measure_name(row: dict) -> str:

@@ -14,6 +14,7 @@ from papertopics.report.colours import colour_of
 from papertopics.report.html_blocks import packed_json_block, web_link
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.report.stability_marks import stability_mark
 from papertopics.topics.bridges import FURTHER_TOPIC_COLUMNS
 from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS
 
@@ -143,6 +144,7 @@ def topic_cards_section(
     colours: dict[int, str] | None = None,
     people_lines: dict[int, Markup] | None = None,
     reception: dict[int, Markup] | None = None,
+    stability: dict[int, dict] | None = None,
 ) -> Markup:
     """One card per topic, collapsed to a line (label, size, share per period with its counts) that
     opens in place on its keywords, representative papers, wording per period and all its papers.
@@ -154,7 +156,8 @@ def topic_cards_section(
     map's colour of each topic (``ReportInputs.topic_colours``); ``people_lines``: each topic's
     line of who works on it (``papertopics.report.people_section``), none where people are left out;
     ``reception``: each topic's reception figures, rendered
-    (``papertopics.report.reception_section.card_blocks``), where there are some.
+    (``papertopics.report.reception_section.card_blocks``), where there are some; ``stability``:
+    each topic's (``papertopics.report.stability_marks.topic_stability``), none without replicates.
     """
     by_id = papers.set_index("id", drop=False)
     index_of = {paper_id: i for i, paper_id in enumerate(papers["id"])}
@@ -183,6 +186,7 @@ def topic_cards_section(
                 "size": topic["size"],
                 "clustered": topic_clustered,
                 "share": f"{topic['share']:.1%}",
+                "stability": stability_mark((stability or {}).get(topic["topic"])),
                 "share_line": _share_line(
                     series.get(topic["topic"]), changes, colour, labeller(changes["by"])
                 )

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.render import macro, render
+from papertopics.report.stability_marks import topic_stability
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,26 @@ def keywords_cell(keywords: list[str]) -> Markup:
     return macro("table.html", "keywords_cell")(shown, rest)
 
 
+def _stability_cell(stability: dict | None) -> Markup:
+    """A topic's stability and grade, sorted by its value (empty for the outliers' row)."""
+    if stability is None:
+        return table_cell("", -1.0, "num")
+    css = "num stability" if stability["trusted"] else "num stability untrusted"
+    return table_cell(f"{stability['value']:.2f} {stability['grade']}", stability["value"], css)
+
+
 def topic_table_section(inputs: ReportInputs) -> Markup:
-    """The sortable topic table: label, keywords, size, share and share per dump."""
+    """The sortable topic table: label, keywords, size, share, share per dump and stability."""
     per_dump = papers_per_dump(inputs)
     dumps = per_dump.dumps
     dump_labels = inputs.dump_labels
     header = ["Topic", "Label", "Top keywords", "Papers", "Share"] + [dump_labels[d] for d in dumps]
     numeric = {0, 3, 4} | set(range(5, 5 + len(dumps)))
+    # The robustness stage's: how often each topic came back on subsamples (none without replicates).
+    stability = topic_stability(inputs.topics)
+    if stability:
+        numeric.add(len(header))
+        header.append("Stability")
     # With topics.guide, a topic is either one of the given categories or found in the papers.
     guided = any(topic.get("named") for topic in inputs.topic_details)
     if guided:
@@ -100,6 +114,8 @@ def topic_table_section(inputs: ReportInputs) -> Markup:
         for dump in dumps:
             share = per_dump.share(dump, topic["topic"])
             cells.append(table_cell(f"{share:.1%} ({per_dump.count(dump, topic['topic'])})", share, "num"))
+        if stability:
+            cells.append(_stability_cell(stability.get(topic["topic"])))
         if guided:
             cells.append(
                 table_cell("named" if topic.get("named") else "" if topic["topic"] == OUTLIER else "found")

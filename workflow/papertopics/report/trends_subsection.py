@@ -11,8 +11,10 @@ from markupsafe import Markup
 from papertopics.report.colours import colour_of
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
+from papertopics.report.stability_marks import holds_note
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trajectories import STEADY, ranked_findings, recent_phrase, shape_phrase
+from papertopics.robustness.findings import FRAGILE
 
 _LARGEST_SHOWN = 5
 TREND_FOOTNOTE_ID = "trend-test"
@@ -73,6 +75,8 @@ def _item(row: dict, trends: dict, period_label, colours: dict[int, str]) -> dic
         "grade_class": row["grade"].replace(" ", "-"),
         "hover": _evidence_hover(row, trends["unit"]),
         "move": None,  # the move with its interval, where the list is all there is to judge
+        "held": holds_note(row),
+        "fragile": row.get("robustness") == FRAGILE,
     }
 
 
@@ -85,6 +89,8 @@ def _trajectory_item(row: dict, trends: dict, period_label, colours: dict[int, s
         "sparkline": _sparkline(row, trends, period_label, colours),
         "text": shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit),
         "hover": f"Trajectory test q = {row['shape_q']:.2g}; whole-span trend {slope_text(row, trends['unit'])}",
+        "held": holds_note(row),
+        "fragile": row.get("robustness") == FRAGILE,
     }
 
 

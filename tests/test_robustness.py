@@ -1,0 +1,256 @@
+"""The robustness stage's parts: replicates drawn, the neighbour graph restricted to them, each
+topic's best match and stability, and the grades said in the report.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.reduce import exact_neighbours
+from papertopics.report.stability_marks import stability_phrase, topic_stability
+from papertopics.robustness.findings import FRAGILE, ROBUST, SUPPORTED, robustness_grade
+from papertopics.robustness.replicates import replicate_seed, restricted_graph, subsample
+from papertopics.robustness.stability import best_matches, stability_grade, trusted
+
+
+def test_a_replicates_seed_and_sample_depend_on_its_number_alone():
+    seeds = [replicate_seed(42, number) for number in range(1, 11)]
+    assert len(set(seeds)) == 10
+    assert seeds[:3] == [replicate_seed(42, number) for number in range(1, 4)]
+    assert replicate_seed(43, 1) != seeds[0]
+    rows = subsample(1000, 0.8, seeds[0])
+    assert len(rows) == 800 and len(set(rows.tolist())) == 800 and (np.diff(rows) > 0).all()
+    assert subsample(1000, 0.8, seeds[0]).tolist() == rows.tolist()
+    assert subsample(1000, 0.8, seeds[1]).tolist() != rows.tolist()
+
+
+def test_the_restricted_graph_keeps_each_papers_nearest_drawn_neighbours_in_order():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(200, 8)).astype(np.float32)
+    indices, distances = exact_neighbours(vectors, 15, "cosine")
+    rows = subsample(200, 0.8, 7)
+    kept, near = restricted_graph(indices, distances, rows, 10)
+    assert kept.shape == near.shape == (160, 10)
+    # The drawn papers' own exact graph, searched afresh, agrees wherever a row kept ten neighbours.
+    fresh, fresh_distances = exact_neighbours(vectors[rows], 10, "cosine")
+    full = (kept >= 0).all(axis=1)
+    assert full.mean() > 0.9
+    assert (kept[full] == fresh[full]).all()
+    assert np.allclose(near[full], fresh_distances[full], atol=1e-5)
+    # A row short of drawn neighbours marks the rest -1 at its farthest kept neighbour's distance.
+    short = ~full
+    if short.any():
+        row = np.flatnonzero(short)[0]
+        missing = kept[row] < 0
+        assert np.isfinite(near[row]).all()
+        assert (near[row][missing] == near[row][~missing].max()).all()
+
+
+def test_a_topic_found_again_scores_one_a_merged_or_halved_topic_at_most_a_half():
+    # Main run: topics 0 (papers 0-39), 1 (40-79), 2 (80-99); the replicate draws every paper.
+    topic_of = np.repeat([0, 1, 2], [40, 40, 20])
+    rows = np.arange(100)
+    same = topic_of.copy()
+    matched, jaccard = best_matches(topic_of, rows, same, [0, 1, 2])
+    assert matched.tolist() == [0, 1, 2] and jaccard.tolist() == [1.0, 1.0, 1.0]
+    # The replicate merges 0 and 1 and splits 2 in halves, one of them left as outliers.
+    merged = np.where(topic_of == 2, OUTLIER, 0)
+    merged[90:] = 5
+    matched, jaccard = best_matches(topic_of, rows, merged, [0, 1, 2])
+    assert jaccard[:2].tolist() == [0.5, 0.5]
+    assert matched[2] == 5 and jaccard[2] == pytest.approx(0.5)  # the outliers count against it
+    # A main topic made of two of the replicate's (papers 0-79), and one that is half of one (0-19).
+    merged_topic = np.where(np.arange(100) < 80, 0, 1)
+    half_topic = np.where(np.arange(100) < 20, 0, 1)
+    for main in (merged_topic, half_topic):
+        _, jaccard = best_matches(main, rows, same, [0])
+        assert jaccard[0] == pytest.approx(0.5)
+
+
+def test_only_the_drawn_papers_count():
+    topic_of = np.repeat([0, 1], [50, 50])
+    rows = np.arange(0, 100, 2)  # half of each topic drawn
+    matched, jaccard = best_matches(topic_of, rows, np.repeat([7, 8], [25, 25]), [0, 1])
+    assert matched.tolist() == [7, 8] and jaccard.tolist() == [1.0, 1.0]
+    matched, jaccard = best_matches(topic_of, rows, np.full(50, OUTLIER), [0, 1])
+    assert matched.tolist() == [OUTLIER, OUTLIER] and jaccard.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "grade", "is_trusted"),
+    [
+        (0.9, "highly stable", True),
+        (0.85, "highly stable", True),
+        (0.8, "stable", True),
+        (0.7, "doubtful", True),
+        (0.55, "not to be trusted", False),
+        (0.5, "dissolved", False),
+        (None, "", True),
+    ],
+)
+def test_grades_follow_clusterboots_cut_offs(value, grade, is_trusted):
+    assert stability_grade(value) == grade
+    assert trusted(value) is is_trusted
+
+
+def test_the_report_reads_the_stability_and_says_when_a_topic_is_not_to_be_trusted():
+    topics = pd.DataFrame(
+        {
+            "id": [-1, 0, 1],
+            "stability": ["", 0.81, 0.42],
+            "stability_grade": ["", "stable", "dissolved"],
+            "replicates": [10, 10, 10],
+        }
+    )
+    found = topic_stability(topics)
+    assert set(found) == {0, 1}
+    assert stability_phrase(found[0]) == "stability 0.81, stable (10 resamples)"
+    assert stability_phrase(found[1]) == "stability 0.42, dissolved (10 resamples): not to be trusted"
+    assert topic_stability(topics.drop(columns=["stability"])) == {}
+    assert topic_stability(topics.assign(stability="")) == {}
+
+
+def _compare_settings():
+    from papertopics.settings import CompareSettings
+    from workflow_support import default_config
+
+    return CompareSettings(**default_config()["compare"])
+
+
+def _year_periods(years: np.ndarray):
+    from papertopics.periods.assign import Periods
+
+    names = sorted(set(years.tolist()))
+    return Periods(
+        by="year", names=names, rows=np.arange(len(years)), period=years.astype(object), left_out=0
+    )
+
+
+@pytest.mark.parametrize(
+    ("holds", "stability", "grade"),
+    [
+        (8, 0.8, ROBUST),
+        (10, 0.7, SUPPORTED),  # held every time, but its topic only doubtful
+        (5, 0.9, SUPPORTED),
+        (4, 0.9, FRAGILE),
+        (10, 0.55, FRAGILE),  # its topic not to be trusted
+    ],
+)
+def test_a_findings_grade_needs_its_replicates_and_its_topic(holds, stability, grade):
+    assert robustness_grade(holds, 10, stability) == grade
+    assert robustness_grade(0, 0, stability) == ""
+
+
+def test_a_planted_trend_holds_in_every_replicate_that_finds_its_topic_and_shuffled_years_in_none():
+    from papertopics.robustness.findings import Replicate, count_holds
+    from papertopics.robustness.retests import replicate_trends
+
+    rng = np.random.default_rng(3)
+    papers = 1200
+    topic_of = np.repeat(np.arange(6), 200)
+    years = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=papers)
+    # Topic 0 rises: its papers drawn towards the later years.
+    later = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=200, p=[0.05, 0.1, 0.2, 0.3, 0.35])
+    years[topic_of == 0] = later
+    periods = _year_periods(years)
+    tested = sorted(set(years.tolist()))
+    settings = _compare_settings()
+    findings = pd.DataFrame({"topic": [0, 1], "direction": ["rising", "rising"]})
+
+    def replicates(match):
+        drawn = []
+        for number in range(1, 6):
+            rows = subsample(papers, 0.8, number)
+            # The replicate numbers its topics its own way (10 + the main run's).
+            drawn.append(
+                Replicate(
+                    rows=rows, labels=topic_of[rows] + 10, outlier=np.zeros(len(rows), bool), match=match
+                )
+            )
+        return drawn
+
+    def retest(replicate):
+        return replicate_trends(replicate, periods, tested, settings)
+
+    everywhere = {topic: topic + 10 for topic in range(6)}
+    holds, counted = count_holds(findings, replicates(everywhere), retest)
+    assert counted == 5 and holds.tolist() == [5, 0]
+    # Unmatched in a replicate, it cannot hold there; nor with the other direction.
+    holds, _ = count_holds(findings, replicates({1: 11}), retest)
+    assert holds.tolist() == [0, 0]
+    holds, _ = count_holds(findings.assign(direction="falling"), replicates(everywhere), retest)
+    assert holds.tolist() == [0, 0]
+    # Years shuffled across the papers: nothing rises, in any replicate.
+    periods = _year_periods(rng.permutation(years))
+    holds, _ = count_holds(findings, replicates(everywhere), retest)
+    assert holds.tolist() == [0, 0]
+
+
+def test_the_drawn_papers_keep_their_periods():
+    from papertopics.robustness.retests import drawn_periods
+
+    years = np.array(["2020", "2021", "2022", "2023"] * 5, dtype=object)
+    rows = np.array([1, 2, 5, 19])
+    drawn = drawn_periods(_year_periods(years), rows)
+    assert drawn.rows.tolist() == [0, 1, 2, 3]
+    assert drawn.period.tolist() == ["2021", "2022", "2021", "2023"]
+
+
+def test_a_topics_low_acceptance_holds_in_the_replicates_and_shuffled_decisions_do_not():
+    from papertopics.reception.table import ReceptionSettings, TopicPapers, reception_table
+    from papertopics.reception.values import ReceptionValues
+    from papertopics.robustness.findings import Replicate, count_holds
+    from papertopics.robustness.retests import replicate_reception
+
+    rng = np.random.default_rng(5)
+    papers = 800
+    topic_of = np.repeat(np.arange(4), 200)
+    accepted = rng.random(papers) < np.where(topic_of == 0, 0.12, 0.35)  # topic 0 rejected far more
+    decisions = np.where(accepted, "Accept", "Reject").astype(object)
+    nothing = np.full(papers, np.nan)
+    found = TopicPapers(
+        topic_of,
+        np.zeros(papers, dtype=int),
+        np.full(papers, "2024", dtype=object),
+        (0, 1, 2, 3),
+        ("a", "b", "c", "d"),
+    )
+    settings = ReceptionSettings(("accept",), 10, 0.95, 0.05, 0.25)
+    main = reception_table(
+        found, ReceptionValues(decisions, nothing, nothing, nothing, ()), settings, describe=False
+    )
+    finding = main[(main["topic"] == 0) & (main["evidence"] == "significant")]
+    assert finding["direction"].tolist() == ["lower"]
+    replicates = []
+    for number in range(1, 6):
+        rows = subsample(papers, 0.8, number)
+        replicates.append(
+            Replicate(
+                rows=rows,
+                labels=topic_of[rows] + 20,
+                outlier=np.zeros(len(rows), bool),
+                match={t: t + 20 for t in range(4)},
+            )
+        )
+
+    def held(decided):
+        values = ReceptionValues(decided, nothing, nothing, nothing, ())
+        return count_holds(
+            finding,
+            replicates,
+            lambda r: replicate_reception(r, found, values, settings),
+            ("measure", "outcome"),
+        )[0][0]
+
+    assert held(decisions) == 5
+    assert held(rng.permutation(decisions)) == 0
+
+
+def test_the_grades_columns_follow_the_column_named_or_come_last():
+    from papertopics.robustness.findings import with_robustness
+
+    table = pd.DataFrame({"topic": [0, 1], "finding": [True, False], "share 2024": [0.1, 0.2]})
+    graded = with_robustness(table, np.array([9, 2]), 10, {0: 0.8, 1: 0.9}, table["finding"], after="finding")
+    assert graded.columns.tolist() == ["topic", "finding", "holds", "replicates", "robustness", "share 2024"]
+    assert graded["robustness"].tolist() == [ROBUST, ""]
+    assert with_robustness(table, np.array([9, 2]), 10, {}, [True, True]).columns[-1] == "robustness"

@@ -1,0 +1,54 @@
+"""The robustness stage in the workflow, on the shipped dumps: each replicate its own job, every
+topic's stability in topics.csv, its match per replicate in stability.csv, the stability on the
+topic cards and in the topics table; replicates are cached: another false discovery rate
+re-tests the findings without drawing a replicate again, and one more replicate draws only it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import executed_jobs, make_workdir, planned_jobs, run_workflow, write_config
+
+pytestmark = pytest.mark.slow
+REPLICATES = 3
+
+
+def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
+    workdir = make_workdir(tmp_path, robustness={"replicates": REPLICATES})
+    first = executed_jobs(run_workflow(workdir))
+    assert first["replicate"] == REPLICATES and first["topic_stability"] == 1
+
+    topics = pd.read_csv(workdir / "results/topics/topics.csv", keep_default_na=False)
+    real = topics[topics["id"] != -1]
+    assert len(real) >= 2
+    assert real["stability"].between(0, 1).all()
+    assert (real["replicates"] == REPLICATES).all()
+    assert set(real["stability_grade"]) <= {
+        "highly stable",
+        "stable",
+        "doubtful",
+        "not to be trusted",
+        "dissolved",
+    }
+    matches = pd.read_csv(workdir / "results/topics/stability.csv")
+    assert len(matches) == len(real) * REPLICATES  # the outliers' group is no topic to match
+    mean = matches.groupby("topic")["jaccard"].mean().round(3)
+    assert mean[real["id"]].tolist() == real["stability"].tolist()
+    trends = pd.read_csv(workdir / "results/topics/trends.csv", keep_default_na=False)
+    assert {"holds", "replicates", "robustness"} <= set(trends.columns)
+
+    page = (workdir / "results/report/index.html").read_text(encoding="utf-8")
+    largest = real.sort_values("size").iloc[-1]
+    phrase = f"stability {largest['stability']:.2f}, {largest['stability_grade']} ({REPLICATES} resamples)"
+    assert phrase in page
+    assert "<th" in page and ">Stability<" in page
+
+    # Another error rate re-tests the findings; no replicate is drawn, no topic matched again.
+    write_config(workdir, robustness={"replicates": REPLICATES}, compare={"false_discovery_rate": 0.1})
+    planned = planned_jobs(workdir)
+    assert "finding_robustness" in planned
+    assert not {"replicate", "topic_stability", "neighbours", "reduce", "cluster"} & set(planned)
+    # One more replicate: only it is drawn.
+    write_config(workdir, robustness={"replicates": REPLICATES + 1})
+    assert planned_jobs(workdir)["replicate"] == 1

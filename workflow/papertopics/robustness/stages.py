@@ -1,0 +1,251 @@
+"""The robustness stages, file to file: each replicate's topics (rule ``replicate``, one job per
+replicate) and each topic's stability over them (rule ``topic_stability``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from papertopics import storage
+from papertopics.embed.encoders import corpus_embeddings, embedding_text
+from papertopics.mapping.cluster import OUTLIER
+from papertopics.mapping.reduce import Projection
+
+# The reception stage's own steps, so that the papers and their decisions are read as it reads them.
+from papertopics.reception.stages import received_records, received_table, reception_settings, topic_papers_of
+from papertopics.reception.values import read_values
+from papertopics.robustness.findings import (
+    Replicate,
+    count_holds,
+    matched_topics,
+    robustness_records,
+    with_robustness,
+)
+from papertopics.robustness.replicates import replicate_seed, replicate_topics
+from papertopics.robustness.stability import MATCH_JACCARD, best_matches, stability_grade
+from papertopics.settings import FindingSettings, ReplicateSettings
+from papertopics.stats import SIGNIFICANT
+
+_LOG = logging.getLogger(__name__)
+
+
+def replicate(papers: str, embeddings: list[str], neighbours: str, topics: str, knobs: dict) -> None:
+    """Replicate ``knobs["replicate"]``: a subsample of the papers projected and clustered as the
+    main run is (``papertopics.robustness.replicates``); ``topics`` holds the drawn papers' ids,
+    their topics there and whether HDBSCAN left each an outlier. ``knobs``: ``papertopics.settings.ReplicateSettings``' fields.
+    """
+    chosen = ReplicateSettings(**knobs)
+    records, vectors = corpus_embeddings(papers, embeddings)
+    graph = storage.read_arrays(neighbours)
+    ids = [p["id"] for p in records]
+    if graph["ids"].tolist() != ids:
+        raise RuntimeError("the neighbour graph is out of step with the corpus; rerun the neighbours job.")
+    seed = replicate_seed(chosen.random_state, chosen.replicate)
+    start = time.perf_counter()
+    rows, labels, outlier, used = replicate_topics(
+        vectors,
+        [embedding_text(p) for p in records],
+        (graph["indices"], graph["distances"]) if graph["searched"] else None,
+        Projection(**chosen.umap()),
+        chosen.hdbscan(),
+        chosen.sample_share,
+        seed,
+    )
+    storage.write_arrays(topics, ids=np.array(ids)[rows], labels=labels, outlier=outlier, seed=np.array(seed))
+    _LOG.info(
+        "replicate %d (seed %d): %d of %d papers, %d topics, %d outliers left, in %.1f s; %s",
+        chosen.replicate,
+        seed,
+        len(rows),
+        len(ids),
+        len(set(labels.tolist()) - {OUTLIER}),
+        int((labels == OUTLIER).sum()),
+        time.perf_counter() - start,
+        used,
+    )
+
+
+def topic_stability(
+    topic_papers: str, topic_table: str, replicates: list[str], topics: str, matches: str
+) -> None:
+    """Each topic of the main run (``topic_table``, its papers' topics in ``topic_papers``) matched
+    in each replicate: ``matches`` (``stability.csv``) lists its best match and Jaccard per
+    replicate, ``topics`` (``topics.csv``) is the topics stage's table with each topic's
+    ``stability`` (the mean best Jaccard; empty with no replicates) and ``stability_grade``.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    table = pd.read_csv(topic_table, keep_default_na=False)
+    assigned = pd.read_csv(topic_papers, keep_default_na=False, dtype={"id": str}, usecols=["id", "topic"])
+    row_of = {paper: row for row, paper in enumerate(assigned["id"])}
+    topic_of = assigned["topic"].to_numpy()
+    # The outliers' group (papers no topic holds) is no topic: it has no stability.
+    topic_ids = [topic for topic in table["id"].astype(int).tolist() if topic != OUTLIER]
+    rows = []
+    for number, path in enumerate(replicates, start=1):
+        drawn = storage.read_arrays(path)
+        missing = [paper for paper in drawn["ids"].tolist() if paper not in row_of]
+        if missing:
+            raise RuntimeError(
+                f"{path} holds {len(missing)} papers not in {topic_papers}; rerun its replicate."
+            )
+        matched, jaccard = best_matches(
+            topic_of, np.array([row_of[paper] for paper in drawn["ids"].tolist()]), drawn["labels"], topic_ids
+        )
+        rows.extend(
+            {
+                "topic": topic,
+                "replicate": number,
+                "match": int(match),
+                "jaccard": round(float(value), 4),
+                "matched": bool(value > MATCH_JACCARD),
+            }
+            for topic, match, value in zip(topic_ids, matched, jaccard, strict=True)
+        )
+    found = pd.DataFrame(rows, columns=["topic", "replicate", "match", "jaccard", "matched"])
+    stability = found.groupby("topic")["jaccard"].mean() if len(found) else pd.Series(dtype=float)
+    listed = table["id"].astype(int).tolist()
+    table["stability"] = [round(float(stability[t]), 3) if t in stability.index else None for t in listed]
+    table["stability_grade"] = [stability_grade(stability.get(t)) for t in listed]
+    table["replicates"] = len(replicates)
+    storage.write_csv(topics, table)
+    storage.write_csv(matches, found)
+    _LOG.info(
+        "%d topics matched in %d replicates: %s", len(topic_ids), len(replicates), table["stability"].tolist()
+    )
+
+
+@dataclass(frozen=True)
+class FindingInputs:
+    """What the finding_robustness stage reads (the rule's inputs, by name).
+
+    Attributes:
+        topic_papers: the topics stage's ``papers.csv`` (each paper's topic).
+        topics: ``topics.csv`` with each topic's stability (``topic_stability``).
+        matches: ``stability.csv``: each topic's match in each replicate.
+        replicates: every replicate's topics.
+        periods_table: the periods stage's table of each paper's period.
+        periods_settings: the periods stage's record.
+        found_trends: the changes stage's ``trends.csv``.
+        changes: the changes stage's ``changes.json`` (the periods the trends were tested over).
+        papers: the corpus (its papers' dumps, to find them as parsed).
+        parsed: the dumps as parsed, decisions, ratings and citations and all.
+        details: the topics stage's ``topic_details.json``.
+        found_reception: the reception stage's ``reception.csv``.
+    """
+
+    topic_papers: str
+    topics: str
+    matches: str
+    replicates: list[str]
+    periods_table: str
+    periods_settings: str
+    found_trends: str
+    changes: str
+    papers: str
+    parsed: list[str]
+    details: str
+    found_reception: str
+
+
+@dataclass(frozen=True)
+class FindingOutputs:
+    """What the finding_robustness stage writes: ``trends.csv`` and ``reception.csv`` with each
+    row's ``holds``, ``replicates`` and (on findings) ``robustness``, and ``robustness.json``,
+    the same per kind of finding, for the report.
+    """
+
+    trends: str
+    reception: str
+    record: str
+
+
+def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
+    """The replicates as the re-tests read them, their papers as rows of ``ids``."""
+    row_of = {paper: row for row, paper in enumerate(ids)}
+    replicates = []
+    for number, path in enumerate(paths, start=1):
+        drawn = storage.read_arrays(path)
+        replicates.append(
+            Replicate(
+                rows=np.array([row_of[paper] for paper in drawn["ids"].tolist()], dtype=np.int64),
+                labels=drawn["labels"],
+                outlier=drawn["outlier"],
+                match=matched_topics(matches, number),
+            )
+        )
+    return replicates
+
+
+def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
+    """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
+    the trends and the reception findings; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The periods and the re-tests import pandas at their top: only the jobs that use them load it.
+    from papertopics.periods.assign import load_groups
+    from papertopics.robustness.retests import replicate_reception, replicate_trends
+
+    settings = FindingSettings(**knobs)
+    assigned = pd.read_csv(inputs.topic_papers, keep_default_na=False, dtype=str)
+    ids = assigned["id"].tolist()
+    replicates = _replicates(inputs.replicates, ids, pd.read_csv(inputs.matches, keep_default_na=False))
+    topics = pd.read_csv(inputs.topics, keep_default_na=False)
+    stability = {
+        int(topic): float(value)
+        for topic, value in zip(topics["id"], topics["stability"], strict=True)
+        if value != ""
+    }
+    start = time.perf_counter()
+    periods = load_groups(inputs.periods_table, inputs.periods_settings, ids)[0]
+    trends = pd.read_csv(inputs.found_trends, keep_default_na=False)
+    tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
+    holds, drawn = count_holds(
+        trends, replicates, lambda replicate: replicate_trends(replicate, periods, tested, settings)
+    )
+    trends = with_robustness(trends, holds, drawn, stability, _flag(trends, "finding"), after="finding")
+
+    merged = received_table(received_records(inputs.papers, inputs.parsed), assigned)
+    if merged["id"].tolist() != ids:
+        raise RuntimeError(f"{inputs.topic_papers} is out of step with the corpus; rerun topics.")
+    values = read_values(merged, settings.decision_field, settings.ratings_field, settings.citations_field)
+    found = topic_papers_of(merged, storage.read_json(inputs.details)["topics"])
+    found_settings = reception_settings(settings, settings.reception_min_papers)
+    reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
+    by = ("measure", "outcome")
+    held, _ = count_holds(
+        reception,
+        replicates,
+        lambda replicate: replicate_reception(replicate, found, values, found_settings),
+        by,
+    )
+    reception = with_robustness(reception, held, drawn, stability, reception["evidence"] == SIGNIFICANT)
+
+    storage.write_csv(outputs.trends, trends)
+    storage.write_csv(outputs.reception, reception)
+    storage.write_json(
+        outputs.record,
+        {
+            "replicates": drawn,
+            "stability": stability,
+            "trends": robustness_records(trends),
+            "reception": robustness_records(reception, by),
+        },
+    )
+    _LOG.info(
+        "trends and reception findings re-tested in %d replicates in %.1f s",
+        drawn,
+        time.perf_counter() - start,
+    )
+
+
+def _flag(table, column: str):
+    """A column of true and false as written to CSV, as booleans (none where the table is empty)."""
+    return table[column].astype(str).str.lower().eq("true") if len(table) else []

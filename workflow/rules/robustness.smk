@@ -1,0 +1,81 @@
+from papertopics.settings import FindingSettings
+
+
+# The robustness stage (papertopics.robustness): the topics found again on subsamples of the
+# papers with other seeds, each replicate its own job (a cluster spreads them), and how often each
+# topic of the main run comes back. A replicate reads only the papers' texts, embeddings and
+# neighbour graph: editing a decision, or a test after it, reruns none.
+rule replicate:
+    input:
+        after_parsing,
+        papers="results/corpus/papers.jsonl",
+        embeddings=expand("results/embeddings/{dump}.npz", dump=sorted(DUMPS)),
+        neighbours="results/reduced/neighbours.npz",
+    output:
+        topics="results/robustness/replicates/{replicate}.npz",
+    log:
+        "results/logs/replicate/{replicate}.log",
+    benchmark:
+        "results/benchmarks/replicate/{replicate}.tsv"
+    wildcard_constraints:
+        replicate=r"[1-9]\d*",
+    conda:
+        ENVIRONMENT
+    params:
+        knobs=replicate_knobs,
+    script:
+        "../scripts/replicate.py"
+
+
+# Each topic matched in every replicate (best Jaccard), and its stability in topics.csv.
+rule topic_stability:
+    input:
+        after_parsing,
+        topic_papers="results/assigned/papers.csv",
+        topic_table="results/assigned/topics.csv",
+        replicates=replicate_files(),
+    output:
+        topics=report("results/staged/topics/topics.csv", caption="../report/topics.rst", category="Tables"),
+        matches="results/staged/topics/stability.csv",
+    log:
+        "results/logs/topic_stability.log",
+    benchmark:
+        "results/benchmarks/topic_stability.tsv"
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/topic_stability.py"
+
+
+# Each finding (trends, reception) re-tested in every replicate on its matched topic, with the
+# same test and family: how often it holds, and its grade (robust, supported, fragile). No
+# replicate is redrawn: editing a decision reruns this job, not a clustering.
+rule finding_robustness:
+    input:
+        after_parsing,
+        topic_papers="results/assigned/papers.csv",
+        topics="results/staged/topics/topics.csv",
+        matches="results/staged/topics/stability.csv",
+        replicates=replicate_files(),
+        periods_table="results/periods/papers.csv",
+        periods_settings="results/periods/periods.json",
+        found_trends="results/changes/trends.csv",
+        changes="results/staged/topics/changes.json",
+        papers="results/corpus/papers.jsonl",
+        parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
+        details="results/staged/topics/topic_details.json",
+        found_reception="results/reception/reception.csv",
+    output:
+        trends="results/staged/topics/trends.csv",
+        reception="results/staged/topics/reception.csv",
+        record="results/staged/topics/robustness.json",
+    log:
+        "results/logs/finding_robustness.log",
+    benchmark:
+        "results/benchmarks/finding_robustness.tsv"
+    conda:
+        ENVIRONMENT
+    params:
+        knobs=knobs(FindingSettings.from_config(config)),
+    script:
+        "../scripts/finding_robustness.py"
