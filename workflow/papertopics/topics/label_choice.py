@@ -61,7 +61,7 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.author_keywords import AuthorKeywords
-from papertopics.topics.generic_words import generic, generic_alone, names_a_part, specific_for
+from papertopics.topics.generic_words import generic, generic_alone, names_a_part, other_part, promoted
 from papertopics.topics.phrase_relations import agrees, holds, restates
 from papertopics.topics.phrase_table import MIN_LIFT, PhraseTable, Unit
 from papertopics.topics.phrases import (
@@ -170,7 +170,7 @@ def may_be_second(table: PhraseTable, unit: Unit, first: Key, key: Key, keywords
     ``keywords``: the unit's distinctive keywords).
     """
     if len(key) < SECOND_MIN_WORDS:
-        one_word = key in keywords and not generic(table, key[0])
+        one_word = key in keywords and not generic_alone(table, key)
         if not (one_word and table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION):
             return False
     elif not names_a_part(table, key):
@@ -201,14 +201,17 @@ def choose_label(
     if not ranked:
         return ""
     head = generic_modifier_dropped(table, unit, ranked[0], keywords)
-    ranked = [head, *(key for key in ranked if key != head)]
+    ranked = promoted(table, unit, [head, *(key for key in ranked if key != head)])
     first = ranked[0]
     second = _second(table, unit, ranked, placement, keywords, least_share)
     theme = left_out_theme(table, unit, first, keywords)
     if theme is not None and not (second is not None and agrees(second, [theme])):
         second = theme
-    if second is None and generic_alone(table, unit, first):
-        first, second = specific_for(table, unit, ranked)
+    if second is None and generic_alone(table, first):
+        # No phrase holding the word carries most of its uses: the word with another part's name,
+        # else any phrase holding it ("robot learning" where every word is generic).
+        second = other_part(table, ranked)
+        first = first if second is not None else promoted(table, unit, ranked, share=0.0)[0]
     if second is not None and len(first) == len(second) == 1:
         first, second = _compound(table, unit, first, second)
     label = table.form(unit, first)
@@ -259,7 +262,7 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         and head in keywords
         and table.precision(unit, head) >= THEME_PRECISION
         and table.names(unit, head)
-        and not generic_alone(table, unit, head)
+        and not generic_alone(table, head)
         and table.coverage(unit, head) >= table.coverage(unit, first)
         else first
     )
@@ -274,7 +277,7 @@ def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Ke
         key
         if len(key) == 1
         and table.names(unit, key)
-        and not generic(table, key[0])
+        and not generic_alone(table, key)
         and not agrees(first, [key])
         and not restates(first, key)
         and table.precision(unit, key) >= THEME_PRECISION

@@ -52,6 +52,7 @@ def label_topics(
     encoder=None,
     keywords: dict[int, list] | None = None,
     read: PaperTexts = PaperTexts(),
+    prior=None,
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
     ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
@@ -60,13 +61,15 @@ def label_topics(
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``read``, each paper's title and keywords where the input gives
     them: the titles are read with the texts, the keywords are a topic's first candidates,
-    ``AuthorKeywords``).
+    ``AuthorKeywords``, and they add their papers to ``prior``, the keyphraseness table:
+    ``papertopics.topics.keyphraseness``, the shipped one by default).
     """
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     # papertopics.topics.label_choice imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.topics.author_keywords import AuthorKeywords, keyword_key
+    from papertopics.topics.keyphraseness import count, load
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.phrase_table import PhraseTable
@@ -74,12 +77,19 @@ def label_topics(
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
     earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
+    prior = load() if prior is None else prior
+    if read.keywords is not None:
+        titled = [
+            f"{title}.\n{text}" for title, text in zip(read.titles or [""] * len(texts), texts, strict=True)
+        ]
+        prior = prior + count(titled, read.keywords, frozenset(ENGLISH_STOP_WORDS))
     table = PhraseTable(
         texts,
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
         titles=read.titles,
+        prior=prior,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
     group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))

@@ -1,0 +1,102 @@
+"""Keyphraseness: of the papers whose title or abstract holds a phrase, the share whose authors
+also list it as a keyword (Frank et al. 1999, KEA; Mihalcea and Csomai 2007): which phrases a
+field uses as names. "program synthesis" is a keyword in many of the papers that write it,
+"program" in almost none.
+
+The table shipped, ``keyphraseness.tsv.gz`` beside this module, is built by
+``bench/keyphraseness_table.py`` from the keyword-bearing corpora (its header names them and
+their licence); a run whose input carries its authors' keywords adds its own papers' counts
+(``count``). Phrases are read as the labeller reads them (``phrases.phrase_keys``: 1-4 words,
+singular), keywords as phrases too, with what they put in parentheses ("PEFT") and the parts
+they join with commas.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from papertopics.topics.phrases import Key, paper_words, phrase_key, phrase_keys
+
+TABLE = Path(__file__).with_name("keyphraseness.tsv.gz")
+# A phrase's ratio is smoothed towards the table's own ratio as if this many more papers held it.
+PRIOR_PAPERS = 5
+# A word is a name on its own where at least this many papers list it alone as a keyword and at
+# least this share of the papers writing it do (bench/labels-loco.md, "Keyphraseness").
+ALONE_KEYWORD_PAPERS = 3
+ALONE_RATIO = 0.02
+_PARENTHESISED = re.compile(r"\(([^()]*)\)")
+
+
+def keyword_keys(keyword: str) -> set[Key]:
+    """The phrases a keyword names: itself without its parentheses, what they hold, each comma part."""
+    plain = _PARENTHESISED.sub(" ", keyword)
+    parts = [plain, *_PARENTHESISED.findall(keyword), *plain.split(",")]
+    return {phrase_key(part) for part in parts} - {()}
+
+
+@dataclass(frozen=True)
+class Keyphraseness:
+    """Papers listing each phrase as a keyword (``keyword``), of those whose text holds it (``text``)."""
+
+    keyword: Counter = field(default_factory=Counter)
+    text: Counter = field(default_factory=Counter)
+
+    def __add__(self, other: Keyphraseness) -> Keyphraseness:
+        """Both tables' papers counted together."""
+        return Keyphraseness(self.keyword + other.keyword, self.text + other.text)
+
+    def overall(self) -> float:
+        """The share of phrase uses that are keywords, over the whole table (the smoothing's prior)."""
+        return self.keyword.total() / self.text.total() if self.text else 0.0
+
+    def ratio(self, key: Key) -> float:
+        """The phrase's keyphraseness, smoothed (``PRIOR_PAPERS``); the table's overall for one unseen."""
+        prior = self.__dict__.setdefault("_overall", self.overall())
+        return (self.keyword[key] + PRIOR_PAPERS * prior) / (self.text[key] + PRIOR_PAPERS)
+
+    def names_alone(self, key: Key) -> bool:
+        """Whether the field uses a phrase alone as a name (``ALONE_KEYWORD_PAPERS``, ``ALONE_RATIO``)."""
+        return self.keyword[key] >= ALONE_KEYWORD_PAPERS and self.ratio(key) >= ALONE_RATIO
+
+
+def count(texts: list[str], keywords: list[list[str]], stop_words: frozenset[str]) -> Keyphraseness:
+    """The counts of papers with keywords (each paper's title and abstract as one text)."""
+    found = Keyphraseness()
+    for text, listed in zip(texts, keywords, strict=True):
+        if not listed:
+            continue
+        held = phrase_keys(paper_words(text, stop_words))
+        named = set().union(*(keyword_keys(k) for k in listed))
+        found.text.update(held)
+        found.keyword.update(held & named)
+    return found
+
+
+def write(table: Keyphraseness, path: Path, header: list[str], least_text: int) -> None:
+    """The table as gzip TSV (phrase, keyword papers, text papers) under ``#`` header lines: every
+    phrase that is a keyword at least once, and those at least ``least_text`` papers write.
+    """
+    rows = sorted(key for key, n in table.text.items() if table.keyword[key] or n >= least_text)
+    with gzip.GzipFile(path, "wb", mtime=0) as raw:
+        lines = [f"# {line}" for line in header] + ["phrase\tkeyword_papers\ttext_papers"]
+        lines += [f"{' '.join(key)}\t{table.keyword[key]}\t{table.text[key]}" for key in rows]
+        raw.write(("\n".join(lines) + "\n").encode())
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = TABLE) -> Keyphraseness:
+    """A table ``write`` wrote (the shipped one by default), read once."""
+    table = Keyphraseness()
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or line.startswith("phrase\t"):
+                continue
+            phrase, keyword, text = line.rstrip("\n").split("\t")
+            key = tuple(phrase.split(" "))
+            table.keyword[key], table.text[key] = int(keyword), int(text)
+    return table
