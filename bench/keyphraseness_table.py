@@ -44,8 +44,8 @@ def build(corpora: Path = CORPORA, excluded: frozenset[str] = frozenset()) -> Ke
         if keyword_file is not None:
             listed = {r["id"]: r["keywords"] for r in _records(corpora / keyword_file)}
             papers = [{**p, "keywords": listed.get(p["id"], [])} for p in papers]
-        texts = [f"{p.get('title') or ''}.\n{p.get('abstract') or ''}" for p in papers]
-        table += count(texts, [p.get("keywords") or [] for p in papers], frozenset(ENGLISH_STOP_WORDS))
+        keywords, titles = [p.get("keywords") or [] for p in papers], [p.get("title") or "" for p in papers]
+        table += count([p["abstract"] for p in papers], keywords, frozenset(ENGLISH_STOP_WORDS), titles)
     return table
 
 

@@ -82,8 +82,8 @@ def _relabel(
     (texts, vectors, curated, captured_earlier, given, kept, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
     titles = [title_of.get(text, "") for text in texts]
-    read = PaperTexts(titles, *authors) if authors else PaperTexts(titles)
-    return label_topics(texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, read, prior)
+    read = PaperTexts(titles, *(authors or (None, None)), prior)
+    return label_topics(texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, read)
 
 
 def halves(corpus: Path, cache_dir: Path, seeds: list[int]) -> dict:

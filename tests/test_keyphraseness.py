@@ -32,7 +32,9 @@ def test_counted_from_real_papers_a_name_is_a_keyword_more_often_than_a_common_w
     path = require_corpus("openreview_free_keywords.jsonl.gz")
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         papers = [json.loads(line) for line in lines][:600]
-    table = count([f"{p['title']}.\n{p['abstract']}" for p in papers], [p["keywords"] for p in papers], STOP)
+    table = count(
+        [p["abstract"] for p in papers], [p["keywords"] for p in papers], STOP, [p["title"] for p in papers]
+    )
     name, word = phrase_key("reinforcement learning"), ("method",)
     assert table.text[word] > table.text[name] > 0
     assert table.keyword[name] >= 5 and table.ratio(name) > 10 * table.ratio(word)

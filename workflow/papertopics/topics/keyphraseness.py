@@ -64,13 +64,15 @@ class Keyphraseness:
         return self.keyword[key] >= ALONE_KEYWORD_PAPERS and self.ratio(key) >= ALONE_RATIO
 
 
-def count(texts: list[str], keywords: list[list[str]], stop_words: frozenset[str]) -> Keyphraseness:
-    """The counts of papers with keywords (each paper's title and abstract as one text)."""
+def count(
+    texts: list[str], keywords: list[list[str]], stop_words: frozenset[str], titles: list[str] | None = None
+) -> Keyphraseness:
+    """The counts of the papers with keywords, each paper's title (``titles``) read with its text."""
     found = Keyphraseness()
-    for text, listed in zip(texts, keywords, strict=True):
+    for text, listed, title in zip(texts, keywords, titles or [""] * len(texts), strict=True):
         if not listed:
             continue
-        held = phrase_keys(paper_words(text, stop_words))
+        held = phrase_keys(paper_words(f"{title}.\n{text}", stop_words))
         named = set().union(*(keyword_keys(k) for k in listed))
         found.text.update(held)
         found.keyword.update(held & named)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,16 +18,23 @@ from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, 
 from papertopics.topics.phrases import label_key, label_phrases
 from papertopics.topics.topic_groups import topic_groups
 
+if TYPE_CHECKING:  # its module reads scikit-learn's stop words: only the jobs that label load it
+    from papertopics.topics.keyphraseness import Keyphraseness
+
 
 @dataclass(frozen=True)
 class PaperTexts:
-    """What the labels read of each paper beside its abstract, where the input gives it."""
+    """What the labels read beside each paper's abstract: its title and keywords where the input
+    gives them, and which phrases the field uses as names (``prior``, a ``keyphraseness`` table;
+    the shipped one when None).
+    """
 
     titles: list[str] | None = None  # each paper's title, or ""
     keywords: list[list[str]] | None = None  # each paper's keywords, its authors' own
     # A keyword names a topic only where at least this many of its papers carry it (the topics
     # stage's ``label_keyword_min_papers``; None with no keywords).
     keyword_min_papers: int | None = None
+    prior: Keyphraseness | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,6 @@ def label_topics(
     encoder=None,
     keywords: dict[int, list] | None = None,
     read: PaperTexts = PaperTexts(),
-    prior=None,
 ) -> TopicLabels:
     """Labels of the topics (hidden ones too, for the record) and groups of the shown ones: a
     ``kept`` label (``kept_labels``), else a ``given`` one (the guide's names, then the curated),
@@ -61,8 +68,7 @@ def label_topics(
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``read``, each paper's title and keywords where the input gives
     them: the titles are read with the texts, the keywords are a topic's first candidates,
-    ``AuthorKeywords``, and they add their papers to ``prior``, the keyphraseness table:
-    ``papertopics.topics.keyphraseness``, the shipped one by default).
+    ``AuthorKeywords``, and add their papers to its keyphraseness table).
     """
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -77,12 +83,9 @@ def label_topics(
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
     earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
-    prior = load() if prior is None else prior
+    prior = read.prior or load()
     if read.keywords is not None:
-        titled = [
-            f"{title}.\n{text}" for title, text in zip(read.titles or [""] * len(texts), texts, strict=True)
-        ]
-        prior = prior + count(titled, read.keywords, frozenset(ENGLISH_STOP_WORDS))
+        prior += count(texts, read.keywords, frozenset(ENGLISH_STOP_WORDS), read.titles)
     table = PhraseTable(
         texts,
         curated.merged,
