@@ -200,8 +200,9 @@ def choose_label(
     """
     if not ranked:
         return ""
+    ranked = promoted(table, unit, ranked)
     head = generic_modifier_dropped(table, unit, ranked[0], keywords)
-    ranked = promoted(table, unit, [head, *(key for key in ranked if key != head)])
+    ranked = [head, *(key for key in ranked if key != head)]
     first = ranked[0]
     second = _second(table, unit, ranked, placement, keywords, least_share)
     theme = left_out_theme(table, unit, first, keywords)
@@ -249,8 +250,7 @@ def _second(
 def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key:
     """A first phrase of two words whose first is generic, without it, where its second is one of
     the unit's distinctive keywords (``keywords``), the unit's in most of its uses
-    (``THEME_PRECISION``), can name the unit, is no generic whole label (``generic_alone``) and
-    covers at least as many of its papers ("llm unlearning" → "unlearning", what the field calls
+    (``THEME_PRECISION``), can name the unit and covers at least as many of its papers ("llm unlearning" → "unlearning", what the field calls
     it; not "architecture search" → "search", which the field's search papers use too); else the
     phrase as it is.
     """
@@ -262,7 +262,6 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         and head in keywords
         and table.precision(unit, head) >= THEME_PRECISION
         and table.names(unit, head)
-        and not generic_alone(table, head)
         and table.coverage(unit, head) >= table.coverage(unit, first)
         else first
     )
