@@ -49,8 +49,7 @@ rearrangement"). Such a first phrase with no second takes a name of another part
 gives way to a name that holds it (``specific_for``). A first phrase
 of two words whose first is generic gives way to its second where that is one of the topic's
 distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
-``generic_modifier_dropped``). Two single words the topic's papers write together as a name are that
-name ("revision, belief" → "belief revision": ``_compound``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
+``generic_modifier_dropped``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
 
 Group labels are ``papertopics.topics.label_groups``.
 """
@@ -213,23 +212,11 @@ def choose_label(
         # else any phrase holding it ("robot learning" where every word is generic).
         second = other_part(table, ranked)
         first = first if second is not None else promoted(table, unit, ranked, share=0.0)[0]
-    if second is not None and len(first) == len(second) == 1:
-        first, second = _compound(table, unit, first, second)
     label = table.form(unit, first)
     if second is None:
         return label
     both = f"{label}, {table.form(unit, second)}"
     return both if fits(both) else label
-
-
-def _compound(table: PhraseTable, unit: Unit, first: Key, second: Key) -> tuple[Key, Key | None]:
-    """Two words the unit's papers write together as a name, as that name ("revision, belief" →
-    "belief revision"); else the two as they are. Only single words: joining a longer second
-    ("time series, forecasting" → "time series forecasting") lost IJCAI sub-area hits
-    (bench/labels-loco.md).
-    """
-    compound = next((key for key in (second + first, first + second) if table.names(unit, key)), None)
-    return (compound, None) if compound is not None else (first, second)
 
 
 def _second(
