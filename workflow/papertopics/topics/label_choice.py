@@ -209,9 +209,12 @@ def choose_label(
         second = theme
     if second is None and generic_alone(table, first):
         # No phrase holding the word carries most of its uses: the word with another part's name,
-        # else any phrase holding it ("robot learning" where every word is generic).
+        # else any phrase holding it ("robot learning" where every word is generic), else the best
+        # phrase that is no such word ("time" → "exogenous variables").
         second = other_part(table, ranked)
-        first = first if second is not None else promoted(table, unit, ranked, share=0.0)[0]
+        if second is None:
+            alone = promoted(table, unit, ranked, share=0.0)
+            first = next((key for key in alone if not generic_alone(table, key)), first)
     label = table.form(unit, first)
     if second is None:
         return label
