@@ -62,14 +62,23 @@ def header() -> list[str]:
     ]
 
 
+def write(table: Keyphraseness, path: Path, header: list[str], least_text: int) -> None:
+    """The table as gzip TSV (phrase, keyword papers, text papers) under ``#`` header lines: every
+    phrase that is a keyword at least once, and those at least ``least_text`` papers write.
+    """
+    rows = sorted(key for key, n in table.text.items() if table.keyword[key] or n >= least_text)
+    with gzip.GzipFile(path, "wb", mtime=0) as raw:
+        lines = [f"# {line}" for line in header] + ["phrase\tkeyword_papers\ttext_papers"]
+        lines += [f"{' '.join(key)}\t{table.keyword[key]}\t{table.text[key]}" for key in rows]
+        raw.write(("\n".join(lines) + "\n").encode())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--corpora", type=Path, default=CORPORA)
     parser.add_argument("--output", type=Path, default=TABLE)
     args = parser.parse_args()
     table = build(args.corpora)
-    from papertopics.topics.keyphraseness import write
-
     write(table, args.output, header(), LEAST_TEXT_PAPERS)
     print(f"{args.output}: {args.output.stat().st_size} bytes, {len(table.keyword)} keyword phrases")
 

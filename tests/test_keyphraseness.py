@@ -10,9 +10,11 @@ import tomllib
 from pathlib import Path
 
 from conftest import require_corpus
-from papertopics.topics.keyphraseness import TABLE, count, keyword_keys, load, write
+from papertopics.topics.keyphraseness import TABLE, count, keyword_keys, load
 from papertopics.topics.phrases import phrase_key
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from bench.keyphraseness_table import write
 
 STOP = frozenset(ENGLISH_STOP_WORDS)
 

@@ -50,13 +50,10 @@ class Keyphraseness:
         """Both tables' papers counted together."""
         return Keyphraseness(self.keyword + other.keyword, self.text + other.text)
 
-    def overall(self) -> float:
-        """The share of phrase uses that are keywords, over the whole table (the smoothing's prior)."""
-        return self.keyword.total() / self.text.total() if self.text else 0.0
-
     def ratio(self, key: Key) -> float:
-        """The phrase's keyphraseness, smoothed (``PRIOR_PAPERS``); the table's overall for one unseen."""
-        prior = self.__dict__.setdefault("_overall", self.overall())
+        """The phrase's keyphraseness, smoothed (``PRIOR_PAPERS``) towards the whole table's."""
+        overall = self.keyword.total() / self.text.total() if self.text else 0.0
+        prior = self.__dict__.setdefault("_overall", overall)
         return (self.keyword[key] + PRIOR_PAPERS * prior) / (self.text[key] + PRIOR_PAPERS)
 
     def names_alone(self, key: Key) -> bool:
@@ -79,20 +76,9 @@ def count(
     return found
 
 
-def write(table: Keyphraseness, path: Path, header: list[str], least_text: int) -> None:
-    """The table as gzip TSV (phrase, keyword papers, text papers) under ``#`` header lines: every
-    phrase that is a keyword at least once, and those at least ``least_text`` papers write.
-    """
-    rows = sorted(key for key, n in table.text.items() if table.keyword[key] or n >= least_text)
-    with gzip.GzipFile(path, "wb", mtime=0) as raw:
-        lines = [f"# {line}" for line in header] + ["phrase\tkeyword_papers\ttext_papers"]
-        lines += [f"{' '.join(key)}\t{table.keyword[key]}\t{table.text[key]}" for key in rows]
-        raw.write(("\n".join(lines) + "\n").encode())
-
-
 @lru_cache(maxsize=4)
 def load(path: Path = TABLE) -> Keyphraseness:
-    """A table ``write`` wrote (the shipped one by default), read once."""
+    """A table ``bench/keyphraseness_table.py`` wrote (the shipped one by default), read once."""
     table = Keyphraseness()
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
