@@ -17,7 +17,9 @@ from collections import Counter
 import numpy as np
 
 # The corpora whose records carry their authors' free keywords (key ``keywords``).
-FREE_KEYWORD_CORPORA = frozenset({"openreview_free_keywords.jsonl.gz"})
+FREE_KEYWORD_CORPORA = frozenset(
+    {"openreview_free_keywords.jsonl.gz", "keyword_lists_3dv_ai4x_2025.jsonl.gz"}
+)
 MIN_KEYWORD_PAPERS = 2
 # BERTopic's MMR re-ranks this many c-TF-IDF candidates (its own default when a representation
 # model is set), at this diversity; the comparison label is its first ``MMR_WORDS`` keywords.

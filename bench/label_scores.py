@@ -159,6 +159,8 @@ def group_naming(papers: list[dict], corpus: Path, topics: np.ndarray, groups: l
 
     from bench.label_keywords import keyword_naming, load_free_keywords, topic_keyword_counts
 
+    if not groups:  # a small corpus (3DV's 142 papers) has too few topics to group
+        return {}
     ids = [p["id"] for p in papers]
     group_of = {topic: number for number, group in enumerate(groups) for topic in group["topics"]}
     grouped = np.array([group_of.get(topic, -1) for topic in np.asarray(topics).tolist()])

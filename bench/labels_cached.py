@@ -7,6 +7,10 @@ move no paper). A label change is then measured in seconds, not a refit.
     PYTHONPATH=workflow python -m bench.labels_cached capture CORPUS...
     PYTHONPATH=workflow python -m bench.labels_cached rescore CORPUS... [--misses]
     PYTHONPATH=workflow python -m bench.labels_cached halves CORPUS... [--seeds 0 1 ...]
+    PYTHONPATH=workflow:. python -m bench.labels_cached loco DIR
+
+``loco`` (bench/labels-loco.md) relabels each held-out venue's captured corpus (in ``DIR``) with
+the keyphraseness table built without that venue's papers, and scores that venue.
 """
 
 from __future__ import annotations
@@ -24,6 +28,13 @@ import numpy as np
 from bench import label_scores, quality_labels, quality_runs
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "papertopics-quality"
+# The leave-one-corpus-out folds: each held-out venue, the captured corpus holding it.
+FOLDS = {
+    "COLM": "openreview_free_keywords.jsonl.gz",
+    "CoRL": "openreview_free_keywords.jsonl.gz",
+    "IJCAI": "ijcai_2020_2024_areas.jsonl.gz",
+    "3DV": "keyword_lists_3dv_ai4x_2025.jsonl.gz",
+}
 _SUBJECTS = re.compile(r",| and ")
 
 
@@ -60,16 +71,18 @@ def _relabel(
     title_of: dict[str, str],
     earlier: dict[int, str] | None = None,
     authors: tuple[list[list[str]], int] | None = None,
+    prior=None,
 ):
     """The labeller on a captured call's inputs, the papers' titles found by their text; with
-    ``authors`` (each paper's keywords, the least papers a keyword names a topic with), those too.
+    ``authors`` (each paper's keywords, the least papers a keyword names a topic with), those too;
+    ``prior``, the keyphraseness table (the shipped one by default).
     """
     from papertopics.topics.labeller import PaperTexts, label_topics
 
     (texts, vectors, curated, captured_earlier, given, kept, coarse), keywords = call
     earlier = captured_earlier if earlier is None else earlier
     titles = [title_of.get(text, "") for text in texts]
-    read = PaperTexts(titles, *authors) if authors else PaperTexts(titles)
+    read = PaperTexts(titles, *(authors or (None, None)), prior)
     return label_topics(texts, vectors, curated, earlier, given, kept, coarse, encoder, keywords, read)
 
 
@@ -164,8 +177,40 @@ def halves_markdown(found: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
-    """The captured result with our labels, group labels and labels kept made again now."""
+def loco(corpora: Path, cache_dir: Path) -> list[dict]:
+    """Each fold (``FOLDS``): the held-out venue's hit rates, ours (labelled with the keyphraseness
+    table built without its papers), the top 3 words and MMR: against its free keywords
+    (``naming_by_venue``), or IJCAI's sub-area keywords; and its whole labels of one generic word.
+    """
+    from bench.keyphraseness_table import build
+
+    rows = []
+    for venue, name in FOLDS.items():
+        result = rescore(corpora / name, cache_dir, prior=build(corpora, frozenset({venue})))
+        by_venue = result["naming_by_venue"] or {}
+        figures = by_venue.get(venue) or next(r for r in result["naming"] if "sub-area" in r["reference"])
+        words = result["single_words"]
+        single = words.get(venue, words.get(name.split(".")[0], []))
+        rows.append(
+            {"held_out": venue, **{k: figures[k] for k in ("ours", "top3_words", "mmr")}, "single": single}
+        )
+    return rows
+
+
+def loco_markdown(rows: list[dict]) -> str:
+    """``loco``'s folds, one row each."""
+    lines = ["| held out | ours | top 3 words | MMR | single generic words |", "|---|---:|---:|---:|---|"]
+    lines += [
+        f"| {r['held_out']} | {r['ours']:.3f} | {r['top3_words']:.3f} | {r['mmr']:.3f} | {', '.join(r['single']) or '-'} |"
+        for r in rows
+    ]
+    return "\n".join(lines)
+
+
+def rescore(corpus: Path, cache_dir: Path, misses: bool = False, prior=None) -> dict:
+    """The captured result with our labels, group labels and labels kept made again now (with the
+    keyphraseness table ``prior``, the shipped one by default).
+    """
     from papertopics.embed.encoders import load_model
     from papertopics.topics.phrases import label_phrases
 
@@ -178,7 +223,7 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
     encoder = load_model(config["embedding"]["model"], config["embedding"]["max_seq_length"])
     papers = quality_runs.load_corpus(corpus)
     title_of = {p["text"]: p["title"] or "" for p in papers}
-    labelled = _relabel(calls[0], encoder, title_of)
+    labelled = _relabel(calls[0], encoder, title_of, prior=prior)
     topics = calls[0][0][2].topics
     details = [
         {"topic": e["topic"], "size": e["size"], "label": labelled.label_of[e["topic"]], "keywords": []}
@@ -196,10 +241,10 @@ def rescore(corpus: Path, cache_dir: Path, misses: bool = False) -> dict:
         papers, corpus, np.asarray(topics), labelled.groups, encoder
     )
     if len(calls) == 3 and result["kept"]:
-        first = _relabel(calls[1], encoder, title_of).from_papers
+        first = _relabel(calls[1], encoder, title_of, prior=prior).from_papers
         kept = sorted(set(calls[2][0][3]) & set(first) & set(calls[2][0][2].merged.tolist()))
         earlier = {t: first[t] for t in calls[2][0][3] if t in first}
-        second = _relabel(calls[2], encoder, title_of, earlier).from_papers
+        second = _relabel(calls[2], encoder, title_of, earlier, prior=prior).from_papers
         kept = [t for t in kept if t in second]
         same = [t for t in kept if first[t] == second[t]]
         relabelled = [{"id": t, "from": first[t], "to": second[t]} for t in kept if first[t] != second[t]]
@@ -339,7 +384,7 @@ def _print_misses(corpus: Path, papers, topics, result, label_phrases) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("mode", choices=["capture", "rescore", "halves"])
+    parser.add_argument("mode", choices=["capture", "rescore", "halves", "loco"])
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--misses", action="store_true", help="print each topic's label and keywords")
@@ -349,6 +394,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.mode == "loco":
+        print(loco_markdown(loco(args.corpora[0], args.cache_dir)))
+        return
     if args.mode == "halves":
         print(halves_markdown([halves(corpus, args.cache_dir, args.seeds) for corpus in args.corpora]))
         return

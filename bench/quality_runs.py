@@ -22,11 +22,15 @@ STABILITY_SEEDS = (42, 7, 1, 2, 3)
 
 
 def load_corpus(path: Path) -> list[dict]:
-    """Papers of a labelled JSON Lines corpus, cleaned the way the pipeline cleans abstracts."""
+    """Papers of a labelled JSON Lines corpus, cleaned the way the pipeline cleans abstracts; a
+    record without an abstract (AI4X's, beside 3DV's) is left out: there is no text to topic.
+    """
     papers = []
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
+            if not record["abstract"]:
+                continue
             papers.append(
                 {
                     "id": record["id"],

@@ -10,6 +10,7 @@ from conftest import SEEDS
 from papertopics.ingest.parse import parse_dump
 from papertopics.mapping.cluster import topic_centroids
 from papertopics.report.document_map import label_lines
+from papertopics.topics.keyphraseness import Keyphraseness
 from papertopics.topics.label_choice import (
     MIN_CO_LIFT,
     SECOND_PHRASE_SCORE,
@@ -359,7 +360,9 @@ def test_a_one_word_second_phrase_is_the_topics_not_the_whole_fields():
     for number, field in enumerate(FIELD_TOPICS, start=2):
         for i in range(50):
             paper(number, [field, *["classes"] * (number * 50 + i < 270)])
-    table = PhraseTable(texts, np.array(topics), STOP)
+    # A field whose authors list "prototypes" alone as a keyword (1 paper in 2 writing it).
+    listed = Keyphraseness(Counter({("prototype",): 5}), Counter({("prototype",): 10}))
+    table = PhraseTable(texts, np.array(topics), STOP, prior=listed)
     unit = table.units[0]
     ranked = table.ranked(unit)
     classes = phrase_key("classes")
@@ -373,6 +376,10 @@ def test_a_one_word_second_phrase_is_the_topics_not_the_whole_fields():
     placed = choose_label(table, unit, ranked, placement=one_word_first, keywords=keywords)
     assert placed == "few-shot learning, prototypes"
     assert choose_label(table, unit, ranked) == "few-shot learning, unseen classes"
+    # Where the field does not list the word alone (the shipped table), it is no second phrase.
+    shipped = PhraseTable(texts, np.array(topics), STOP)
+    placed = choose_label(shipped, shipped.units[0], ranked, placement=one_word_first, keywords=keywords)
+    assert placed == "few-shot learning, unseen classes"
 
 
 def test_a_second_phrase_whose_meaning_lies_elsewhere_is_left_out(placed):
@@ -387,7 +394,15 @@ def test_a_second_phrase_whose_meaning_lies_elsewhere_is_left_out(placed):
     # "natural language processing" is mostly the nlp topic's, but not wholly.
     assert 1 / len(names) < share < 1
     assert choose_label(table, unit, ranked, placement=shares, least_share=share) == both
-    assert choose_label(table, unit, ranked, placement=shares, least_share=share + 1e-6) == "sentences"
+    # Without a second of its theme, a word the field lists alone is the whole label; one it does
+    # not (the shipped table: "sentences") keeps the name of another part beside it.
+    assert choose_label(table, unit, ranked, placement=shares, least_share=share + 1e-6) == both
+    shipped = table.prior
+    table.prior = Keyphraseness(Counter({("sentence",): 5}), Counter({("sentence",): 10}))
+    try:
+        assert choose_label(table, unit, ranked, placement=shares, least_share=share + 1e-6) == "sentences"
+    finally:
+        table.prior = shipped
 
 
 def test_a_titles_longer_form_leaves_the_phrase_its_text_uses_a_name():

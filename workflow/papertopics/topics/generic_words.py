@@ -8,10 +8,10 @@
   (``PhraseTable.unity``): at least ``SECOND_UNITY`` of the papers using one of its other words
   use the whole phrase ("continual learning", "legged robots" are; "attack method", "forecasting
   models", "time steps" are not).
-- A whole label is never one generic word (``generic_alone``): a generic word, or one the topic's
-  papers use mostly inside longer names or before a noun, fewer than ``ALONE_SHARE`` of them alone
-  ("modeling" in "world modeling", "modeling challenges"), where the field names a subject by the
-  word alone ("planning", "navigation"). ``specific_for`` gives the label in its place.
+- A single word is a name on its own only where the field uses it so: listed alone as a keyword
+  in the keyphraseness table (``PhraseTable.prior``, ``papertopics.topics.keyphraseness``), and
+  not generic (``generic_alone``): "planning", "navigation", "clustering" are; "program",
+  "precision", "time", "robot" are not. ``promoted`` and ``other_part`` find the label around one.
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from papertopics.topics.phrases import Key, phrase_parts
 # A word at least this share of the topics use (in MIN_COVERAGE of their papers) is generic.
 GENERIC_TOPIC_SHARE = 0.5
 SECOND_UNITY = 0.3
-# A word is a whole label only where at least this share of the topic's papers using it use it
-# alone, as the field names a subject ("planning", "navigation"), not only inside longer names
-# ("world modeling", "object rearrangement") or before a noun ("modeling challenges").
-ALONE_SHARE = 0.1
+# A word gives way to a phrase holding it that at least this share of its uses in the unit are.
+PROMOTION_SHARE = 0.5
 
 
 def topic_spread(table: PhraseTable, key: Key) -> float:
@@ -62,39 +60,38 @@ def names_a_part(table: PhraseTable, key: Key) -> bool:
     )
 
 
-def generic_alone(table: PhraseTable, unit: Unit, key: Key) -> bool:
-    """Whether a phrase, as a whole label, is one generic word: a word many topics use
-    (``generic``), or one the unit's papers use mostly inside longer names (``inside_names``).
-    """
-    return len(key) == 1 and (generic(table, key[0]) or inside_names(unit, key))
+def generic_alone(table: PhraseTable, key: Key) -> bool:
+    """Whether a phrase is one word the field does not use alone as a name (the module's docstring)."""
+    return len(key) == 1 and (generic(table, key[0]) or not table.prior.names_alone(key))
 
 
-def inside_names(unit: Unit, key: Key) -> bool:
-    """Whether fewer than ``ALONE_SHARE`` of the unit's papers using a word use it alone."""
-    return unit.alone[key] < ALONE_SHARE * unit.counts[key]
-
-
-def specific_for(table: PhraseTable, unit: Unit, ranked: list[Key]) -> tuple[Key, Key | None]:
-    """A label's phrases in place of the generic word first in ``ranked``:
-    a word the unit's papers use mostly inside longer names gives way to the first of the unit's
-    names that hold it ("object rearrangement"); a word they use alone names more of the topic than
-    any such name ("reasoning", not "mathematical reasoning") and is kept, with the first name of
-    another part, one of several words first ("knowledge, generated text"; "modeling, video"); else
-    the first phrase that holds it (on a corpus of two or three topics every word is generic and no
-    phrase ``names_a_part``: "robot learning"); else the word alone.
+def promoted(table: PhraseTable, unit: Unit, ranked: list[Key], share: float = PROMOTION_SHARE) -> list[Key]:
+    """``ranked`` (best first), but where the first is one word the field does not use alone
+    (``generic_alone``), the phrase holding it that most of the unit's papers use first, of those
+    that carry at least ``share`` of the word's uses there, a name of a part before
+    others ("program" → "program synthesis", "rearrangement" → "object rearrangement"; Toponymy's
+    promotion of a shortlisted word to a longer shortlisted phrase).
     """
     word = ranked[0]
-    holding = [key for key in ranked[1:] if len(key) > 1 and repeats(word, key)]
-    named = [key for key in holding if names_a_part(table, key)]
-    if named and inside_names(unit, word):
-        return named[0], None
+    if not generic_alone(table, word):
+        return ranked
+    least = share * unit.counts[word]
+    holding = [key for key in ranked[1:] if len(key) > 1 and repeats(word, key) and unit.counts[key] >= least]
+    holding.sort(key=lambda key: (not names_a_part(table, key), -table.coverage(unit, key)))
+    return holding[:1] + [key for key in ranked if key not in holding[:1]]
+
+
+def other_part(table: PhraseTable, ranked: list[Key]) -> Key | None:
+    """A second phrase for a first that is one word no phrase of the unit holds (``promoted``
+    found none) and the field does not use alone: the first name of another part, one of several
+    words first ("modeling, video"); None where there is none.
+    """
+    word = ranked[0]
     others = [
         key
         for key in ranked[1:]
         if not restates(word, key)
-        and (names_a_part(table, key) if len(key) > 1 else not generic_alone(table, unit, key))
+        and (names_a_part(table, key) if len(key) > 1 else not generic_alone(table, key))
     ]
     others.sort(key=len, reverse=True)  # stable: best scoring first among names of several words
-    if others:
-        return word, others[0]
-    return (holding[0], None) if holding else (word, None)
+    return others[0] if others else None

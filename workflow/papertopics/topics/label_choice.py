@@ -49,8 +49,7 @@ rearrangement"). Such a first phrase with no second takes a name of another part
 gives way to a name that holds it (``specific_for``). A first phrase
 of two words whose first is generic gives way to its second where that is one of the topic's
 distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
-``generic_modifier_dropped``). Two single words the topic's papers write together as a name are that
-name ("revision, belief" → "belief revision": ``_compound``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
+``generic_modifier_dropped``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
 
 Group labels are ``papertopics.topics.label_groups``.
 """
@@ -61,7 +60,7 @@ import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER, topic_centroids
 from papertopics.topics.author_keywords import AuthorKeywords
-from papertopics.topics.generic_words import generic, generic_alone, names_a_part, specific_for
+from papertopics.topics.generic_words import generic, generic_alone, names_a_part, other_part, promoted
 from papertopics.topics.phrase_relations import agrees, holds, restates
 from papertopics.topics.phrase_table import MIN_LIFT, PhraseTable, Unit
 from papertopics.topics.phrases import (
@@ -170,7 +169,7 @@ def may_be_second(table: PhraseTable, unit: Unit, first: Key, key: Key, keywords
     ``keywords``: the unit's distinctive keywords).
     """
     if len(key) < SECOND_MIN_WORDS:
-        one_word = key in keywords and not generic(table, key[0])
+        one_word = key in keywords and not generic_alone(table, key)
         if not (one_word and table.precision(unit, key) >= ONE_WORD_SECOND_PRECISION):
             return False
     elif not names_a_part(table, key):
@@ -200,6 +199,7 @@ def choose_label(
     """
     if not ranked:
         return ""
+    ranked = promoted(table, unit, ranked)
     head = generic_modifier_dropped(table, unit, ranked[0], keywords)
     ranked = [head, *(key for key in ranked if key != head)]
     first = ranked[0]
@@ -207,25 +207,19 @@ def choose_label(
     theme = left_out_theme(table, unit, first, keywords)
     if theme is not None and not (second is not None and agrees(second, [theme])):
         second = theme
-    if second is None and generic_alone(table, unit, first):
-        first, second = specific_for(table, unit, ranked)
-    if second is not None and len(first) == len(second) == 1:
-        first, second = _compound(table, unit, first, second)
+    if second is None and generic_alone(table, first):
+        # No phrase holding the word carries most of its uses: the word with another part's name,
+        # else any phrase holding it ("robot learning" where every word is generic), else the best
+        # phrase that is no such word ("time" → "exogenous variables").
+        second = other_part(table, ranked)
+        if second is None:
+            alone = promoted(table, unit, ranked, share=0.0)
+            first = next((key for key in alone if not generic_alone(table, key)), first)
     label = table.form(unit, first)
     if second is None:
         return label
     both = f"{label}, {table.form(unit, second)}"
     return both if fits(both) else label
-
-
-def _compound(table: PhraseTable, unit: Unit, first: Key, second: Key) -> tuple[Key, Key | None]:
-    """Two words the unit's papers write together as a name, as that name ("revision, belief" →
-    "belief revision"); else the two as they are. Only single words: joining a longer second
-    ("time series, forecasting" → "time series forecasting") lost IJCAI sub-area hits
-    (bench/labels-loco.md).
-    """
-    compound = next((key for key in (second + first, first + second) if table.names(unit, key)), None)
-    return (compound, None) if compound is not None else (first, second)
 
 
 def _second(
@@ -246,8 +240,7 @@ def _second(
 def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key:
     """A first phrase of two words whose first is generic, without it, where its second is one of
     the unit's distinctive keywords (``keywords``), the unit's in most of its uses
-    (``THEME_PRECISION``), can name the unit, is no generic whole label (``generic_alone``) and
-    covers at least as many of its papers ("llm unlearning" → "unlearning", what the field calls
+    (``THEME_PRECISION``), can name the unit and covers at least as many of its papers ("llm unlearning" → "unlearning", what the field calls
     it; not "architecture search" → "search", which the field's search papers use too); else the
     phrase as it is.
     """
@@ -259,7 +252,6 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         and head in keywords
         and table.precision(unit, head) >= THEME_PRECISION
         and table.names(unit, head)
-        and not generic_alone(table, unit, head)
         and table.coverage(unit, head) >= table.coverage(unit, first)
         else first
     )
@@ -274,7 +266,7 @@ def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Ke
         key
         if len(key) == 1
         and table.names(unit, key)
-        and not generic(table, key[0])
+        and not generic_alone(table, key)
         and not agrees(first, [key])
         and not restates(first, key)
         and table.precision(unit, key) >= THEME_PRECISION

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,16 +18,23 @@ from papertopics.topics.label_display import FROM_AUTHOR_KEYWORDS, FROM_PAPERS, 
 from papertopics.topics.phrases import label_key, label_phrases
 from papertopics.topics.topic_groups import topic_groups
 
+if TYPE_CHECKING:  # its module reads scikit-learn's stop words: only the jobs that label load it
+    from papertopics.topics.keyphraseness import Keyphraseness
+
 
 @dataclass(frozen=True)
 class PaperTexts:
-    """What the labels read of each paper beside its abstract, where the input gives it."""
+    """What the labels read beside each paper's abstract: its title and keywords where the input
+    gives them, and which phrases the field uses as names (``prior``, a ``keyphraseness`` table;
+    the shipped one when None).
+    """
 
     titles: list[str] | None = None  # each paper's title, or ""
     keywords: list[list[str]] | None = None  # each paper's keywords, its authors' own
     # A keyword names a topic only where at least this many of its papers carry it (the topics
     # stage's ``label_keyword_min_papers``; None with no keywords).
     keyword_min_papers: int | None = None
+    prior: Keyphraseness | None = None
 
 
 @dataclass(frozen=True)
@@ -60,13 +68,14 @@ def label_topics(
     shown topic's c-TF-IDF keywords, best first, as words or (word, weight) pairs, are what its
     first phrase agrees with; ``read``, each paper's title and keywords where the input gives
     them: the titles are read with the texts, the keywords are a topic's first candidates,
-    ``AuthorKeywords``).
+    ``AuthorKeywords``, and add their papers to its keyphraseness table).
     """
     # Scikit-learn and SciPy load only where a stage computes with them, not in light jobs.
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     # papertopics.topics.label_choice imports heavy libraries at its top: only the jobs that use it load them.
     from papertopics.topics.author_keywords import AuthorKeywords, keyword_key
+    from papertopics.topics.keyphraseness import count, load
     from papertopics.topics.label_choice import PhrasePlacement, nearest_topics, topic_labels
     from papertopics.topics.label_groups import group_labels
     from papertopics.topics.phrase_table import PhraseTable
@@ -74,12 +83,16 @@ def label_topics(
     shown = curated.topics
     real = sorted(set(curated.merged.tolist()) - {OUTLIER})
     earlier = {t: label for t, label in earlier.items() if t in real and label and t not in kept}
+    prior = read.prior or load()
+    if read.keywords is not None:
+        prior += count(texts, read.keywords, frozenset(ENGLISH_STOP_WORDS), read.titles)
     table = PhraseTable(
         texts,
         curated.merged,
         frozenset(ENGLISH_STOP_WORDS),
         extra_phrases=[p for label in [*earlier.values(), *kept.values()] for p in label_phrases(label)],
         titles=read.titles,
+        prior=prior,
     )
     n_shown = len(set(shown.tolist()) - {OUTLIER})
     group_of, groups = topic_groups(vectors, shown, resolve_coarse_topics(coarse_topics, n_shown))

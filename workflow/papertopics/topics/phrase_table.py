@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.keyphraseness import Keyphraseness, load
 from papertopics.topics.phrases import (
     DATASET_WORDS,
     MAX_PHRASE_WORDS,
@@ -63,6 +64,8 @@ PRECISION_WEIGHT = 0.5
 COMPLETION_SHARE = 0.5
 NOMINAL_SHARE = 1 / 3
 MIN_LIFT = 2.0
+# A phrase ranks by its score times its keyphraseness (``Keyphraseness.ratio``) to this power.
+KEYPHRASENESS_POWER = 0.0
 # A carried label is kept while each of its phrases still names the topic and its first phrase
 # scores at least this share of the topic's best phrase now (so a label made now is kept until its
 # first phrase really weakens).
@@ -100,7 +103,6 @@ class Unit:
     late: Counter = field(default_factory=Counter)
     title_only: Counter = field(default_factory=Counter)  # papers using the phrase in their title only
     in_title: Counter = field(default_factory=Counter)  # papers using the phrase in their title
-    alone: Counter = field(default_factory=Counter)  # papers using the word alone (``PaperPhrases.alone``)
     candidates: set[Key] = field(default_factory=set)
     _initials: set[str] | None = None
 
@@ -120,7 +122,7 @@ class Unit:
         self.sampled += other.sampled
         self.papers += other.papers
         self.candidates |= other.candidates
-        for name in ("counts", "nominal", "before_dataset", "late", "title_only", "in_title", "alone"):
+        for name in ("counts", "nominal", "before_dataset", "late", "title_only", "in_title"):
             getattr(self, name).update(getattr(other, name))
         for key, forms in other.forms.items():
             self.forms.setdefault(key, Counter()).update(forms)
@@ -157,6 +159,7 @@ class PhraseTable:
 
     ``extra_phrases`` (earlier labels' phrases, of any length) are counted too, so that
     ``fits`` can judge them. ``titles`` (each paper's title, or "") are read with the texts.
+    ``prior``: which phrases the field uses as names (the shipped ``keyphraseness`` table by default).
     """
 
     def __init__(
@@ -167,7 +170,9 @@ class PhraseTable:
         extra_phrases: Iterable[str] = (),
         sample: int = SAMPLE_PAPERS,
         titles: list[str] | None = None,
+        prior: Keyphraseness | None = None,
     ):
+        self.prior = load() if prior is None else prior
         topics = np.asarray(topics)
         self.total = int((topics != OUTLIER).sum())
         real = sorted(int(t) for t in set(topics.tolist()) if t != OUTLIER)
@@ -209,7 +214,6 @@ class PhraseTable:
                 unit.nominal.update(phrases.nominal)
                 unit.before_dataset.update(phrases.before_dataset)
                 unit.late.update(phrases.late)
-                unit.alone.update(phrases.alone)
                 for key, form in phrases.forms.items():
                     unit.forms.setdefault(key, Counter())[form] += 1
                 unit.papers.append(frozenset(kept & (own[topic] | extra)))
@@ -268,10 +272,16 @@ class PhraseTable:
         )
 
     def ranked(self, unit: Unit) -> list[Key]:
-        """The unit's candidates that can name it, whole phrases only, best first (ties: longer, a-z)."""
+        """The unit's candidates that can name it, whole phrases only, best first by their score
+        weighed by their keyphraseness (``KEYPHRASENESS_POWER``; ties: longer, a-z).
+        """
         keys = [key for key in unit.candidates if self.names(unit, key)]
         whole = [key for key in keys if not self._completed(unit, key, keys)]
-        return sorted(whole, key=lambda key: (-round(self.score(unit, key), 9), -len(key), key))
+
+        def weighed(key: Key) -> float:
+            return round(self.score(unit, key) * self.prior.ratio(key) ** KEYPHRASENESS_POWER, 9)
+
+        return sorted(whole, key=lambda key: (-weighed(key), -len(key), key))
 
     def _completed(self, unit: Unit, key: Key, keys: list[Key]) -> bool:
         """Whether a phrase one word longer is used, in their text, by more than

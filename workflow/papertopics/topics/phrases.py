@@ -8,8 +8,7 @@ counted together: no stop word, number or ``NOT_NAME_WORDS`` word at either end,
 inside but for "X of Y" and "X and Y" ("vision and language"), no "-ed" word at the end. Of each,
 the reading also notes what the phrase table (``papertopics.topics.phrase_table``) judges a name
 by: whether the paper uses it as a noun phrase, whether a data-set word follows it, whether it
-first comes late in the text, and, for one word, whether it stands alone (no name word before it, a
-stop word or punctuation after: "the robot is", not "robot learning" or "world modeling").
+first comes late in the text.
 """
 
 from __future__ import annotations
@@ -82,15 +81,14 @@ def label_key(label: str) -> frozenset:
 @dataclass
 class PaperPhrases:
     """A paper's candidate phrases: key → the form it uses, those it uses as a noun phrase at
-    least once, those a data-set word always follows, those it first uses late, and the words it
-    uses alone at least once (the module's docstring).
+    least once, those a data-set word always follows and those it first uses late (the module's
+    docstring).
     """
 
     forms: dict[Key, str] = field(default_factory=dict)
     nominal: set[Key] = field(default_factory=set)
     before_dataset: set[Key] = field(default_factory=set)
     late: set[Key] = field(default_factory=set)
-    alone: set[Key] = field(default_factory=set)
 
 
 class Word(NamedTuple):
@@ -194,8 +192,6 @@ def paper_phrases(
             ends_here = following is None or stretch[end].stop
             if ends_here and (start == 0 or words[start - 1] not in VERB_CONTEXT):
                 found.nominal.add(key)
-            if ends_here and end == start + 1 and (start == 0 or not stretch[start - 1].begins):
-                found.alone.add(key)
         position += len(words)
     found.late = found.forms.keys() - early
     found.before_dataset -= named_otherwise
