@@ -166,11 +166,14 @@ def test_reception_bench_writes_its_table(tmp_path):
     assert results["cost"]["papers"] == 300 and results["cost"]["cpu_seconds"] > 0
     table = results["openreview_metadata"]["power"]
     assert {(row["kind"], row["size"]) for row in table} >= {
-        ("outcome", 120),
+        ("acceptance", 120),
         ("rating", 120),
         ("citations", 120),
     }
-    assert all(0 <= row["found"] <= 1 and 0 <= row["clean"] <= 1 for row in table)
+    # OpenReview's two tiers leave no outcome's share apart from acceptance; ACL's three do (Findings).
+    acl = results["acl_2021_2022_metadata"]["power"]
+    assert ("outcome", 120) in {(row["kind"], row["size"]) for row in acl}
+    assert all(0 <= row["found"] <= 1 and 0 <= row["clean"] <= 1 for row in table + acl)
     assert "| rating | −0.5 rating | 120 |" in (tmp_path / "reception.md").read_text(encoding="utf-8")
 
 

@@ -67,6 +67,11 @@ def mount_small_disk(folder: Path, size_mb: int) -> None:
     shutil.copytree(on_disk, folder, symlinks=True, dirs_exist_ok=True)
 
 
+# Where each stage's first file goes: the topics stage writes its own tables under results/assigned
+# (the robustness stage writes the published ones), the report under results/staged.
+FIRST_WRITE = {"topics": "results/assigned", "report": "results/staged/report"}
+
+
 class Fault:
     """One way a run fails at ``stage``; ``clear`` takes it away again."""
 
@@ -103,7 +108,9 @@ class Fault:
 
     def expected(self) -> str:
         if "full-disk" in self.kind:
-            return f"error: the {self.stage} stage ran out of disk space writing to results/staged/{self.stage} ("
+            return (
+                f"error: the {self.stage} stage ran out of disk space writing to {FIRST_WRITE[self.stage]} ("
+            )
         if self.kind == "raises" and self.stage == "topics":
             return "topic history format 0 is not 2"
         if self.kind == "raises":
