@@ -2,6 +2,8 @@
 topic's best match and stability, and the grades said in the report.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -254,3 +256,148 @@ def test_the_grades_columns_follow_the_column_named_or_come_last():
     assert graded.columns.tolist() == ["topic", "finding", "holds", "replicates", "robustness", "share 2024"]
     assert graded["robustness"].tolist() == [ROBUST, ""]
     assert with_robustness(table, np.array([9, 2]), 10, {}, [True, True]).columns[-1] == "robustness"
+
+
+def _relabelled_replicates(topic_of: np.ndarray, offset: int, count: int = 5):
+    """``count`` replicates of 80% of the papers that find every topic again, numbered ``offset`` up."""
+    from papertopics.robustness.findings import Replicate
+
+    drawn = []
+    for number in range(1, count + 1):
+        rows = subsample(len(topic_of), 0.8, number)
+        match = {int(t): int(t) + offset for t in np.unique(topic_of)}
+        drawn.append(
+            Replicate(
+                rows=rows, labels=topic_of[rows] + offset, outlier=np.zeros(len(rows), bool), match=match
+            )
+        )
+    return drawn
+
+
+def _people_tested(countries: np.ndarray, years: np.ndarray):
+    from papertopics.people.authorship import people_table
+    from papertopics.people.trends import GradingLevels
+    from papertopics.robustness.retests import people_tested
+
+    papers = pd.DataFrame({"year": years, "countries": countries})
+    long = people_table(papers, {"author": None, "institution": None, "country": "countries"})
+    return people_tested(long, _year_periods(years), 5, GradingLevels(0.95, 0.05, 0.25))
+
+
+def test_a_planted_rise_of_a_country_in_a_topic_holds_in_the_replicates_and_shuffled_countries_do_not():
+    from papertopics.people.trends import rising
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_rising
+
+    rng = np.random.default_rng(3)
+    year_names = ["2021", "2022", "2023", "2024"]
+    years = np.repeat(year_names, 500).astype(object)
+    topic_of = np.tile(np.repeat(np.arange(10), 50), 4)
+    countries = rng.choice(["United States", "China", "Germany"], size=len(years), p=[0.45, 0.35, 0.2])
+    countries = countries.astype(object)
+    # In topic 0, France goes from 10% (5 of 50 papers) to 70% (35 of 50); elsewhere it holds 10%.
+    france = rng.random(len(years)) < 0.1
+    countries[france & (topic_of != 0)] = "France"
+    for step, year in enumerate(year_names):
+        countries[np.nonzero((years == year) & (topic_of == 0))[0][: 5 + 10 * step]] = "France"
+    people = _people_tested(countries, years)
+    labels = {number: f"topic {number}" for number in range(10)}
+    main = rising(people.long, topic_of, people.periods, labels, 5, people.levels)
+    finding = main[(main["grade"] == "significant") & (main["name"] == "France")]
+    assert finding[["topic", "direction"]].values.tolist() == [[0, "rising"]]
+    replicates = _relabelled_replicates(topic_of, 30)
+
+    def held(tested):
+        return count_holds(finding, replicates, lambda r: replicate_rising(r, tested), ("kind", "name"))[0]
+
+    assert held(people).tolist() == [5]
+    assert held(_people_tested(rng.permutation(countries), years)).tolist() == [0]
+    # Unmatched in every replicate, it holds in none.
+    unmatched = [replace(r, match={}) for r in replicates]
+    assert count_holds(finding, unmatched, lambda r: replicate_rising(r, people), ("kind", "name"))[0] == [0]
+
+
+def test_a_country_planted_in_a_topic_is_over_represented_in_the_replicates_and_shuffled_in_none():
+    from papertopics.people.trends import over_represented
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_over_represented
+
+    rng = np.random.default_rng(7)
+    topic_of = np.repeat(np.arange(8), 100)
+    countries = rng.choice(["United States", "China", "Germany", "France"], size=800, p=[0.4, 0.3, 0.2, 0.1])
+    countries = countries.astype(object)
+    countries[topic_of == 2] = rng.choice(
+        ["France", "China"], size=100, p=[0.5, 0.5]
+    )  # France: 5 times its share
+    years = np.full(800, "2024", dtype=object)
+    people = _people_tested(countries, years)
+    labels = {number: str(number) for number in range(8)}
+    main = over_represented(people.long, topic_of, labels, 5, people.levels)
+    finding = main[(main["grade"] == "significant") & (main["name"] == "France") & (main["topic"] == 2)]
+    assert finding["direction"].tolist() == ["over"]
+    replicates = _relabelled_replicates(topic_of, 50)
+
+    def held(tested):
+        return count_holds(
+            finding, replicates, lambda r: replicate_over_represented(r, tested), ("kind", "name")
+        )[0]
+
+    assert held(people).tolist() == [5]
+    assert held(_people_tested(rng.permutation(countries), years)).tolist() == [0]
+
+
+def test_a_replicate_names_a_person_as_the_main_run_spells_them():
+    from papertopics.people.authorship import people_table
+    from papertopics.people.trends import GradingLevels
+    from papertopics.robustness.retests import people_tested
+
+    # Two spellings of one institution; the main run shows the one most papers use.
+    papers = pd.DataFrame({"institutions": ["MIT"] * 3 + ["mit"] * 2})
+    long = people_table(papers, {"author": None, "institution": "institutions", "country": None})
+    years = np.full(5, "2024", dtype=object)
+    tested = people_tested(long, _year_periods(years), 1, GradingLevels(0.95, 0.05, 0.25))
+    assert tested.long["name"].tolist() == ["MIT"] * 5
+
+
+def _venue_groups(venues: np.ndarray):
+    from papertopics.periods.assign import Periods
+
+    return Periods(
+        by="venue",
+        names=sorted(set(venues.tolist())),
+        rows=np.arange(len(venues)),
+        period=venues,
+        left_out=0,
+        ordered=False,
+    )
+
+
+def test_a_venue_planted_to_hold_more_of_a_topic_does_so_in_the_replicates_and_shuffled_venues_do_not():
+    from papertopics.changes.venues import compare_groups
+    from papertopics.people.trends import GradingLevels
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_venues
+
+    rng = np.random.default_rng(11)
+    topic_of = np.repeat(np.arange(6), 150)
+    venues = rng.choice(["ACL", "ICML", "NeurIPS"], size=900).astype(object)
+    venues[topic_of == 4] = rng.choice(["ACL", "ICML", "NeurIPS"], size=150, p=[0.8, 0.1, 0.1])
+    levels = GradingLevels(0.95, 0.05, 0.25)
+    clustered = np.ones(900, bool)
+    labels = {number: str(number) for number in range(6)}
+    main = compare_groups(topic_of, clustered, _venue_groups(venues), labels, 0.95, 0.05, 0.25)
+    finding = main[(main["grade"] == "significant") & (main["venue"] == "ACL") & (main["topic"] == 4)]
+    assert finding["direction"].tolist() == ["over"]
+    replicates = _relabelled_replicates(topic_of, 70)
+
+    def held(groups):
+        return count_holds(finding, replicates, lambda r: replicate_venues(r, groups, levels), ("venue",))[0]
+
+    assert held(_venue_groups(venues)).tolist() == [5]
+    assert held(_venue_groups(rng.permutation(venues))).tolist() == [0]
+    # The papers a replicate left as outliers are not counted: all of them outliers, nothing holds.
+    outliers = [replace(r, outlier=np.ones(len(r.rows), bool)) for r in replicates]
+    held_by_outliers = count_holds(
+        finding, outliers, lambda r: replicate_venues(r, _venue_groups(venues), levels), ("venue",)
+    )[0]
+    assert held_by_outliers.tolist() == [0]

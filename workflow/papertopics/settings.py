@@ -384,8 +384,9 @@ class ReplicateSettings(ClusterSpaceSettings):
 @dataclass(frozen=True)
 class FindingSettings(CompareSettings):
     """The finding_robustness stage's knobs: the tests it reruns in each replicate are the
-    changes stage's (``compare``) and the reception stage's (``reception``: its fields, which
-    decisions count as accepted, the fewest papers a topic needs).
+    changes and venues stages' (``compare``), the reception stage's (``reception``: its fields,
+    which decisions count as accepted, the fewest papers a topic needs) and the people stage's
+    (``people``: the fewest papers a name needs, the columns of affiliations and countries).
     """
 
     decision_field: str = knob("reception", "decision_field")
@@ -393,6 +394,9 @@ class FindingSettings(CompareSettings):
     citations_field: str = knob("reception", "citations_field")
     accepted: list[str] = knob("reception", "accepted")
     reception_min_papers: int = knob("reception", "min_papers")
+    people_min_papers: float = knob("people", "min_papers")
+    affiliation_column: str | None = knob("people", "affiliation_column")
+    country_column: str | None = knob("people", "country_column")
 
 
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:

@@ -49,7 +49,8 @@ rule venues:
         topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
-        table="results/staged/topics/venues.csv",
+        # The robustness stage adds how often each finding holds in the replicates (venues.csv).
+        table="results/changes/venues.csv",
         record="results/staged/topics/venues.json",
         trends="results/staged/topics/venue_trends.csv",
     log:

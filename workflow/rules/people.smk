@@ -2,7 +2,8 @@ from papertopics.settings import PeopleSettings
 
 
 # Who works on each topic: its authors, institutions and countries, its experts, and who is
-# rising in it (papertopics.people: authorship, trends). Read by the report.
+# rising in it (papertopics.people: authorship, trends). Read by the report and, for how often
+# each finding holds, the robustness stage.
 rule people:
     input:
         after_parsing,
@@ -13,8 +14,10 @@ rule people:
     output:
         top="results/staged/topics/people_top.csv",
         experts="results/staged/topics/experts.csv",
-        rising="results/staged/topics/people_rising.csv",
-        topics="results/staged/topics/people_topics.csv",
+        # The robustness stage adds how often each finding holds in the replicates
+        # (people_rising.csv, people_topics.csv).
+        rising="results/people/rising.csv",
+        topics="results/people/topics.csv",
         periods="results/staged/topics/people_periods.csv",
         record="results/staged/topics/people.json",
     log:

@@ -47,9 +47,10 @@ rule topic_stability:
         "../scripts/topic_stability.py"
 
 
-# Each finding (trends, reception) re-tested in every replicate on its matched topic, with the
-# same test and family: how often it holds, and its grade (robust, supported, fragile). No
-# replicate is redrawn: editing a decision reruns this job, not a clustering.
+# Each finding (trends, reception, people rising and over-represented, venues) re-tested in every
+# replicate on its matched topic, with the same test and family: how often it holds, and its
+# grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
+# not a clustering.
 rule finding_robustness:
     input:
         after_parsing,
@@ -65,9 +66,15 @@ rule finding_robustness:
         parsed=expand("results/parsed/{dump}.jsonl", dump=sorted(DUMPS)),
         details="results/staged/topics/topic_details.json",
         found_reception="results/reception/reception.csv",
+        found_rising="results/people/rising.csv",
+        found_people_topics="results/people/topics.csv",
+        found_venues="results/changes/venues.csv",
     output:
         trends="results/staged/topics/trends.csv",
         reception="results/staged/topics/reception.csv",
+        people_rising="results/staged/topics/people_rising.csv",
+        people_topics="results/staged/topics/people_topics.csv",
+        venues="results/staged/topics/venues.csv",
         record="results/staged/topics/robustness.json",
     log:
         "results/logs/finding_robustness.log",

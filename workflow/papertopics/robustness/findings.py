@@ -80,6 +80,8 @@ def count_holds(
         Each finding's count of replicates it holds in, and the replicates counted.
     """
     holds = np.zeros(len(findings), dtype=np.int64)
+    if findings.empty:  # nothing to re-test (no people in the papers, no venues compared)
+        return holds, len(replicates)
     keys = list(findings[list(by)].itertuples(index=False, name=None)) if by else [()] * len(findings)
     for replicate in replicates:
         tested = retest(replicate)

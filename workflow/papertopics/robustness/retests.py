@@ -5,14 +5,17 @@ own topics, as the main run's family is its topics.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from papertopics.changes.shares import dump_shares
 from papertopics.changes.signals import topic_trends
+from papertopics.changes.venues import compare_groups
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.people.authorship import display_names
+from papertopics.people.trends import GradingLevels, over_represented, rising
 from papertopics.periods.assign import Periods
 from papertopics.reception.table import ReceptionSettings, TopicPapers, reception_table
 from papertopics.reception.values import ReceptionValues
@@ -26,12 +29,19 @@ RECEPTION_COLUMNS = ["topic", "measure", "outcome", "direction", "grade"]
 
 def drawn_periods(periods: Periods, rows: np.ndarray) -> Periods:
     """``periods`` (over the main run's paper rows) of the drawn papers ``rows`` only, renumbered."""
-    size = max(int(periods.rows.max(initial=-1)), int(rows.max(initial=-1))) + 1
-    position = np.full(size, -1, dtype=np.int64)
-    position[rows] = np.arange(len(rows))
-    moved = position[periods.rows]
+    moved = drawn_positions(periods.rows, rows)
     kept = moved >= 0
     return replace(periods, rows=moved[kept], period=periods.period[kept])
+
+
+def drawn_positions(main_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each of ``main_rows`` (the main run's paper rows) as a row of the drawn papers ``rows``,
+    -1 where its paper was not drawn.
+    """
+    size = max(int(main_rows.max(initial=-1)), int(rows.max(initial=-1))) + 1
+    position = np.full(size, -1, dtype=np.int64)
+    position[rows] = np.arange(len(rows))
+    return position[main_rows]
 
 
 def replicate_trends(
@@ -77,3 +87,78 @@ def replicate_reception(
     )
     found = reception_table(drawn, kept, settings, describe=False)
     return found.rename(columns={"evidence": "grade"})[RECEPTION_COLUMNS]
+
+
+# A person finding is a topic's kind (institution, country) and name; a venue finding a topic's venue.
+PEOPLE_COLUMNS = ["topic", "kind", "name", "direction", "grade"]
+VENUE_COLUMNS = ["topic", "venue", "direction", "grade"]
+
+
+@dataclass(frozen=True)
+class PeopleTested:
+    """The main run's people as the people stage tests them: its long table (one row per paper's
+    author, institution or country, ``row`` a main-run paper row) with each name spelled as the
+    main run shows it, so that a replicate's finding names the same name; the periods; the fewest
+    papers a name needs; and the levels the tests are graded at.
+    """
+
+    long: pd.DataFrame
+    periods: Periods
+    min_papers: float
+    levels: GradingLevels
+
+
+def people_tested(
+    long: pd.DataFrame, periods: Periods, min_papers: float, levels: GradingLevels
+) -> PeopleTested:
+    """``PeopleTested`` with each (kind, key) spelled as ``display_names`` spells it on every paper."""
+    shown = display_names(long)
+    names = [shown[pair] for pair in zip(long["kind"].tolist(), long["key"].tolist(), strict=True)]
+    return PeopleTested(long.assign(name=names), periods, min_papers, levels)
+
+
+def _drawn_people(replicate: Replicate, people: PeopleTested) -> tuple[pd.DataFrame, dict[int, str]]:
+    """The long table of the replicate's drawn papers (rows renumbered as drawn) and its topics' labels."""
+    moved = drawn_positions(people.long["row"].to_numpy(dtype=np.int64), replicate.rows)
+    long = people.long[moved >= 0].assign(row=moved[moved >= 0]).reset_index(drop=True)
+    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels) if topic != OUTLIER}
+    return long, labels
+
+
+def replicate_rising(replicate: Replicate, people: PeopleTested) -> pd.DataFrame:
+    """Who is rising or falling in each of the replicate's topics beyond the corpus (the people
+    stage's test over the main run's periods, Benjamini-Hochberg across every tested pair of a
+    kind): ``topic``, ``kind``, ``name``, ``direction``, ``grade``.
+    """
+    long, labels = _drawn_people(replicate, people)
+    periods = drawn_periods(people.periods, replicate.rows)
+    found = rising(long, replicate.labels, periods, labels, people.min_papers, people.levels)
+    return found[PEOPLE_COLUMNS]
+
+
+def replicate_over_represented(replicate: Replicate, people: PeopleTested) -> pd.DataFrame:
+    """The names that hold more (or fewer) of each of the replicate's topics than the other names
+    (the people stage's cells, Benjamini-Hochberg across the cells of a kind): ``topic``,
+    ``kind``, ``name``, ``direction``, ``grade``.
+    """
+    long, labels = _drawn_people(replicate, people)
+    found = over_represented(long, replicate.labels, labels, people.min_papers, people.levels)
+    return found[PEOPLE_COLUMNS]
+
+
+def replicate_venues(replicate: Replicate, groups: Periods, levels: GradingLevels) -> pd.DataFrame:
+    """Which venues hold more or fewer of each of the replicate's topics than the others (the
+    venues stage's cells over its clustered papers, Benjamini-Hochberg across every cell):
+    ``topic``, ``venue``, ``direction``, ``grade``.
+    """
+    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels) if topic != OUTLIER}
+    found = compare_groups(
+        replicate.labels,
+        ~replicate.outlier.astype(bool),
+        drawn_periods(groups, replicate.rows),
+        labels,
+        levels.confidence,
+        levels.false_discovery_rate,
+        levels.suggestive_q,
+    )
+    return found[VENUE_COLUMNS]

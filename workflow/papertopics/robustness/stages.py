@@ -125,11 +125,12 @@ class FindingInputs:
     """What the finding_robustness stage reads (the rule's inputs, by name).
 
     Attributes:
-        topic_papers: the topics stage's ``papers.csv`` (each paper's topic).
+        topic_papers: the topics stage's ``papers.csv`` (each paper's topic, and its authors,
+            affiliations and countries).
         topics: ``topics.csv`` with each topic's stability (``topic_stability``).
         matches: ``stability.csv``: each topic's match in each replicate.
         replicates: every replicate's topics.
-        periods_table: the periods stage's table of each paper's period.
+        periods_table: the periods stage's table of each paper's period and group.
         periods_settings: the periods stage's record.
         found_trends: the changes stage's ``trends.csv``.
         changes: the changes stage's ``changes.json`` (the periods the trends were tested over).
@@ -137,6 +138,9 @@ class FindingInputs:
         parsed: the dumps as parsed, decisions, ratings and citations and all.
         details: the topics stage's ``topic_details.json``.
         found_reception: the reception stage's ``reception.csv``.
+        found_rising: the people stage's ``people_rising.csv``.
+        found_people_topics: the people stage's ``people_topics.csv``.
+        found_venues: the venues stage's ``venues.csv``.
     """
 
     topic_papers: str
@@ -151,18 +155,58 @@ class FindingInputs:
     parsed: list[str]
     details: str
     found_reception: str
+    found_rising: str
+    found_people_topics: str
+    found_venues: str
 
 
 @dataclass(frozen=True)
 class FindingOutputs:
-    """What the finding_robustness stage writes: ``trends.csv`` and ``reception.csv`` with each
+    """What the finding_robustness stage writes: each stage's table of findings (``trends.csv``,
+    ``reception.csv``, ``people_rising.csv``, ``people_topics.csv``, ``venues.csv``) with each
     row's ``holds``, ``replicates`` and (on findings) ``robustness``, and ``robustness.json``,
     the same per kind of finding, for the report.
     """
 
     trends: str
     reception: str
+    people_rising: str
+    people_topics: str
+    venues: str
     record: str
+
+
+@dataclass(frozen=True)
+class _Graded:
+    """What every kind's re-test reads: the main run's papers (``papers.csv``, as text), the
+    replicates, each topic's stability, the stage's settings, and the periods stage's periods and
+    groups (None where no venues are compared) over the papers.
+    """
+
+    assigned: object
+    replicates: list[Replicate]
+    stability: dict[int, float]
+    settings: FindingSettings
+    periods: object
+    groups: object
+
+    def levels(self):
+        """The levels the people's and the venues' tests are graded at (``compare``'s)."""
+        # The people's tests import heavy libraries at their top: only the jobs that use them load them.
+        from papertopics.people.trends import GradingLevels
+
+        settings = self.settings
+        return GradingLevels(settings.confidence, settings.false_discovery_rate, settings.suggestive_q)
+
+
+# What tells a kind's findings of one topic apart (none for a trend), and so keys its record.
+_REPORTED_BY = {
+    "trends": (),
+    "reception": ("measure", "outcome"),
+    "people_rising": ("kind", "name"),
+    "people_topics": ("kind", "name"),
+    "venues": ("venue",),
+}
 
 
 def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
@@ -184,65 +228,151 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
 
 def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
-    the trends and the reception findings; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
+    the trends, the reception findings, who is rising and who holds more of a topic (people), and
+    which venues hold more or fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
-    # The periods and the re-tests import pandas at their top: only the jobs that use them load it.
+    # The periods import pandas at their top: only the jobs that use them load it.
     from papertopics.periods.assign import load_groups
-    from papertopics.robustness.retests import replicate_reception, replicate_trends
 
-    settings = FindingSettings(**knobs)
     assigned = pd.read_csv(inputs.topic_papers, keep_default_na=False, dtype=str)
     ids = assigned["id"].tolist()
-    replicates = _replicates(inputs.replicates, ids, pd.read_csv(inputs.matches, keep_default_na=False))
     topics = pd.read_csv(inputs.topics, keep_default_na=False)
-    stability = {
-        int(topic): float(value)
-        for topic, value in zip(topics["id"], topics["stability"], strict=True)
-        if value != ""
-    }
+    graded = _Graded(
+        assigned,
+        _replicates(inputs.replicates, ids, pd.read_csv(inputs.matches, keep_default_na=False)),
+        {
+            int(topic): float(value)
+            for topic, value in zip(topics["id"], topics["stability"], strict=True)
+            if value != ""
+        },
+        FindingSettings(**knobs),
+        *load_groups(inputs.periods_table, inputs.periods_settings, ids),
+    )
     start = time.perf_counter()
-    periods = load_groups(inputs.periods_table, inputs.periods_settings, ids)[0]
+    tables = {
+        "trends": _trends(inputs, graded),
+        "reception": _reception(inputs, graded),
+        **_people(inputs, graded),
+        "venues": _venues(inputs, graded),
+    }
+    for kind, table in tables.items():
+        storage.write_csv(getattr(outputs, kind), table)
+    storage.write_json(
+        outputs.record,
+        {
+            "replicates": len(graded.replicates),
+            "stability": graded.stability,
+            **{kind: robustness_records(table, _REPORTED_BY[kind]) for kind, table in tables.items()},
+        },
+    )
+    _LOG.info(
+        "trends, reception, people and venue findings re-tested in %d replicates in %.1f s",
+        len(graded.replicates),
+        time.perf_counter() - start,
+    )
+
+
+def _graded_table(table, graded: _Graded, retest, kind: str, is_finding, after: str | None = None):
+    """``table`` (a stage's findings of ``kind``) with how often each held and its grade."""
+    holds, drawn = count_holds(table, graded.replicates, retest, _REPORTED_BY[kind])
+    return with_robustness(table, holds, drawn, graded.stability, is_finding, after=after)
+
+
+def _trends(inputs: FindingInputs, graded: _Graded):
+    """The trends (``trends.csv``), each re-tested over the periods the main run tested."""
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.robustness.retests import replicate_trends
+
     trends = pd.read_csv(inputs.found_trends, keep_default_na=False)
     tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
-    holds, drawn = count_holds(
-        trends, replicates, lambda replicate: replicate_trends(replicate, periods, tested, settings)
+    return _graded_table(
+        trends,
+        graded,
+        lambda replicate: replicate_trends(replicate, graded.periods, tested, graded.settings),
+        "trends",
+        _flag(trends, "finding"),
+        after="finding",
     )
-    trends = with_robustness(trends, holds, drawn, stability, _flag(trends, "finding"), after="finding")
 
-    merged = received_table(received_records(inputs.papers, inputs.parsed), assigned)
-    if merged["id"].tolist() != ids:
+
+def _reception(inputs: FindingInputs, graded: _Graded):
+    """The reception findings (``reception.csv``), on the same papers' decisions, ratings and citations."""
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.robustness.retests import replicate_reception
+
+    settings = graded.settings
+    merged = received_table(received_records(inputs.papers, inputs.parsed), graded.assigned)
+    if merged["id"].tolist() != graded.assigned["id"].tolist():
         raise RuntimeError(f"{inputs.topic_papers} is out of step with the corpus; rerun topics.")
     values = read_values(merged, settings.decision_field, settings.ratings_field, settings.citations_field)
     found = topic_papers_of(merged, storage.read_json(inputs.details)["topics"])
     found_settings = reception_settings(settings, settings.reception_min_papers)
     reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
-    by = ("measure", "outcome")
-    held, _ = count_holds(
+    return _graded_table(
         reception,
-        replicates,
+        graded,
         lambda replicate: replicate_reception(replicate, found, values, found_settings),
-        by,
+        "reception",
+        reception["evidence"] == SIGNIFICANT,
     )
-    reception = with_robustness(reception, held, drawn, stability, reception["evidence"] == SIGNIFICANT)
 
-    storage.write_csv(outputs.trends, trends)
-    storage.write_csv(outputs.reception, reception)
-    storage.write_json(
-        outputs.record,
-        {
-            "replicates": drawn,
-            "stability": stability,
-            "trends": robustness_records(trends),
-            "reception": robustness_records(reception, by),
-        },
-    )
-    _LOG.info(
-        "trends and reception findings re-tested in %d replicates in %.1f s",
-        drawn,
-        time.perf_counter() - start,
+
+def _people(inputs: FindingInputs, graded: _Graded) -> dict:
+    """Who is rising in a topic (``people_rising``) and who holds more or fewer of it
+    (``people_topics``), each re-tested on the replicate's topics.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.people.authorship import people_columns, people_table
+    from papertopics.robustness.retests import people_tested, replicate_over_represented, replicate_rising
+
+    settings = graded.settings
+    columns = people_columns(list(graded.assigned.columns), settings, source=inputs.topic_papers)
+    long = people_table(graded.assigned, columns)
+    people = people_tested(long, graded.periods, settings.people_min_papers, graded.levels())
+    retests = {"people_rising": replicate_rising, "people_topics": replicate_over_represented}
+    found = {"people_rising": inputs.found_rising, "people_topics": inputs.found_people_topics}
+    tables = {}
+    for kind, retest in retests.items():
+        table = pd.read_csv(found[kind], keep_default_na=False)
+        tables[kind] = _graded_table(
+            table,
+            graded,
+            lambda replicate, retest=retest: retest(replicate, people),
+            kind,
+            table["grade"] == SIGNIFICANT,
+        )
+    return tables
+
+
+def _venues(inputs: FindingInputs, graded: _Graded):
+    """Which venues hold more or fewer of a topic (``venues.csv``), re-tested on the replicate's topics."""
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.robustness.retests import replicate_venues
+
+    venues = pd.read_csv(inputs.found_venues, keep_default_na=False)
+    levels = graded.levels()
+    # Where no venues are compared the table is only its header, and nothing is re-tested.
+    return _graded_table(
+        venues,
+        graded,
+        lambda replicate: replicate_venues(replicate, graded.groups, levels),
+        "venues",
+        venues["grade"] == SIGNIFICANT,
     )
 
 
