@@ -228,3 +228,50 @@ def test_a_planted_rise_in_one_topic_is_found_and_named():
     assert france["grade"] == "significant"
     # Nothing else is significant (suggestive calls may be noise: one in four, by their level).
     assert (table["grade"] == "significant").sum() == 1
+
+
+def test_who_is_rising_says_how_often_each_held_in_the_resamples_a_fragile_one_in_red():
+    from papertopics.people.trends import RISING_COLUMNS
+    from papertopics.report.people_section import rising_items
+
+    row = {
+        "kind": "country",
+        "topic": 0,
+        "label": "robots <b>",
+        "papers": 30.0,
+        "first_period": "2021",
+        "first_share": 0.1,
+        "last_period": "2024",
+        "last_share": 0.4,
+        "corpus_first_share": 0.1,
+        "corpus_last_share": 0.12,
+        "slope_points": 9.3,
+        "low_points": 5.0,
+        "high_points": 13.6,
+        "p": 1e-5,
+        "q": 1e-4,
+        "grade": "significant",
+        "direction": "rising",
+    }
+    table = pd.DataFrame(
+        [
+            {**row, "name": "France", "holds": 9, "replicates": 10, "robustness": "robust"},
+            {**row, "name": "Chile", "q": 0.01, "holds": 3, "replicates": 10, "robustness": "fragile"},
+            {
+                **row,
+                "name": "Peru",
+                "q": 0.5,
+                "grade": "no evidence",
+                "holds": 0,
+                "replicates": 10,
+                "robustness": "",
+            },
+        ]
+    )
+    assert set(RISING_COLUMNS) < set(table.columns)
+    items = rising_items(table)
+    assert [sentence.split(" ")[0] for sentence, _ in items] == ["France", "Chile"]
+    assert str(items[0][1]) == ' <span class="held">(robust: holds in 9 of 10 resamples)</span>'
+    assert str(items[1][1]) == ' <span class="held fragile">(fragile: holds in 3 of 10 resamples)</span>'
+    # Without replicates, no mark.
+    assert str(rising_items(table.assign(replicates=0))[0][1]) == ""

@@ -180,3 +180,45 @@ def test_a_topic_card_draws_no_share_line_across_venues():
     changes = {"periods": ["ICLR", "ICML"], "period_papers": [30, 25]}
     assert _share_line(series, changes, "#123456", str) is not None
     assert _share_line(series, {**changes, "ordered": False}, "#123456", str) is None
+
+
+def test_a_fragile_venue_finding_is_marked_in_the_section_and_left_out_of_the_brief():
+    from papertopics.report.inputs import with_venue_robustness
+    from papertopics.report.venues_section import venues_fragile, venues_none_found
+
+    venue = np.array(["ICML"] * 300 + ["ICLR"] * 300 + ["AAAI"] * 300, dtype=object)
+    # ICML holds more of topic 0 and fewer of topic 1, ICLR the other way round, AAAI as many of each.
+    topic = np.repeat([0, 1, 2, 0, 1, 2, 0, 1, 2], [150, 50, 100, 50, 150, 100, 100, 100, 100])
+    labels = {t: f"t{t}" for t in range(3)}
+    table = compare_groups(topic, np.ones(900, bool), _groups(venue.tolist()), labels, **GRADING)
+    record = describe_venues(table, _groups(venue.tolist()), {}, GRADING)
+    found = table[table["grade"] == "significant"]
+    assert sorted(zip(found["topic"], found["venue"], found["direction"], strict=True)) == [
+        (0, "ICLR", "under"),
+        (0, "ICML", "over"),
+        (1, "ICLR", "over"),
+        (1, "ICML", "under"),
+    ]
+    # Every one robust but ICML's topic 0, which held in 3 of 10 resamples.
+    held = {
+        f"{r.topic}|{r.venue}": {"holds": 9, "replicates": 10, "robustness": "robust"}
+        for r in found.itertuples()
+    }
+    held["0|ICML"] = {"holds": 3, "replicates": 10, "robustness": "fragile"}
+    graded = with_venue_robustness(record, {"replicates": 10, "venues": held})
+    icml = next(g for g in graded["groups"] if g["venue"] == "ICML")
+    assert [(c["topic"], c["robustness"]) for c in icml["over"]] == [(0, "fragile")]
+    assert [(line.venue, line.over, line.under) for line in venue_lines(graded)] == [
+        ("ICLR", ["t1"], ["t0"]),
+        ("ICML", [], ["t1"]),
+    ]
+    assert venues_fragile(graded) == (
+        "1 fragile one (holding in fewer than half of the resamples, or in a topic not to be trusted) under Venues."
+    )
+    assert venues_none_found(graded) is None
+    section = str(venues_section(graded, table))
+    assert '<span class="held fragile">(fragile: holds in 3 of 10 resamples)</span>' in section
+    assert section.count('<span class="held">(robust: holds in 9 of 10 resamples)</span>') == len(found) - 1
+    # Without replicates the record, the brief and the section are as they were.
+    assert with_venue_robustness(record, {"replicates": 0, "venues": {}}) is record
+    assert venues_fragile(record) is None and "resamples" not in str(venues_section(record, table))

@@ -275,14 +275,24 @@ def period_shares(long: pd.DataFrame, periods: Periods, top: int, confidence: fl
     )
 
 
+def rising_found(table: pd.DataFrame, limit: int = 20) -> pd.DataFrame:
+    """The graded rises and falls (significant or suggestive), strongest first, ``limit`` of them."""
+    return (
+        table[table["grade"].isin([SIGNIFICANT, SUGGESTIVE])].sort_values(["q", "topic", "name"]).head(limit)
+    )
+
+
 def rising_sentences(table: pd.DataFrame, limit: int = 20) -> list[str]:
     """The graded rises and falls in plain words, strongest first."""
-    found = table[table["grade"].isin([SIGNIFICANT, SUGGESTIVE])].sort_values(["q", "topic", "name"])
-    return [
+    return [rising_sentence(row) for row in rising_found(table, limit).itertuples()]
+
+
+def rising_sentence(r) -> str:
+    """A rise or fall (a row of ``people_rising.csv``) in plain words."""
+    return (
         f"{r.name} ({r.kind}): share of topic {r.topic} “{r.label}” went from {100 * r.first_share:.0f}% "
         f"({r.first_period}) to {100 * r.last_share:.0f}% ({r.last_period}) while its share of all papers went "
         f"from {100 * r.corpus_first_share:.0f}% to {100 * r.corpus_last_share:.0f}%: {r.slope_points:+.1f} "
         f"points a period beyond the corpus (interval {r.low_points:+.1f} to {r.high_points:+.1f}); "
         f"{r.grade} (q = {r.q:.3g})."
-        for r in found.head(limit).itertuples()
-    ]
+    )

@@ -25,7 +25,7 @@ from papertopics.report.stability_marks import robustness_rank, with_holds
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
-from papertopics.report.venues_section import venue_lines, venues_none_found
+from papertopics.report.venues_section import venue_lines, venues_fragile, venues_none_found
 from papertopics.robustness.findings import FRAGILE
 from papertopics.stats import SIGNIFICANT, SUGGESTIVE
 
@@ -371,6 +371,7 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         notes=reader_notes(inputs, period_label),
         venues=venue_lines(inputs.venues),
         venues_none=venues_none_found(inputs.venues),
+        venues_fragile=venues_fragile(inputs.venues),
         venue_trend=venue_trend_line(inputs.venues),
         reception=brief_lines(inputs.reception),
         reception_confidential=confidential(inputs.reception),

@@ -150,11 +150,13 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
     )
     periods = load_groups(files.periods_table, files.periods_settings, paper_table["id"].tolist())[0]
     paper_table = _without_people(paper_table, _left_out(files))
-    venue_record = storage.read_json(files.venues) if files.venues else None
+    robustness = storage.read_json(files.robustness) if files.robustness else None
+    venue_record = with_venue_robustness(
+        storage.read_json(files.venues) if files.venues else None, robustness
+    )
     compared = venue_record is not None and venue_record.get("available")
     trended = compared and (venue_record.get("trends") or {}).get("available")
     counted = bool(summaries) and all(s["over_window"] is not None for s in summaries)
-    robustness = storage.read_json(files.robustness) if files.robustness else None
     reception = with_reception_robustness(
         storage.read_json(files.reception) if files.reception else None, robustness
     )
@@ -221,6 +223,25 @@ def with_reception_robustness(reception: dict | None, robustness: dict | None) -
         reception.get("topics") or [], robustness.get("reception") or {}, ("measure", "outcome")
     )
     return {**reception, "topics": rows}
+
+
+def with_venue_robustness(venues: dict | None, robustness: dict | None) -> dict | None:
+    """The venues record with each topic a venue holds more or fewer of given its ``holds``,
+    ``replicates`` and ``robustness``, as ``with_trend_robustness`` (a venue finding is a topic's venue).
+    """
+    if not venues or not venues.get("available") or not _drawn(robustness):
+        return venues
+    held = robustness.get("venues") or {}
+
+    def graded(group: dict, side: str) -> list[dict]:
+        cells = _with_held([{**cell, "venue": group["venue"]} for cell in group[side]], held, ("venue",))
+        return [{key: value for key, value in cell.items() if key != "venue"} for cell in cells]
+
+    groups = [
+        {**group, "over": graded(group, "over"), "under": graded(group, "under")}
+        for group in venues["groups"]
+    ]
+    return {**venues, "groups": groups}
 
 
 def _drawn(robustness: dict | None) -> bool:

@@ -14,6 +14,7 @@ from markupsafe import Markup
 from papertopics import storage
 from papertopics.report.html_blocks import gzip_block
 from papertopics.report.render import render
+from papertopics.report.stability_marks import held_mark
 
 _LINE_NAMES = 3  # names per kind on a topic card's line
 _KIND_HEADINGS = (("author", "Authors"), ("institution", "Institutions"), ("country", "Countries"))
@@ -144,8 +145,20 @@ def topic_people_line(people: PeopleTables | None, topic: int) -> Markup:
     )
 
 
+def rising_items(rising: pd.DataFrame) -> list[tuple[str, Markup]]:
+    """Who is rising or falling, strongest first, each in words with how often it held in the
+    resamples (red where fragile; ``people_rising.csv`` as the robustness stage grades it).
+    """
+    # papertopics.people.trends imports heavy libraries at its top: only the jobs that use it load them.
+    from papertopics.people.trends import rising_found, rising_sentence
+
+    return [(rising_sentence(row), held_mark(row._asdict())) for row in rising_found(rising).itertuples()]
+
+
 def people_section(people: PeopleTables | None, labels: dict[int, str]) -> Markup:
-    """The People section: how people are counted, who is rising, and per topic who works on it."""
+    """The People section: how people are counted, who is rising (with how often each held in
+    the resamples), and per topic who works on it.
+    """
     if people is None:
         return Markup()
     record = people.record
@@ -153,7 +166,7 @@ def people_section(people: PeopleTables | None, labels: dict[int, str]) -> Marku
     return render(
         "sections/people.html",
         record=record,
-        rising=record.get("rising", []),
+        rising=rising_items(people.rising),
         topics=[(t["topic"], labels[t["topic"]], t) for t in topics if t and t["kinds"]],
         experts_id=experts_block_id,
     )

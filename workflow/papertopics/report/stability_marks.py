@@ -60,6 +60,16 @@ def holds_note(row: dict) -> str:
     return f"{row['robustness']}: {held}" if row.get("robustness") else held
 
 
+def held_mark(row: dict) -> Markup:
+    """``holds_note`` as the page shows it beside a finding, red where the finding is fragile
+    (empty where no replicate was drawn).
+    """
+    note = holds_note(row)
+    if not note:
+        return Markup("")
+    return macro("sections/stability.html", "held")(note, row.get("robustness") == FRAGILE)
+
+
 def robustness_rank(row: dict) -> int:
     """A finding's place by its grade: robust first, then supported (or ungraded), fragile last."""
     return {ROBUST: 0, FRAGILE: 2}.get(row.get("robustness", ""), 1)

@@ -15,8 +15,10 @@ from markupsafe import Markup
 from papertopics.figures.venues import venue_heatmap
 from papertopics.report.html_blocks import figure_block
 from papertopics.report.render import render
+from papertopics.report.stability_marks import held_mark
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.venue_trends_subsection import venue_trends_block
+from papertopics.robustness.findings import FRAGILE
 
 _NAMED = 3  # topics a venue's line in the brief names
 
@@ -47,26 +49,43 @@ class VenueLine:
 
 def venue_lines(record: dict | None) -> list[VenueLine]:
     """Per venue that holds more or fewer of some topic (significant or suggestive), those topics,
-    strongest evidence first, for the brief.
+    strongest evidence first, for the brief: never a fragile one (``papertopics.robustness``).
     """
     if not record or not record.get("available"):
         return []
-    return [
-        VenueLine(
-            group["venue"],
-            [cell["label"] for cell in group["over"][:_NAMED]],
-            [cell["label"] for cell in group["under"][:_NAMED]],
-        )
-        for group in record["groups"]
-        if group["over"] or group["under"]
+
+    def told(cells: list[dict]) -> list[str]:
+        return [cell["label"] for cell in cells if cell.get("robustness") != FRAGILE][:_NAMED]
+
+    lines = [
+        VenueLine(group["venue"], told(group["over"]), told(group["under"])) for group in record["groups"]
     ]
+    return [line for line in lines if line.over or line.under]
 
 
 def venues_none_found(record: dict | None) -> str | None:
     """The brief's line where venues were compared and none differs beyond chance, else None."""
-    if not record or not record.get("available") or venue_lines(record):
+    if not record or not record.get("available") or _found(record):
         return None
     return f"No {record['by']} holds more or fewer of a topic's papers than chance explains."
+
+
+def venues_fragile(record: dict | None) -> str | None:
+    """The brief's count of the venues' fragile findings, which it leaves to the Venues section."""
+    fragile = sum(cell.get("robustness") == FRAGILE for cell in _found(record or {}))
+    if not fragile:
+        return None
+    return (
+        f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the resamples, "
+        "or in a topic not to be trusted) under Venues."
+    )
+
+
+def _found(record: dict) -> list[dict]:
+    """Every topic a venue holds more or fewer of (significant or suggestive)."""
+    if not record.get("available"):
+        return []
+    return [cell for group in record["groups"] for cell in group["over"] + group["under"]]
 
 
 def _cell(cell: dict) -> dict:
@@ -78,6 +97,7 @@ def _cell(cell: dict) -> dict:
         "papers": cell["papers"],
         "grade": cell["grade"],
         "q": f"{cell['q']:.2g}",
+        "held": held_mark(cell),
     }
 
 
