@@ -6,6 +6,8 @@ re-tests the findings without drawing a replicate again, and one more replicate 
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from conftest import executed_jobs, make_workdir, planned_jobs, run_workflow, write_config
@@ -35,8 +37,14 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     assert len(matches) == len(real) * REPLICATES  # the outliers' group is no topic to match
     mean = matches.groupby("topic")["jaccard"].mean().round(3)
     assert mean[real["id"]].tolist() == real["stability"].tolist()
-    trends = pd.read_csv(workdir / "results/topics/trends.csv", keep_default_na=False)
-    assert {"holds", "replicates", "robustness"} <= set(trends.columns)
+    # Every table of findings says how often each held: the trends, reception, people and venues.
+    for table in ("trends", "reception", "people_rising", "people_topics", "venues"):
+        found = pd.read_csv(workdir / f"results/topics/{table}.csv", keep_default_na=False)
+        assert {"holds", "replicates", "robustness"} <= set(found.columns), table
+        assert (found["replicates"] == REPLICATES).all() and found["holds"].between(0, REPLICATES).all()
+    record = json.loads((workdir / "results/topics/robustness.json").read_text(encoding="utf-8"))
+    assert record["replicates"] == REPLICATES
+    assert {"trends", "reception", "people_rising", "people_topics", "venues"} <= set(record)
 
     page = (workdir / "results/report/index.html").read_text(encoding="utf-8")
     largest = real.sort_values("size").iloc[-1]
@@ -49,6 +57,10 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     planned = planned_jobs(workdir)
     assert "finding_robustness" in planned
     assert not {"replicate", "topic_stability", "neighbours", "reduce", "cluster"} & set(planned)
+    # Another people knob re-tests the people's findings, again with no replicate drawn.
+    write_config(workdir, robustness={"replicates": REPLICATES}, people={"min_papers": 2})
+    planned = planned_jobs(workdir)
+    assert {"people", "finding_robustness"} <= set(planned) and "replicate" not in planned
     # One more replicate: only it is drawn.
     write_config(workdir, robustness={"replicates": REPLICATES + 1})
     assert planned_jobs(workdir)["replicate"] == 1

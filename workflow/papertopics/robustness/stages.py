@@ -345,7 +345,8 @@ def _people(inputs: FindingInputs, graded: _Graded) -> dict:
     found = {"people_rising": inputs.found_rising, "people_topics": inputs.found_people_topics}
     tables = {}
     for kind, retest in retests.items():
-        table = pd.read_csv(found[kind], keep_default_na=False)
+        # A name is text, even one that reads as a number (a group's "1").
+        table = pd.read_csv(found[kind], keep_default_na=False, dtype={"name": str})
         tables[kind] = _graded_table(
             table,
             graded,
@@ -364,7 +365,8 @@ def _venues(inputs: FindingInputs, graded: _Graded):
     # The re-tests import heavy libraries at their top: only the jobs that use them load them.
     from papertopics.robustness.retests import replicate_venues
 
-    venues = pd.read_csv(inputs.found_venues, keep_default_na=False)
+    # A venue is text, even one that reads as a number (a track "2").
+    venues = pd.read_csv(inputs.found_venues, keep_default_na=False, dtype={"venue": str})
     levels = graded.levels()
     # Where no venues are compared the table is only its header, and nothing is re-tested.
     return _graded_table(
