@@ -283,3 +283,39 @@ def test_the_brief_leads_with_robust_trends_and_leaves_fragile_ones_to_what_chan
     assert with_trend_robustness(changes, {"replicates": 0, "trends": {}}) is changes
     plain = what_changed(changes, _same, {})
     assert plain.findings[0].link == "#topic-0" and "resamples" not in plain.findings[0].sentence
+
+
+def test_between_two_years_the_brief_leads_with_robust_changes_and_what_changed_marks_a_fragile_one():
+    from papertopics.report.inputs import with_trend_robustness
+
+    # 2018 against 2019: every topic's share moved beyond chance; the largest move (topic 0's fall)
+    # held in 3 of 10 resamples.
+    changes = _changes(_papers({0: [400, 200], 1: [3, 38], 2: [30, 90]}, ["2018", "2019"]))
+    assert not changes["trends"]["available"]
+    assert {r["topic"] for r in changes["comparison"] if r["grade"] == "significant"} == {0, 1, 2}
+    record = {
+        "replicates": 10,
+        "trends": {},
+        "comparison": {
+            "0": {"holds": 3, "replicates": 10, "robustness": "fragile"},
+            "1": {"holds": 9, "replicates": 10, "robustness": "robust"},
+            "2": {"holds": 6, "replicates": 10, "robustness": "supported"},
+        },
+    }
+    graded = with_trend_robustness(changes, record)
+    changed = what_changed(graded, _same, {})
+    assert [f.link for f in changed.findings] == ["#topic-1", "#topic-2"]
+    assert changed.findings[0].sentence.endswith("(Robust: holds in 9 of 10 resamples.)")
+    assert changed.findings[1].sentence.endswith("(Supported: holds in 6 of 10 resamples.)")
+    assert changed.more == (
+        "1 fragile one (holding in fewer than half of the resamples, or in a topic not to be trusted) "
+        "under What changed."
+    )
+    section = str(changes_section(graded, {}, {}))
+    assert '<span class="held fragile">(fragile: holds in 3 of 10 resamples)</span>' in section
+    assert '<span class="held">(robust: holds in 9 of 10 resamples)</span>' in section
+    # Without replicates the brief tells the largest move first, as it did.
+    assert with_trend_robustness(changes, {"replicates": 0}) is changes
+    plain = what_changed(changes, _same, {})
+    assert plain.findings[0].link == "#topic-0" and "resamples" not in plain.findings[0].sentence
+    assert "resamples" not in str(changes_section(changes, {}, {}))

@@ -401,3 +401,59 @@ def test_a_venue_planted_to_hold_more_of_a_topic_does_so_in_the_replicates_and_s
         finding, outliers, lambda r: replicate_venues(r, _venue_groups(venues), levels), ("venue",)
     )[0]
     assert held_by_outliers.tolist() == [0]
+
+
+def test_a_planted_change_since_the_period_before_holds_in_the_replicates_and_shuffled_years_in_none():
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_comparison
+
+    rng = np.random.default_rng(5)
+    topic_of = np.repeat(np.arange(6), 200)
+    years = rng.choice(["2023", "2024"], size=len(topic_of))
+    # Topic 0 grows from 2023 to 2024: four in five of its papers are from 2024.
+    years[topic_of == 0] = rng.choice(["2023", "2024"], size=200, p=[0.2, 0.8])
+    settings = _compare_settings()
+    findings = pd.DataFrame({"topic": [0, 0, 1], "direction": ["rising", "falling", "rising"]})
+
+    def holds(periods, replicates):
+        found, counted = count_holds(
+            findings,
+            replicates,
+            lambda replicate: replicate_comparison(replicate, periods, "2023", "2024", settings),
+        )
+        assert counted == len(replicates)
+        return found.tolist()
+
+    assert holds(_year_periods(years), _relabelled_replicates(topic_of, 10)) == [5, 0, 0]
+    # A replicate that does not find the topic cannot hold it.
+    unmatched = [replace(r, match={}) for r in _relabelled_replicates(topic_of, 10)]
+    assert holds(_year_periods(years), unmatched) == [0, 0, 0]
+    # Years shuffled across the papers: no topic's share moves beyond chance in any replicate.
+    assert holds(_year_periods(rng.permutation(years)), _relabelled_replicates(topic_of, 10)) == [0, 0, 0]
+
+
+def test_the_comparison_is_re_tested_only_where_the_changes_stage_tested_it():
+    from papertopics.robustness.retests import COMPARISON_COLUMNS, comparison_findings
+
+    row = {
+        "topic": 3,
+        "label": "graphs",
+        "baseline_clustered_papers": 4,
+        "target_clustered_papers": 20,
+        "baseline_clustered_share": 0.04,
+        "target_clustered_share": 0.2,
+        "change_pp": 16.0,
+        "change_low_pp": 8.0,
+        "change_high_pp": 24.0,
+        "p_value": 0.001,
+        "q_value": 0.004,
+        "grade": "significant",
+        "target_papers": 22,
+    }
+    changes = {"comparable": True, "tested": True, "baseline": "2023", "target": "2024"}
+    found = comparison_findings({**changes, "comparison": [row, {**row, "topic": 4, "change_pp": -2.0}]})
+    assert found.columns.tolist() == COMPARISON_COLUMNS
+    assert found["direction"].tolist() == ["rising", "falling"]
+    assert found[["baseline", "target"]].iloc[0].tolist() == ["2023", "2024"]
+    assert comparison_findings({**changes, "tested": False, "comparison": [row]}).empty
+    assert comparison_findings({"comparable": False}).empty

@@ -47,9 +47,9 @@ rule topic_stability:
         "../scripts/topic_stability.py"
 
 
-# Each finding (trends, reception, people rising and over-represented, venues) re-tested in every
-# replicate on its matched topic, with the same test and family: how often it holds, and its
-# grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
+# Each finding (trends, the newest period against the one before, reception, people rising and
+# over-represented, venues) re-tested in every replicate on its matched topic, with the same test
+# and family: how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
 # not a clustering.
 rule finding_robustness:
     input:
@@ -71,6 +71,7 @@ rule finding_robustness:
         found_venues="results/changes/venues.csv",
     output:
         trends="results/staged/topics/trends.csv",
+        comparison="results/staged/topics/comparison.csv",
         reception="results/staged/topics/reception.csv",
         people_rising="results/staged/topics/people_rising.csv",
         people_topics="results/staged/topics/people_topics.csv",

@@ -205,19 +205,22 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
 
 
 def step_findings(changes: dict, period_label) -> list[Finding]:
-    """Sentences from the newest period against the one before, strongest evidence first."""
+    """Sentences from the newest period against the one before, strongest evidence first: robust
+    changes first, a fragile one left to What changed.
+    """
     minimum = changes.get("min_effect_points", 0.0)
     rows = sorted(
         (r for r in changes["comparison"] if r["q_value"] is not None and abs(r["change_pp"]) >= minimum),
-        key=lambda r: (-abs(r["change_pp"]), r["topic"]),
+        key=lambda r: (robustness_rank(r), -abs(r["change_pp"]), r["topic"]),
     )
     findings = []
-    for row in _chosen(rows):
+    for row in _chosen([r for r in rows if r.get("robustness") != FRAGILE]):
         moved = step_movement(row)
+        rest = movement_text(RISING if row["change_pp"] > 0 else FALLING, row["grade"], moved)
         findings.append(
             Finding(
                 subject=plain_name(row["label"]),
-                rest=movement_text(RISING if row["change_pp"] > 0 else FALLING, row["grade"], moved),
+                rest=with_holds(rest, row),
                 evidence=_step_evidence(row, moved, changes, period_label),
                 link=f"#topic-{int(row['topic'])}",
             )
@@ -254,14 +257,22 @@ def _with_largest(changed: WhatChanged, changes: dict) -> WhatChanged:
     return replace(changed, largest=largest, largest_note=within_chance_note(moves))
 
 
-def _more_text(rows: list[dict]) -> str | None:
-    """How many significant changes ``_chosen`` leaves out (it tells ``_FINDINGS`` of them)."""
-    left = sum(r["grade"] == SIGNIFICANT for r in rows) - _FINDINGS
-    return (
+def _more_text(found: list[dict]) -> str | None:
+    """What the brief leaves to What changed of the significant changes ``found``: those past the
+    ``_FINDINGS`` it tells, and the fragile ones (it tells none of those).
+    """
+    fragile = sum(r.get("robustness") == FRAGILE for r in found)
+    left = len(found) - fragile - _FINDINGS
+    parts = [
         f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
         if left > 0
-        else None
-    )
+        else "",
+        f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
+        "resamples, or in a topic not to be trusted) under What changed."
+        if fragile
+        else "",
+    ]
+    return " ".join(part for part in parts if part) or None
 
 
 def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatChanged:
@@ -276,25 +287,7 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        ranked = ranked_findings(trends["topics"])
-        fragile = sum(r.get("robustness") == FRAGILE for r in ranked)
-        left = len(ranked) - fragile - _FINDINGS
-        more = (
-            " ".join(
-                text
-                for text in (
-                    f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
-                    if left > 0
-                    else "",
-                    f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
-                    "resamples, or in a topic not to be trusted) under What changed."
-                    if fragile
-                    else "",
-                )
-                if text
-            )
-            or None
-        )
+        more = _more_text(ranked_findings(trends["topics"]))
         return _with_largest(
             WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
         )
@@ -311,7 +304,7 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         )
     findings = step_findings(changes, period_label)
     none = f"No topic's share changed beyond what chance explains from {span}."
-    more = _more_text(changes["comparison"])
+    more = _more_text([r for r in changes["comparison"] if r["grade"] == SIGNIFICANT])
     return _with_largest(
         WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
     )

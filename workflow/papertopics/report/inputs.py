@@ -203,14 +203,22 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
 
 
 def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict | None:
-    """``changes`` with each trend's ``holds``, ``replicates`` and ``robustness`` (its grade) from
-    the robustness stage's record, where there is one and replicates were drawn.
+    """``changes`` with each trend's, and each topic's change since the period before (its
+    ``comparison``), ``holds``, ``replicates`` and ``robustness`` (its grade) from the robustness
+    stage's record, where there is one and replicates were drawn.
     """
-    trends = (changes or {}).get("trends") or {}
-    if not _drawn(robustness) or not trends.get("available"):
+    if not changes or not _drawn(robustness):
         return changes
-    rows = _with_held(trends["topics"], robustness.get("trends") or {}, ())
-    return {**changes, "trends": {**trends, "topics": rows}}
+    trends = changes.get("trends") or {}
+    if trends.get("available"):
+        rows = _with_held(trends["topics"], robustness.get("trends") or {}, ())
+        changes = {**changes, "trends": {**trends, "topics": rows}}
+    if changes.get("comparison"):
+        changes = {
+            **changes,
+            "comparison": _with_held(changes["comparison"], robustness.get("comparison") or {}, ()),
+        }
+    return changes
 
 
 def with_reception_robustness(reception: dict | None, robustness: dict | None) -> dict | None:

@@ -17,6 +17,7 @@ from papertopics.report.html_blocks import figure_block
 from papertopics.report.largest_moves import largest_step_moves, within_chance_note
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase
+from papertopics.report.stability_marks import held_mark, holds_note
 from papertopics.report.themes_subsection import themes_block
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trends_subsection import share_change_text, topics, trends_block
@@ -177,12 +178,20 @@ def _comparison_table(changes: dict, before: str, after: str) -> Markup:
                 table_cell(f"{r['q_value']:.3g}", r["q_value"])
                 if r["q_value"] is not None
                 else table_cell("", 2),
-                table_cell(f"{_SIGNIFICANT} significant" if r["significant"] else r["grade"]),
+                table_cell(_evidence_cell_text(r)),
             ],
         )
         for r in changes["comparison"]
     ]
     return sortable_table("change-table", header, {0, 2, 3, 4, 5}, rows)
+
+
+def _evidence_cell_text(row: dict) -> str:
+    """A topic's grade in the comparison table, and on a significant change how often it held."""
+    if not row["significant"]:
+        return row["grade"]
+    text = f"{_SIGNIFICANT} significant"
+    return f"{text} ({holds_note(row)})" if row.get("robustness") else text
 
 
 def _listed_topic(t: dict) -> dict:
@@ -270,6 +279,8 @@ def _pairwise_item(row: dict) -> dict:
         "grade": row["grade"],
         "hover": hover,
         "mark": f"{_SIGNIFICANT} significant" if row["significant"] else row["grade"],
+        # How often the change held in the resamples (the robustness stage's), red where fragile.
+        "held": held_mark(row),
     }
 
 

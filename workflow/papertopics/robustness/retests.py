@@ -10,8 +10,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from papertopics.changes.shares import dump_shares
+from papertopics.changes.shares import compare_periods, dump_shares
 from papertopics.changes.signals import topic_trends
+from papertopics.changes.trends import FALLING, RISING
 from papertopics.changes.venues import compare_groups
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.people.authorship import display_names
@@ -21,6 +22,7 @@ from papertopics.reception.table import ReceptionSettings, TopicPapers, receptio
 from papertopics.reception.values import ReceptionValues
 from papertopics.robustness.findings import Replicate
 from papertopics.settings import CompareSettings
+from papertopics.stats import grade
 
 TESTED_COLUMNS = ["topic", "direction", "grade"]
 # A reception finding is a topic's measure and outcome (its acceptance, its mean rating, ...).
@@ -44,6 +46,13 @@ def drawn_positions(main_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return position[main_rows]
 
 
+def _replicate_shares(replicate: Replicate, periods: Periods, confidence: float) -> pd.DataFrame:
+    """The replicate's topics' shares per period (``dump_shares``), over the papers it drew."""
+    papers = pd.DataFrame({"topic": replicate.labels, "outlier": replicate.outlier})
+    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels)}
+    return dump_shares(papers, drawn_periods(periods, replicate.rows), labels, confidence)
+
+
 def replicate_trends(
     replicate: Replicate, periods: Periods, tested: list[str], settings: CompareSettings
 ) -> pd.DataFrame:
@@ -51,13 +60,61 @@ def replicate_trends(
     clustered papers, Cochran-Armitage, Benjamini-Hochberg across its topics): ``topic``,
     ``direction``, ``grade``; none where no trend can be tested.
     """
-    papers = pd.DataFrame({"topic": replicate.labels, "outlier": replicate.outlier})
-    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels)}
-    shares = dump_shares(papers, drawn_periods(periods, replicate.rows), labels, settings.confidence)
+    shares = _replicate_shares(replicate, periods, settings.confidence)
     found = topic_trends(shares, periods.by, tested, settings)
     if not found["available"]:
         return pd.DataFrame(columns=TESTED_COLUMNS)
     return pd.DataFrame(found["topics"])[TESTED_COLUMNS]
+
+
+# The newest period against the one before: a topic's change in clustered share between the two.
+COMPARISON_COLUMNS = ["topic", "label", "baseline", "target", "baseline_clustered_papers"]
+COMPARISON_COLUMNS += ["target_clustered_papers", "baseline_clustered_share", "target_clustered_share"]
+COMPARISON_COLUMNS += [
+    "change_pp",
+    "change_low_pp",
+    "change_high_pp",
+    "p_value",
+    "q_value",
+    "grade",
+    "direction",
+]
+
+
+def step_direction(change_pp) -> list[str]:
+    """``rising`` where a topic's share grew from the baseline to the target, else ``falling``."""
+    return [RISING if change > 0 else FALLING for change in change_pp]
+
+
+def comparison_findings(changes: dict) -> pd.DataFrame:
+    """The changes stage's newest period against the one before (``changes.json``), a row per
+    topic with its ``direction`` (``COMPARISON_COLUMNS``); no rows where the two were not compared
+    or not tested (a period too small): there is nothing to re-test.
+    """
+    if not (changes.get("comparable") and changes.get("tested")):
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    found = pd.DataFrame(changes["comparison"], columns=COMPARISON_COLUMNS[:2] + COMPARISON_COLUMNS[4:-1])
+    found.insert(2, "baseline", changes["baseline"])
+    found.insert(3, "target", changes["target"])
+    return found.assign(direction=step_direction(found["change_pp"]))[COMPARISON_COLUMNS]
+
+
+def replicate_comparison(
+    replicate: Replicate, periods: Periods, baseline: str, target: str, settings: CompareSettings
+) -> pd.DataFrame:
+    """Each of the replicate's topics' change in clustered share from the main run's ``baseline``
+    to its ``target`` (Fisher's exact test, Benjamini-Hochberg across the replicate's topics,
+    graded as the changes stage grades it): ``topic``, ``direction``, ``grade``.
+    """
+    shares = _replicate_shares(replicate, periods, settings.confidence)
+    found = compare_periods(shares, baseline, target, settings.confidence, settings.false_discovery_rate)
+    return pd.DataFrame(
+        {
+            "topic": found["topic"].astype(int),
+            "direction": step_direction(found["change_pp"]),
+            "grade": grade(found["q_value"], settings.false_discovery_rate, settings.suggestive_q),
+        }
+    )
 
 
 def replicate_reception(

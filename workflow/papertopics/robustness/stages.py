@@ -163,12 +163,13 @@ class FindingInputs:
 @dataclass(frozen=True)
 class FindingOutputs:
     """What the finding_robustness stage writes: each stage's table of findings (``trends.csv``,
-    ``reception.csv``, ``people_rising.csv``, ``people_topics.csv``, ``venues.csv``) with each
+    ``comparison.csv``, ``reception.csv``, ``people_rising.csv``, ``people_topics.csv``, ``venues.csv``) with each
     row's ``holds``, ``replicates`` and (on findings) ``robustness``, and ``robustness.json``,
     the same per kind of finding, for the report.
     """
 
     trends: str
+    comparison: str
     reception: str
     people_rising: str
     people_topics: str
@@ -202,6 +203,7 @@ class _Graded:
 # What tells a kind's findings of one topic apart (none for a trend), and so keys its record.
 _REPORTED_BY = {
     "trends": (),
+    "comparison": (),
     "reception": ("measure", "outcome"),
     "people_rising": ("kind", "name"),
     "people_topics": ("kind", "name"),
@@ -228,7 +230,7 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
 
 def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
-    the trends, the reception findings, who is rising and who holds more of a topic (people), and
+    the trends, the newest period against the one before, the reception findings, who is rising and who holds more of a topic (people), and
     which venues hold more or fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
@@ -254,6 +256,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     start = time.perf_counter()
     tables = {
         "trends": _trends(inputs, graded),
+        "comparison": _comparison(inputs, graded),
         "reception": _reception(inputs, graded),
         **_people(inputs, graded),
         "venues": _venues(inputs, graded),
@@ -269,7 +272,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         },
     )
     _LOG.info(
-        "trends, reception, people and venue findings re-tested in %d replicates in %.1f s",
+        "trends, the newest period's changes, reception, people and venue findings re-tested in %d replicates in %.1f s",
         len(graded.replicates),
         time.perf_counter() - start,
     )
@@ -298,6 +301,26 @@ def _trends(inputs: FindingInputs, graded: _Graded):
         "trends",
         _flag(trends, "finding"),
         after="finding",
+    )
+
+
+def _comparison(inputs: FindingInputs, graded: _Graded):
+    """The newest period against the one before (``changes.json``'s comparison, as
+    ``comparison.csv``), each topic's change re-tested between the same two periods.
+    """
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.robustness.retests import comparison_findings, replicate_comparison
+
+    changes = storage.read_json(inputs.changes)
+    found = comparison_findings(changes)
+    return _graded_table(
+        found,
+        graded,
+        lambda replicate: replicate_comparison(
+            replicate, graded.periods, changes["baseline"], changes["target"], graded.settings
+        ),
+        "comparison",
+        found["grade"] == SIGNIFICANT,
     )
 
 
