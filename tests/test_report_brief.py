@@ -319,3 +319,35 @@ def test_between_two_years_the_brief_leads_with_robust_changes_and_what_changed_
     plain = what_changed(changes, _same, {})
     assert plain.findings[0].link == "#topic-0" and "resamples" not in plain.findings[0].sentence
     assert "resamples" not in str(changes_section(changes, {}, {}))
+
+
+def test_a_fragile_burst_is_left_off_the_brief_and_marked_red_under_what_changed():
+    from papertopics.report.bursts_subsection import bursts_block
+    from papertopics.report.inputs import with_trend_robustness
+
+    papers = _papers({0: [150, 150, 150], 1: [10, 10, 40]}, YEARS)
+    texts = [
+        "diffusion models" if (t == 1 and y == "2019") else "policy learning"
+        for t, y in zip(papers["topic"], papers["year"], strict=True)
+    ]
+    changes = _changes(papers, texts)
+    burst = next(b for b in changes["bursts"]["bursts"] if b["term"] == "diffusion models")
+    key = f"1|diffusion models|{burst['start']}"
+
+    def graded(holds: int, grade: str) -> dict:
+        record = {"replicates": 10, "bursts": {key: {"holds": holds, "replicates": 10, "robustness": grade}}}
+        return with_trend_robustness(changes, record)
+
+    robust = graded(9, "robust")
+    told = [b.sentence for b in burst_findings(robust, _same)]
+    assert "“diffusion models” (2019) (Robust: holds in 9 of 10 resamples.)" in told
+    assert '<span class="held">(robust: holds in 9 of 10 resamples)</span>' in str(
+        bursts_block(robust, _same)
+    )
+    fragile = graded(2, "fragile")
+    assert all("diffusion models" not in b.subject for b in burst_findings(fragile, _same))
+    assert '<span class="held fragile">(fragile: holds in 2 of 10 resamples)</span>' in str(
+        bursts_block(fragile, _same)
+    )
+    # Without replicates nothing is said of resamples.
+    assert "resamples" not in str(bursts_block(changes, _same))

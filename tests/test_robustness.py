@@ -457,3 +457,96 @@ def test_the_comparison_is_re_tested_only_where_the_changes_stage_tested_it():
     assert found[["baseline", "target"]].iloc[0].tolist() == ["2023", "2024"]
     assert comparison_findings({**changes, "tested": False, "comparison": [row]}).empty
     assert comparison_findings({"comparable": False}).empty
+
+
+def _burst_texts(rng, topic_of: np.ndarray, years: np.ndarray) -> list[str]:
+    """Each paper its topic's words and two common ones; topic 0's papers of 2023 and 2024 about
+    "quantum annealing" too.
+    """
+    common = ["method", "results", "approach", "analysis", "evaluation", "framework", "setting"]
+    texts = []
+    for topic, year in zip(topic_of.tolist(), years.tolist(), strict=True):
+        words = [f"alpha{topic}", f"beta{topic}", *rng.choice(common, size=2, replace=False)]
+        if topic == 0 and year in {"2023", "2024"}:
+            words.append("quantum annealing")
+        texts.append(". ".join(words))
+    return texts
+
+
+def test_a_terms_burst_in_a_topic_holds_in_the_replicates_and_shuffled_texts_in_none():
+    from papertopics.changes.signals import term_bursts
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import BurstsTested, burst_findings, replicate_bursts
+
+    rng = np.random.default_rng(7)
+    topic_of = np.repeat(np.arange(6), 200)
+    years = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=len(topic_of))
+    texts = _burst_texts(rng, topic_of, years)
+    periods = _year_periods(years)
+    tested = sorted(set(years.tolist()))
+    settings = _compare_settings()
+    labels = {t: f"topic {t}" for t in range(6)}
+    main = term_bursts(texts, pd.DataFrame({"topic": topic_of}), periods, tested, labels, settings, "english")
+    findings = burst_findings(main)
+    planted = findings[findings["term"] == "quantum annealing"]
+    assert planted[["topic", "start"]].values.tolist() == [[0, "2023"]]
+    by = ("term", "start")
+
+    def holds(found: BurstsTested, replicates) -> list[int]:
+        counted, drawn = count_holds(planted, replicates, lambda r: replicate_bursts(r, found), by)
+        assert drawn == len(replicates)
+        return counted.tolist()
+
+    found = BurstsTested(texts, periods, tested, settings, "english")
+    assert holds(found, _relabelled_replicates(topic_of, 10)) == [5]
+    # In a replicate that does not find topic 0, the burst is no finding about it.
+    assert holds(found, [replace(r, match={}) for r in _relabelled_replicates(topic_of, 10)]) == [0]
+    # The texts shuffled across the papers: no term bursts in a topic, in any replicate.
+    shuffled = [texts[i] for i in rng.permutation(len(texts))]
+    assert holds(replace(found, texts=shuffled), _relabelled_replicates(topic_of, 10)) == [0]
+
+
+def test_the_stage_grades_each_burst_of_bursts_csv_by_its_leading_topic(tmp_path):
+    from types import SimpleNamespace
+
+    from papertopics import storage
+    from papertopics.changes.signals import term_bursts
+    from papertopics.changes.tables import burst_table
+    from papertopics.robustness.stages import _bursts, _Graded
+    from papertopics.settings import FindingSettings
+    from workflow_support import default_config
+
+    rng = np.random.default_rng(7)
+    topic_of = np.repeat(np.arange(6), 200)
+    years = rng.choice(["2020", "2021", "2022", "2023", "2024"], size=len(topic_of))
+    texts = _burst_texts(rng, topic_of, years)
+    periods = _year_periods(years)
+    settings = FindingSettings.from_config(default_config())
+    labels = {t: f"topic {t}" for t in range(6)}
+    bursts = term_bursts(
+        texts,
+        pd.DataFrame({"topic": topic_of}),
+        periods,
+        periods.names,
+        labels,
+        settings,
+        settings.stop_words,
+    )
+    ids = [f"p{i}" for i in range(len(texts))]
+    inputs = SimpleNamespace(
+        changes=tmp_path / "changes.json",
+        found_bursts=tmp_path / "bursts.csv",
+        papers=tmp_path / "papers.jsonl",
+    )
+    storage.write_json(inputs.changes, {"bursts": bursts})
+    storage.write_csv(inputs.found_bursts, burst_table({"bursts": bursts}))
+    storage.write_jsonl(inputs.papers, [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)])
+    stability = {t: 0.9 for t in range(6)}
+    graded = _Graded(
+        pd.DataFrame({"id": ids}), _relabelled_replicates(topic_of, 10), stability, settings, periods, None
+    )
+    table = _bursts(inputs, graded)
+    planted = table[table["term"] == "quantum annealing"].iloc[0]
+    assert (planted["topic"], planted["holds"], planted["replicates"]) == (0, 5, 5)
+    assert planted["robustness"] == ROBUST
+    assert table.columns.tolist()[-4:] == ["topics", "holds", "replicates", "robustness"]

@@ -38,14 +38,15 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     mean = matches.groupby("topic")["jaccard"].mean().round(3)
     assert mean[real["id"]].tolist() == real["stability"].tolist()
     # Every table of findings says how often each held: the trends, the newest period against the
-    # one before, reception, people and venues.
-    for table in ("trends", "comparison", "reception", "people_rising", "people_topics", "venues"):
+    # one before, the bursts' topics, reception, people and venues.
+    for table in ("trends", "comparison", "bursts", "reception", "people_rising", "people_topics", "venues"):
         found = pd.read_csv(workdir / f"results/topics/{table}.csv", keep_default_na=False)
         assert {"holds", "replicates", "robustness"} <= set(found.columns), table
         assert (found["replicates"] == REPLICATES).all() and found["holds"].between(0, REPLICATES).all()
     record = json.loads((workdir / "results/topics/robustness.json").read_text(encoding="utf-8"))
     assert record["replicates"] == REPLICATES
-    assert {"trends", "comparison", "reception", "people_rising", "people_topics", "venues"} <= set(record)
+    kinds = {"trends", "comparison", "bursts", "reception", "people_rising", "people_topics", "venues"}
+    assert kinds <= set(record)
     # The comparison is re-tested topic by topic where the changes stage tested it, else not at all.
     changes = json.loads((workdir / "results/topics/changes.json").read_text(encoding="utf-8"))
     compared = pd.read_csv(workdir / "results/topics/comparison.csv", keep_default_na=False)

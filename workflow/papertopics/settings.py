@@ -386,7 +386,8 @@ class FindingSettings(CompareSettings):
     """The finding_robustness stage's knobs: the tests it reruns in each replicate are the
     changes and venues stages' (``compare``), the reception stage's (``reception``: its fields,
     which decisions count as accepted, the fewest papers a topic needs) and the people stage's
-    (``people``: the fewest papers a name needs, the columns of affiliations and countries).
+    (``people``: the fewest papers a name needs, the columns of affiliations and countries), and
+    the stop words the bursts' terms are counted with (``topics.stop_words``).
     """
 
     decision_field: str = knob("reception", "decision_field")
@@ -397,6 +398,8 @@ class FindingSettings(CompareSettings):
     people_min_papers: float = knob("people", "min_papers")
     affiliation_column: str | None = knob("people", "affiliation_column")
     country_column: str | None = knob("people", "country_column")
+    # The bursts' terms are counted as the changes stage counts them.
+    stop_words: str | None = knob("topics", "stop_words")
 
 
 def umap_knobs(settings_class: type[NeighbourSettings], umap: dict) -> dict:

@@ -20,7 +20,8 @@ rule changes:
         changes="results/staged/topics/changes.json",
         # The robustness stage adds how often each trend holds in the replicates (trends.csv).
         trends="results/changes/trends.csv",
-        bursts="results/staged/topics/bursts.csv",
+        # The robustness stage adds how often each burst's topic holds in the replicates (bursts.csv).
+        bursts="results/changes/bursts.csv",
         themes="results/staged/topics/themes.csv",
         next_history=f"results/staged/history/{SHARES}",
     log:

@@ -47,8 +47,8 @@ rule topic_stability:
         "../scripts/topic_stability.py"
 
 
-# Each finding (trends, the newest period against the one before, reception, people rising and
-# over-represented, venues) re-tested in every replicate on its matched topic, with the same test
+# Each finding (trends, the newest period against the one before, bursts' topics, reception,
+# people rising and over-represented, venues) re-tested in every replicate on its matched topic, with the same test
 # and family: how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
 # not a clustering.
 rule finding_robustness:
@@ -69,9 +69,11 @@ rule finding_robustness:
         found_rising="results/people/rising.csv",
         found_people_topics="results/people/topics.csv",
         found_venues="results/changes/venues.csv",
+        found_bursts="results/changes/bursts.csv",
     output:
         trends="results/staged/topics/trends.csv",
         comparison="results/staged/topics/comparison.csv",
+        bursts="results/staged/topics/bursts.csv",
         reception="results/staged/topics/reception.csv",
         people_rising="results/staged/topics/people_rising.csv",
         people_topics="results/staged/topics/people_topics.csv",

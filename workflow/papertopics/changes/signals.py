@@ -294,6 +294,13 @@ class _BurstSpans:
         }
 
 
+def leading_topic(burst: dict) -> int:
+    """The topic holding most of a burst's papers (a record of ``term_bursts``), ``OUTLIER``
+    where none of them is in a topic: what a burst is a finding about.
+    """
+    return int(burst["topics"][0]["topic"]) if burst["topics"] else OUTLIER
+
+
 def _mark_shown(records: list[dict], shown_per_period: int) -> None:
     """Rank the bursts by strength times papers in the burst (a strong burst of four papers reads
     as noise) and mark those the report shows: each period its first ``shown_per_period``, the

@@ -13,7 +13,9 @@ from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
+from papertopics.changes.signals import leading_topic
 from papertopics.changes.trends import FALLING, RISING
+from papertopics.mapping.cluster import OUTLIER
 from papertopics.report.brief_corpus import counts_line, largest_themes, plain_name, reader_notes
 from papertopics.report.colours import colour_of
 from papertopics.report.inputs import ReportInputs
@@ -311,13 +313,16 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
 
 
 def burst_findings(changes: dict, period_label) -> list[Finding]:
-    """The terms that burst, strongest first, each with its span and evidence."""
+    """The terms that burst, strongest first (robust before the rest, none fragile), each with its
+    span and evidence.
+    """
     record = changes["bursts"]
     if not record["available"]:
         return []
     findings = []
     shown_words: set[str] = set()
-    for burst in record["bursts"]:
+    told = [b for b in sorted(record["bursts"], key=robustness_rank) if b.get("robustness") != FRAGILE]
+    for burst in told:
         if len(findings) == _BURSTS:
             break
         # Of the terms that share a word ("large language models", "language models llms"), the
@@ -328,17 +333,17 @@ def burst_findings(changes: dict, period_label) -> list[Finding]:
         shown_words |= words
         first, last = period_label(burst["start"]), period_label(burst["end"])
         span = first if first == last else f"{first}–{last}"
-        top = burst["topics"][0]["topic"] if burst["topics"] else None
+        top = leading_topic(burst)
         findings.append(
             Finding(
                 subject=f"“{burst['term']}”",
-                rest=f" ({span})",
+                rest=with_holds(f" ({span})", burst),
                 evidence=(
                     f"In {100 * burst['share_in_span']:.1f}% of the papers of {span} ({burst['papers_in_span']} "
                     f"papers), {100 * burst['share_elsewhere']:.1f}% elsewhere; Kleinberg burst strength "
                     f"{burst['strength']:.1f}, q = {burst['q_value']:.2g}."
                 ),
-                link=f"#topic-{int(top)}" if top is not None else "#changes",
+                link=f"#topic-{top}" if top != OUTLIER else "#changes",
             )
         )
     return findings

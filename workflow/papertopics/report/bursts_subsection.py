@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from papertopics.mapping.cluster import OUTLIER
+from papertopics.changes.signals import leading_topic
 from papertopics.report.render import macro, render
+from papertopics.report.stability_marks import held_mark
 from papertopics.report.topic_table import sortable_table, table_cell
 
 
@@ -15,9 +16,11 @@ def _span(burst: dict, period_label) -> str:
 
 
 def _topics_cell(burst: dict) -> Markup:
-    """The topics holding the term, each a link to its card, with its papers in the burst."""
+    """The topics holding the term, each a link to its card, with its papers in the burst, and
+    how often the leading one held in the resamples (red where fragile).
+    """
     topics = [(int(t["topic"]), t["label"], int(t["papers"])) for t in burst["topics"]]
-    return macro("table.html", "topics_cell")(topics)
+    return macro("table.html", "topics_cell")(topics) + held_mark(burst)
 
 
 def _table(table_id: str, bursts: list[dict], by: str, period_label) -> Markup:
@@ -31,7 +34,7 @@ def _table(table_id: str, bursts: list[dict], by: str, period_label) -> Markup:
     ]
     rows = [
         (
-            b["topics"][0]["topic"] if b["topics"] else OUTLIER,
+            leading_topic(b),
             [
                 table_cell(b["term"]),
                 table_cell(_span(b, period_label)),

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from papertopics import storage
+from papertopics.changes.signals import leading_topic
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.periods.assign import Periods, load_groups
 from papertopics.report.reception_record import left_out_columns, reception_files
@@ -203,8 +204,8 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
 
 
 def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict | None:
-    """``changes`` with each trend's, and each topic's change since the period before (its
-    ``comparison``), ``holds``, ``replicates`` and ``robustness`` (its grade) from the robustness
+    """``changes`` with each trend's, each burst's and each topic's change since the period before
+    (its ``comparison``) ``holds``, ``replicates`` and ``robustness`` (its grade) from the robustness
     stage's record, where there is one and replicates were drawn.
     """
     if not changes or not _drawn(robustness):
@@ -213,6 +214,12 @@ def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict
     if trends.get("available"):
         rows = _with_held(trends["topics"], robustness.get("trends") or {}, ())
         changes = {**changes, "trends": {**trends, "topics": rows}}
+    bursts = changes.get("bursts") or {}
+    if bursts.get("available"):
+        held = robustness.get("bursts") or {}
+        # A burst none of whose papers is in a topic is no finding about one: it is not re-tested.
+        rows = [{**burst, **held.get(_burst_key(burst), {})} for burst in bursts["bursts"]]
+        changes = {**changes, "bursts": {**bursts, "bursts": rows}}
     if changes.get("comparison"):
         changes = {
             **changes,
@@ -250,6 +257,14 @@ def with_venue_robustness(venues: dict | None, robustness: dict | None) -> dict 
         for group in venues["groups"]
     ]
     return {**venues, "groups": groups}
+
+
+def _burst_key(burst: dict) -> str:
+    """A burst's key in the robustness stage's record: its leading topic, term and first period
+    (none where it has no topic).
+    """
+    topic = leading_topic(burst)
+    return f"{topic}|{burst['term']}|{burst['start']}" if topic != OUTLIER else ""
 
 
 def _drawn(robustness: dict | None) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from papertopics.changes.shares import compare_periods, dump_shares
-from papertopics.changes.signals import topic_trends
+from papertopics.changes.signals import leading_topic, term_bursts, topic_trends
 from papertopics.changes.trends import FALLING, RISING
 from papertopics.changes.venues import compare_groups
 from papertopics.mapping.cluster import OUTLIER
@@ -22,7 +22,7 @@ from papertopics.reception.table import ReceptionSettings, TopicPapers, receptio
 from papertopics.reception.values import ReceptionValues
 from papertopics.robustness.findings import Replicate
 from papertopics.settings import CompareSettings
-from papertopics.stats import grade
+from papertopics.stats import SIGNIFICANT, grade
 
 TESTED_COLUMNS = ["topic", "direction", "grade"]
 # A reception finding is a topic's measure and outcome (its acceptance, its mean rating, ...).
@@ -115,6 +115,68 @@ def replicate_comparison(
             "grade": grade(found["q_value"], settings.false_discovery_rate, settings.suggestive_q),
         }
     )
+
+
+# A burst's topic finding: the topic that holds most of a term's papers in its burst, keyed by
+# the term and the period its burst starts in.
+BURST_COLUMNS = ["topic", "term", "start", "direction", "grade"]
+BURSTING = "bursting"
+
+
+def burst_findings(bursts: dict) -> pd.DataFrame:
+    """Each burst of the changes stage (``changes.json``'s ``bursts``, in ``bursts.csv``'s order)
+    as a finding of its leading topic (``OUTLIER`` where none of its papers is in a topic):
+    ``BURST_COLUMNS``, every burst significant (the changes stage keeps no other).
+    """
+    found = (bursts.get("bursts") or []) if bursts.get("available") else []
+    return pd.DataFrame(
+        {
+            "topic": [leading_topic(burst) for burst in found],
+            "term": [b["term"] for b in found],
+            "start": [str(b["start"]) for b in found],
+            "direction": BURSTING,
+            "grade": SIGNIFICANT,
+        },
+        columns=BURST_COLUMNS,
+    )
+
+
+@dataclass(frozen=True)
+class BurstsTested:
+    """What the burst test reads, the main run's: each paper's text, the periods, the periods the
+    bursts were tested over, the ``compare`` knobs and the stop words the terms are counted with.
+    """
+
+    texts: list[str]
+    periods: Periods
+    tested: list[str]
+    settings: CompareSettings
+    stop_words: str | None
+
+
+def replicate_bursts(replicate: Replicate, found: BurstsTested) -> pd.DataFrame:
+    """The terms that burst in the replicate's drawn papers (the changes stage's test and family
+    over the main run's tested periods), each topic among those holding most of a burst's papers
+    there once per period of its span (``start``: a main burst holds where its first period is in
+    the span): ``BURST_COLUMNS``.
+    """
+    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels) if topic != OUTLIER}
+    record = term_bursts(
+        [found.texts[row] for row in replicate.rows],
+        pd.DataFrame({"topic": replicate.labels}),
+        drawn_periods(found.periods, replicate.rows),
+        found.tested,
+        labels,
+        found.settings,
+        found.stop_words,
+    )
+    rows = [
+        (int(topic["topic"]), burst["term"], str(period), BURSTING, SIGNIFICANT)
+        for burst in record.get("bursts") or []
+        for topic in burst["topics"]
+        for period in burst["periods"]
+    ]
+    return pd.DataFrame(rows, columns=BURST_COLUMNS)
 
 
 def replicate_reception(

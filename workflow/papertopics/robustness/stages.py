@@ -138,6 +138,7 @@ class FindingInputs:
         parsed: the dumps as parsed, decisions, ratings and citations and all.
         details: the topics stage's ``topic_details.json``.
         found_reception: the reception stage's ``reception.csv``.
+        found_bursts: the changes stage's ``bursts.csv``.
         found_rising: the people stage's ``people_rising.csv``.
         found_people_topics: the people stage's ``people_topics.csv``.
         found_venues: the venues stage's ``venues.csv``.
@@ -155,6 +156,7 @@ class FindingInputs:
     parsed: list[str]
     details: str
     found_reception: str
+    found_bursts: str
     found_rising: str
     found_people_topics: str
     found_venues: str
@@ -163,13 +165,14 @@ class FindingInputs:
 @dataclass(frozen=True)
 class FindingOutputs:
     """What the finding_robustness stage writes: each stage's table of findings (``trends.csv``,
-    ``comparison.csv``, ``reception.csv``, ``people_rising.csv``, ``people_topics.csv``, ``venues.csv``) with each
+    ``comparison.csv``, ``bursts.csv``, ``reception.csv``, ``people_rising.csv``, ``people_topics.csv``, ``venues.csv``) with each
     row's ``holds``, ``replicates`` and (on findings) ``robustness``, and ``robustness.json``,
     the same per kind of finding, for the report.
     """
 
     trends: str
     comparison: str
+    bursts: str
     reception: str
     people_rising: str
     people_topics: str
@@ -204,6 +207,7 @@ class _Graded:
 _REPORTED_BY = {
     "trends": (),
     "comparison": (),
+    "bursts": ("term", "start"),
     "reception": ("measure", "outcome"),
     "people_rising": ("kind", "name"),
     "people_topics": ("kind", "name"),
@@ -230,7 +234,7 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
 
 def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
-    the trends, the newest period against the one before, the reception findings, who is rising and who holds more of a topic (people), and
+    the trends, the newest period against the one before, the bursts' topics, the reception findings, who is rising and who holds more of a topic (people), and
     which venues hold more or fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
@@ -257,6 +261,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     tables = {
         "trends": _trends(inputs, graded),
         "comparison": _comparison(inputs, graded),
+        "bursts": _bursts(inputs, graded),
         "reception": _reception(inputs, graded),
         **_people(inputs, graded),
         "venues": _venues(inputs, graded),
@@ -272,7 +277,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         },
     )
     _LOG.info(
-        "trends, the newest period's changes, reception, people and venue findings re-tested in %d replicates in %.1f s",
+        "trends, the newest period's changes, bursts, reception, people and venue findings re-tested in %d replicates in %.1f s",
         len(graded.replicates),
         time.perf_counter() - start,
     )
@@ -322,6 +327,37 @@ def _comparison(inputs: FindingInputs, graded: _Graded):
         "comparison",
         found["grade"] == SIGNIFICANT,
     )
+
+
+def _bursts(inputs: FindingInputs, graded: _Graded):
+    """The bursts (``bursts.csv``, with each burst's leading ``topic``), each re-tested on the
+    replicate's drawn papers and topics: its term bursting again from its first period, its
+    leading topic's match among the topics holding most of the burst's papers.
+    """
+    # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
+    import pandas as pd
+
+    # The re-tests import heavy libraries at their top: only the jobs that use them load them.
+    from papertopics.robustness.retests import BurstsTested, burst_findings, replicate_bursts
+
+    record = storage.read_json(inputs.changes)["bursts"]
+    table = pd.read_csv(inputs.found_bursts, keep_default_na=False, dtype={"term": str, "start": str})
+    found = burst_findings(record)
+    if found["term"].tolist() != table["term"].tolist():
+        raise RuntimeError(f"{inputs.found_bursts} is out of step with {inputs.changes}; rerun changes.")
+    texts = {paper["id"]: paper["text"] for paper in storage.read_jsonl(inputs.papers)}
+    tested = BurstsTested(
+        [texts[paper] for paper in graded.assigned["id"]],
+        graded.periods,
+        record.get("periods") or [],
+        graded.settings,
+        graded.settings.stop_words,
+    )
+    holds, drawn = count_holds(
+        found, graded.replicates, lambda r: replicate_bursts(r, tested), ("term", "start")
+    )
+    table.insert(table.columns.get_loc("topics"), "topic", found["topic"].to_numpy())
+    return with_robustness(table, holds, drawn, graded.stability, found["topic"] != OUTLIER)
 
 
 def _reception(inputs: FindingInputs, graded: _Graded):
