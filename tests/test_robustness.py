@@ -512,7 +512,7 @@ def test_the_stage_grades_each_burst_of_bursts_csv_by_its_leading_topic(tmp_path
     from papertopics import storage
     from papertopics.changes.signals import term_bursts
     from papertopics.changes.tables import burst_table
-    from papertopics.robustness.stages import _bursts, _Graded
+    from papertopics.robustness.finding_kinds import Graded, bursts_graded
     from papertopics.settings import FindingSettings
     from workflow_support import default_config
 
@@ -542,10 +542,10 @@ def test_the_stage_grades_each_burst_of_bursts_csv_by_its_leading_topic(tmp_path
     storage.write_csv(inputs.found_bursts, burst_table({"bursts": bursts}))
     storage.write_jsonl(inputs.papers, [{"id": i, "text": t} for i, t in zip(ids, texts, strict=True)])
     stability = {t: 0.9 for t in range(6)}
-    graded = _Graded(
+    graded = Graded(
         pd.DataFrame({"id": ids}), _relabelled_replicates(topic_of, 10), stability, settings, periods, None
     )
-    table = _bursts(inputs, graded)
+    table = bursts_graded(inputs, graded)
     planted = table[table["term"] == "quantum annealing"].iloc[0]
     assert (planted["topic"], planted["holds"], planted["replicates"]) == (0, 5, 5)
     assert planted["robustness"] == ROBUST
