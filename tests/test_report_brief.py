@@ -351,3 +351,23 @@ def test_a_fragile_burst_is_left_off_the_brief_and_marked_red_under_what_changed
     )
     # Without replicates nothing is said of resamples.
     assert "resamples" not in str(bursts_block(changes, _same))
+
+
+def test_a_trajectory_is_told_by_how_often_its_shape_held_not_its_trend():
+    from papertopics.report.inputs import with_trend_robustness
+
+    changes = _changes(_papers(ICML, YEARS))
+    assert {r["topic"] for r in changes["trends"]["topics"] if r["shape"] != "steady"} == {0, 1, 2}
+    robust = {"holds": 9, "replicates": 10, "robustness": "robust"}
+    # Every trend held; topic 0's shape (its rise over the three years read as a trajectory) in 2 of 10.
+    record = {
+        "replicates": 10,
+        "trends": {str(t): robust for t in range(3)},
+        "shapes": {"0": {"holds": 2, "replicates": 10, "robustness": "fragile"}, "1": robust, "2": robust},
+    }
+    graded = with_trend_robustness(changes, record)
+    changed = what_changed(graded, _same, {})
+    assert "#topic-0" not in [f.link for f in changed.findings] and len(changed.findings) == 2
+    assert changed.more.startswith("1 fragile one")
+    section = str(changes_section(graded, {}, {}))
+    assert '<span class="held fragile">(fragile: holds in 2 of 10 resamples)</span>' in section

@@ -550,3 +550,35 @@ def test_the_stage_grades_each_burst_of_bursts_csv_by_its_leading_topic(tmp_path
     assert (planted["topic"], planted["holds"], planted["replicates"]) == (0, 5, 5)
     assert planted["robustness"] == ROBUST
     assert table.columns.tolist()[-4:] == ["topics", "holds", "replicates", "robustness"]
+
+
+def test_a_planted_peak_holds_its_shape_in_the_replicates_and_shuffled_years_in_none():
+    from papertopics.changes.trajectories import PEAKED, planted_shares
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_trends, trajectory_findings
+
+    # Nine years of 300 papers; topic 0 rises from 5% to 25% of them and falls back.
+    names = [str(year) for year in range(2016, 2025)]
+    topic_of, years = [], []
+    for name, share in zip(names, planted_shares(PEAKED, len(names), 0.05, 0.25), strict=True):
+        planted = round(300 * share)
+        topic_of += [0] * planted + [1 + i % 5 for i in range(300 - planted)]
+        years += [name] * 300
+    topic_of, years = np.array(topic_of), np.array(years, dtype=object)
+    settings = _compare_settings()
+    findings = pd.DataFrame({"topic": [0, 0, 1], "shape": [PEAKED, "rising", PEAKED]})
+
+    def holds(periods, replicates) -> list[int]:
+        counted, drawn = count_holds(
+            trajectory_findings(findings),
+            replicates,
+            lambda r: trajectory_findings(replicate_trends(r, periods, names, settings)),
+        )
+        assert drawn == len(replicates)
+        return counted.tolist()
+
+    assert holds(_year_periods(years), _relabelled_replicates(topic_of, 10)) == [5, 0, 0]
+    unmatched = [replace(r, match={}) for r in _relabelled_replicates(topic_of, 10)]
+    assert holds(_year_periods(years), unmatched) == [0, 0, 0]
+    shuffled = _year_periods(np.random.default_rng(11).permutation(years))
+    assert holds(shuffled, _relabelled_replicates(topic_of, 10)) == [0, 0, 0]

@@ -45,8 +45,20 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
         assert (found["replicates"] == REPLICATES).all() and found["holds"].between(0, REPLICATES).all()
     record = json.loads((workdir / "results/topics/robustness.json").read_text(encoding="utf-8"))
     assert record["replicates"] == REPLICATES
-    kinds = {"trends", "comparison", "bursts", "reception", "people_rising", "people_topics", "venues"}
+    kinds = {
+        "trends",
+        "shapes",
+        "comparison",
+        "bursts",
+        "reception",
+        "people_rising",
+        "people_topics",
+        "venues",
+    }
     assert kinds <= set(record)
+    # The trajectories' shapes are graded beside the trends.
+    trends = pd.read_csv(workdir / "results/topics/trends.csv", keep_default_na=False)
+    assert {"shape_holds", "shape_replicates", "shape_robustness"} <= set(trends.columns)
     # The comparison is re-tested topic by topic where the changes stage tested it, else not at all.
     changes = json.loads((workdir / "results/topics/changes.json").read_text(encoding="utf-8"))
     compared = pd.read_csv(workdir / "results/topics/comparison.csv", keep_default_na=False)

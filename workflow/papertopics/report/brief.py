@@ -23,7 +23,7 @@ from papertopics.report.largest_moves import largest_moves, within_chance_note
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
-from papertopics.report.stability_marks import robustness_rank, with_holds
+from papertopics.report.stability_marks import robustness_rank, shape_held, with_holds
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
@@ -167,7 +167,9 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
     """
     trends = changes["trends"]
     periods = [period_label(p) for p in trends["periods"]]
-    found = ranked_findings(trends["topics"])
+    # Each trajectory told graded by how often its shape held (its trend's grade where none was re-tested).
+    found = [shape_held(r) for r in ranked_findings(trends["topics"])]
+    shaped_topics = {r["topic"] for r in found}
     # Robust findings first (each grade's largest move first); a fragile one is left to What changed.
     told = [r for r in sorted(found, key=robustness_rank) if r.get("robustness") != FRAGILE][:_FINDINGS]
     if len(found) < _ENOUGH_SIGNIFICANT:
@@ -175,7 +177,9 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
         leads = [
             r
             for r in trends["topics"]
-            if r["grade"] == SUGGESTIVE and r not in found and abs(r.get("move_pp") or 0) >= minimum
+            if r["grade"] == SUGGESTIVE
+            and r["topic"] not in shaped_topics
+            and abs(r.get("move_pp") or 0) >= minimum
         ]
         told += sorted(leads, key=lambda r: (-size(r), r["topic"]))[:_LEADS]
     unit = changes["by"]
@@ -183,7 +187,7 @@ def trend_findings(changes: dict, period_label, colours: dict[int, str]) -> list
     for row in told:
         moved = trend_movement(row, trends)
         colour = colour_of(colours, int(row["topic"]))
-        shaped = row in found
+        shaped = row["topic"] in shaped_topics
         rest = (
             shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit) + "."
             if shaped
@@ -289,7 +293,7 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
         span = f"{period_label(trends['periods'][0])} to {period_label(trends['periods'][-1])}"
         findings = trend_findings(changes, period_label, colours)
         none = f"No topic's share rose or fell beyond what chance explains from {span}."
-        more = _more_text(ranked_findings(trends["topics"]))
+        more = _more_text([shape_held(r) for r in ranked_findings(trends["topics"])])
         return _with_largest(
             WhatChanged(f"What changed, {span}", findings, None if findings else none, more), changes
         )

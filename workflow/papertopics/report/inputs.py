@@ -204,15 +204,22 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
 
 
 def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict | None:
-    """``changes`` with each trend's, each burst's and each topic's change since the period before
-    (its ``comparison``) ``holds``, ``replicates`` and ``robustness`` (its grade) from the robustness
+    """``changes`` with each trend's (and as ``shape_holds``, ... its trajectory's), each burst's
+    and each topic's change since the period before (its ``comparison``) ``holds``, ``replicates`` and ``robustness`` (its grade) from the robustness
     stage's record, where there is one and replicates were drawn.
     """
     if not changes or not _drawn(robustness):
         return changes
     trends = changes.get("trends") or {}
     if trends.get("available"):
-        rows = _with_held(trends["topics"], robustness.get("trends") or {}, ())
+        shapes = robustness.get("shapes") or {}
+        rows = [
+            {
+                **row,
+                **{f"shape_{key}": value for key, value in shapes.get(str(int(row["topic"])), {}).items()},
+            }
+            for row in _with_held(trends["topics"], robustness.get("trends") or {}, ())
+        ]
         changes = {**changes, "trends": {**trends, "topics": rows}}
     bursts = changes.get("bursts") or {}
     if bursts.get("available"):

@@ -70,6 +70,21 @@ def held_mark(row: dict) -> Markup:
     return macro("sections/stability.html", "held")(note, row.get("robustness") == FRAGILE)
 
 
+def shape_held(row: dict) -> dict:
+    """A trend row's trajectory as a finding the marks read: its ``shape_holds``,
+    ``shape_replicates`` and ``shape_robustness`` as ``holds``, ``replicates``, ``robustness``
+    (the row as it is where its shape was not re-tested).
+    """
+    if "shape_replicates" not in row:
+        return row
+    return {
+        **row,
+        "holds": row["shape_holds"],
+        "replicates": row["shape_replicates"],
+        "robustness": row["shape_robustness"],
+    }
+
+
 def robustness_rank(row: dict) -> int:
     """A finding's place by its grade: robust first, then supported (or ungraded), fragile last."""
     return {ROBUST: 0, FRAGILE: 2}.get(row.get("robustness", ""), 1)

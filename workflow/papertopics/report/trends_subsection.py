@@ -11,7 +11,7 @@ from markupsafe import Markup
 from papertopics.report.colours import colour_of
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
-from papertopics.report.stability_marks import holds_note
+from papertopics.report.stability_marks import holds_note, shape_held
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.trajectories import STEADY, ranked_findings, recent_phrase, shape_phrase
 from papertopics.robustness.findings import FRAGILE
@@ -89,8 +89,9 @@ def _trajectory_item(row: dict, trends: dict, period_label, colours: dict[int, s
         "sparkline": _sparkline(row, trends, period_label, colours),
         "text": shape_phrase(row, trends, period_label) + recent_phrase(row, trends, period_label, unit),
         "hover": f"Trajectory test q = {row['shape_q']:.2g}; whole-span trend {slope_text(row, trends['unit'])}",
-        "held": holds_note(row),
-        "fragile": row.get("robustness") == FRAGILE,
+        # How often its shape held in the resamples (not its straight-line trend).
+        "held": holds_note(shape_held(row)),
+        "fragile": shape_held(row).get("robustness") == FRAGILE,
     }
 
 

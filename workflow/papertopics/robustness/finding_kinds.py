@@ -87,6 +87,7 @@ class Graded:
 # What tells a kind's findings of one topic apart (none for a trend), and so keys its record.
 REPORTED_BY = {
     "trends": (),
+    "shapes": (),
     "comparison": (),
     "bursts": ("term", "start"),
     "reception": ("measure", "outcome"),
@@ -103,22 +104,36 @@ def graded_table(table, graded: Graded, retest, kind: str, is_finding, after: st
 
 
 def trends_graded(inputs: FindingInputs, graded: Graded):
-    """The trends (``trends.csv``), each re-tested over the periods the main run tested."""
+    """The trends (``trends.csv``), each re-tested over the periods the main run tested, and from
+    the same re-test each trajectory's shape (``shape_holds``, ``shape_replicates``,
+    ``shape_robustness``, after ``shape_q``): it holds where the matched topic has the same shape.
+    """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     # The re-tests import heavy libraries at their top: only the jobs that use them load them.
-    from papertopics.robustness.retests import replicate_trends
+    from papertopics.robustness.retests import replicate_trends, trajectory_findings
 
     trends = pd.read_csv(inputs.found_trends, keep_default_na=False)
     tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
-    return graded_table(
-        trends,
-        graded,
-        lambda replicate: replicate_trends(replicate, graded.periods, tested, graded.settings),
-        "trends",
-        _flag(trends, "finding"),
-        after="finding",
+    retested = {}  # each replicate's trends, tested once for the trends and their shapes
+
+    def retest(replicate: Replicate):
+        if id(replicate) not in retested:
+            retested[id(replicate)] = replicate_trends(replicate, graded.periods, tested, graded.settings)
+        return retested[id(replicate)]
+
+    table = graded_table(trends, graded, retest, "trends", _flag(trends, "finding"), after="finding")
+    shapes = trajectory_findings(trends)
+    holds, drawn = count_holds(
+        shapes,
+        graded.replicates,
+        lambda replicate: trajectory_findings(retest(replicate)),
+        REPORTED_BY["shapes"],
+    )
+    is_finding = shapes["grade"] == SIGNIFICANT
+    return with_robustness(
+        table, holds, drawn, graded.stability, is_finding, after="shape_q", prefix="shape_"
     )
 
 

@@ -106,16 +106,18 @@ def with_robustness(
     stability: dict[int, float],
     is_finding,
     after: str | None = None,
+    prefix: str = "",
 ) -> pd.DataFrame:
     """``table`` with ``holds``, ``replicates`` and, on its findings (``is_finding``, a boolean
     column), ``robustness``: the grade (empty on the rows that are no finding); the three columns
-    follow the column ``after`` (last where None: a table whose last columns are per period keeps them last).
+    follow the column ``after`` (last where None: a table whose last columns are per period keeps them last),
+    each name after ``prefix`` (``shape_holds``: a table of two kinds of finding, trends and their shapes).
     """
     graded = [
         robustness_grade(int(count), replicates, stability.get(int(topic))) if finding else ""
         for count, topic, finding in zip(holds, table["topic"], is_finding, strict=True)
     ]
-    added = {"holds": holds, "replicates": replicates, "robustness": graded}
+    added = {f"{prefix}holds": holds, f"{prefix}replicates": replicates, f"{prefix}robustness": graded}
     place = len(table.columns) if after is None else table.columns.get_loc(after) + 1
     table = table.copy()
     for offset, (name, values) in enumerate(added.items()):
@@ -123,9 +125,10 @@ def with_robustness(
     return table
 
 
-def robustness_records(table: pd.DataFrame, by: tuple[str, ...] = ()) -> dict[str, dict]:
+def robustness_records(table: pd.DataFrame, by: tuple[str, ...] = (), prefix: str = "") -> dict[str, dict]:
     """Each row's holds, replicates and grade by its topic (as text: a JSON key), and its columns
-    ``by`` joined with "|" (a reception finding's ``3|acceptance|accepted``), for the report.
+    ``by`` joined with "|" (a reception finding's ``3|acceptance|accepted``), for the report; the
+    columns named after ``prefix`` (see ``with_robustness``).
     """
     keys = [
         "|".join(str(part) for part in key)
@@ -134,6 +137,10 @@ def robustness_records(table: pd.DataFrame, by: tuple[str, ...] = ()) -> dict[st
     return {
         key: {"holds": int(holds), "replicates": int(replicates), "robustness": graded}
         for key, holds, replicates, graded in zip(
-            keys, table["holds"], table["replicates"], table["robustness"], strict=True
+            keys,
+            table[f"{prefix}holds"],
+            table[f"{prefix}replicates"],
+            table[f"{prefix}robustness"],
+            strict=True,
         )
     }

@@ -12,6 +12,7 @@ import pandas as pd
 
 from papertopics.changes.shares import compare_periods, dump_shares
 from papertopics.changes.signals import leading_topic, term_bursts, topic_trends
+from papertopics.changes.trajectories import STEADY
 from papertopics.changes.trends import FALLING, RISING
 from papertopics.changes.venues import compare_groups
 from papertopics.mapping.cluster import OUTLIER
@@ -22,7 +23,7 @@ from papertopics.reception.table import ReceptionSettings, TopicPapers, receptio
 from papertopics.reception.values import ReceptionValues
 from papertopics.robustness.findings import Replicate
 from papertopics.settings import CompareSettings
-from papertopics.stats import SIGNIFICANT, grade
+from papertopics.stats import NO_EVIDENCE, SIGNIFICANT, grade
 
 TESTED_COLUMNS = ["topic", "direction", "grade"]
 # A reception finding is a topic's measure and outcome (its acceptance, its mean rating, ...).
@@ -58,13 +59,30 @@ def replicate_trends(
 ) -> pd.DataFrame:
     """The trend of each of the replicate's topics over the main run's ``tested`` periods (its
     clustered papers, Cochran-Armitage, Benjamini-Hochberg across its topics): ``topic``,
-    ``direction``, ``grade``; none where no trend can be tested.
+    ``direction``, ``grade``, and its trajectory's ``shape`` (``trajectory_findings``); none
+    where no trend can be tested.
     """
     shares = _replicate_shares(replicate, periods, settings.confidence)
     found = topic_trends(shares, periods.by, tested, settings)
     if not found["available"]:
-        return pd.DataFrame(columns=TESTED_COLUMNS)
-    return pd.DataFrame(found["topics"])[TESTED_COLUMNS]
+        return pd.DataFrame(columns=[*TESTED_COLUMNS, "shape"])
+    return pd.DataFrame(found["topics"])[[*TESTED_COLUMNS, "shape"]]
+
+
+def trajectory_findings(trends: pd.DataFrame) -> pd.DataFrame:
+    """Each topic's trajectory (a table of trends with its ``shape``: ``trends.csv``, or
+    ``replicate_trends``') as a finding: ``topic``, ``direction`` (its shape: rising, falling,
+    peaked, returned), ``grade`` (significant where it has a shape: its test and smallest move
+    passed; none where it is steady).
+    """
+    shaped = trends["shape"] != STEADY
+    return pd.DataFrame(
+        {
+            "topic": trends["topic"],
+            "direction": trends["shape"],
+            "grade": np.where(shaped, SIGNIFICANT, NO_EVIDENCE).astype(object),
+        }
+    )
 
 
 # The newest period against the one before: a topic's change in clustered share between the two.

@@ -158,7 +158,7 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
 
 def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
-    the trends, the newest period against the one before, the bursts' topics, the reception
+    the trends and their shapes, the newest period against the one before, the bursts' topics, the reception
     findings, who is rising and who holds more of a topic (people), and which venues hold more or
     fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
@@ -199,10 +199,12 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
             "replicates": len(graded.replicates),
             "stability": graded.stability,
             **{kind: robustness_records(table, REPORTED_BY[kind]) for kind, table in tables.items()},
+            # The trajectories' shapes, graded in trends.csv beside the trends.
+            "shapes": robustness_records(tables["trends"], REPORTED_BY["shapes"], prefix="shape_"),
         },
     )
     _LOG.info(
-        "trends, changes since the period before, bursts, reception, people and venue findings "
+        "trends and their shapes, changes since the period before, bursts, reception, people and venue findings "
         "re-tested in %d replicates in %.1f s",
         len(graded.replicates),
         time.perf_counter() - start,
