@@ -236,6 +236,16 @@ def test_a_topic_whose_decisions_changed_is_said_per_year_in_the_section_and_not
         and "Papers on &lt;i&gt;graphs&lt;/i&gt; were accepted" in page
     )
     assert 'class="reception-changes"' not in str(reception_section({**record, "in_report": False}))
+    # With replicates drawn, each change says how often its topic's change held in them.
+    from papertopics.report.inputs import with_reception_robustness
+
+    held = {
+        "replicates": 10,
+        "reception_years": {"7": {"holds": 3, "replicates": 10, "robustness": "fragile"}},
+    }
+    graded = with_reception_robustness({**record, "change_topics": [7]}, held)
+    page = str(reception_section(graded))
+    assert "a change beyond the rest" in page and "s. (Fragile: holds in 3 of 10 resamples.)</li>" in page
 
 
 @pytest.mark.parametrize("corpus", ["openreview", "acl"])

@@ -582,3 +582,38 @@ def test_a_planted_peak_holds_its_shape_in_the_replicates_and_shuffled_years_in_
     assert holds(_year_periods(years), unmatched) == [0, 0, 0]
     shuffled = _year_periods(np.random.default_rng(11).permutation(years))
     assert holds(shuffled, _relabelled_replicates(topic_of, 10)) == [0, 0, 0]
+
+
+def test_a_topics_changed_acceptance_across_years_holds_in_the_replicates_and_shuffled_in_none():
+    from papertopics.reception.table import ReceptionSettings, TopicPapers
+    from papertopics.reception.values import ReceptionValues
+    from papertopics.reception.years import year_rows
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_year_changes, year_change_findings
+
+    rng = np.random.default_rng(13)
+    topic_of = np.repeat(np.arange(10), 300)
+    years = rng.choice(["2022", "2023", "2024"], size=len(topic_of)).astype(object)
+    # Topic 0 was accepted at 60% in 2022 and 10% in 2024; each of the nine others at 30% throughout.
+    rate = np.where(topic_of == 0, np.select([years == "2022", years == "2023"], [0.6, 0.35], 0.1), 0.3)
+    decisions = np.where(rng.random(len(topic_of)) < rate, "Accept", "Reject").astype(object)
+    nothing = np.full(len(topic_of), np.nan)
+    pools = pd.factorize(years, sort=True)[0]  # one venue a year
+    found = TopicPapers(topic_of, pools, years, tuple(range(10)), tuple("abcdefghij"))
+    settings = ReceptionSettings(("accept",), 10, 0.95, 0.05, 0.25)
+    main = year_change_findings(
+        year_rows(found, ReceptionValues(decisions, nothing, nothing, nothing, ()), settings)
+    ).drop_duplicates("topic")
+    finding = main[main["grade"] == "significant"]
+    assert finding["topic"].tolist() == [0]
+
+    def held(decided, replicates) -> list[int]:
+        values = ReceptionValues(decided, nothing, nothing, nothing, ())
+        counted, _ = count_holds(
+            finding, replicates, lambda r: replicate_year_changes(r, found, values, settings)
+        )
+        return counted.tolist()
+
+    assert held(decisions, _relabelled_replicates(topic_of, 20)) == [5]
+    assert held(decisions, [replace(r, match={}) for r in _relabelled_replicates(topic_of, 20)]) == [0]
+    assert held(rng.permutation(decisions), _relabelled_replicates(topic_of, 20)) == [0]

@@ -38,8 +38,9 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     mean = matches.groupby("topic")["jaccard"].mean().round(3)
     assert mean[real["id"]].tolist() == real["stability"].tolist()
     # Every table of findings says how often each held: the trends, the newest period against the
-    # one before, the bursts' topics, reception, people and venues.
-    for table in ("trends", "comparison", "bursts", "reception", "people_rising", "people_topics", "venues"):
+    # one before, the bursts' topics, reception (and its changes across the years), people and venues.
+    tables = ("trends", "comparison", "bursts", "reception", "reception_years", "people_rising")
+    for table in (*tables, "people_topics", "venues"):
         found = pd.read_csv(workdir / f"results/topics/{table}.csv", keep_default_na=False)
         assert {"holds", "replicates", "robustness"} <= set(found.columns), table
         assert (found["replicates"] == REPLICATES).all() and found["holds"].between(0, REPLICATES).all()
@@ -51,6 +52,7 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
         "comparison",
         "bursts",
         "reception",
+        "reception_years",
         "people_rising",
         "people_topics",
         "venues",

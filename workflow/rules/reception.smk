@@ -12,9 +12,10 @@ rule reception:
         topic_papers="results/assigned/papers.csv",
         details="results/staged/topics/topic_details.json",
     output:
-        # The robustness stage adds how often each finding holds in the replicates (reception.csv).
+        # The robustness stage adds how often each finding holds in the replicates (reception.csv,
+        # reception_years.csv).
         table="results/reception/reception.csv",
-        years="results/staged/topics/reception_years.csv",
+        years="results/reception/years.csv",
         record="results/staged/topics/reception.json",
         # papers.csv: the topics stage's table with the papers' decisions, ratings and citations.
         paper_table_file="results/staged/topics/papers.csv",

@@ -47,8 +47,8 @@ rule topic_stability:
         "../scripts/topic_stability.py"
 
 
-# Each finding (trends, the newest period against the one before, bursts' topics, reception,
-# people rising and over-represented, venues) re-tested in every replicate on its matched topic, with the same test
+# Each finding (trends and their shapes, the newest period against the one before, bursts'
+# topics, reception and its changes across the years, people rising and over-represented, venues) re-tested in every replicate on its matched topic, with the same test
 # and family: how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
 # not a clustering.
 rule finding_robustness:
@@ -70,11 +70,13 @@ rule finding_robustness:
         found_people_topics="results/people/topics.csv",
         found_venues="results/changes/venues.csv",
         found_bursts="results/changes/bursts.csv",
+        found_reception_years="results/reception/years.csv",
     output:
         trends="results/staged/topics/trends.csv",
         comparison="results/staged/topics/comparison.csv",
         bursts="results/staged/topics/bursts.csv",
         reception="results/staged/topics/reception.csv",
+        reception_years="results/staged/topics/reception_years.csv",
         people_rising="results/staged/topics/people_rising.csv",
         people_topics="results/staged/topics/people_topics.csv",
         venues="results/staged/topics/venues.csv",

@@ -45,14 +45,19 @@ def finding_sentence(row: dict) -> str:
     return f"{subject} {said}, against {shown(row['rest'])} elsewhere."
 
 
-def change_sentences(per_year) -> list[str]:
-    """The significant changes across the years (``year_rows``), strongest first, in words."""
+def change_sentences(per_year) -> list[tuple[int, str]]:
+    """The significant changes across the years (``year_rows``), strongest first: each topic and
+    its change in words.
+    """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     from papertopics.changes.tables import json_records
 
     changed = per_year[per_year["change_evidence"] == SIGNIFICANT]
     ordered = changed.sort_values(["change_q_value", "topic", "year"], kind="stable")
-    return [change_sentence(json_records(rows)) for _, rows in ordered.groupby("topic", sort=False)]
+    return [
+        (int(topic), change_sentence(json_records(rows)))
+        for topic, rows in ordered.groupby("topic", sort=False)
+    ]
 
 
 def change_sentence(rows: list[dict]) -> str:
@@ -214,6 +219,7 @@ def reception(
     storage.write_csv(table, rows)
     storage.write_csv(years, per_year)
     significant = flagged(rows).sort_values(["q_value", "topic"], kind="stable")
+    changes = change_sentences(per_year)
     given = _given(values)
     storage.write_json(
         record,
@@ -236,7 +242,9 @@ def reception(
             "findings": [finding_sentence(row) for row in json_records(significant)],
             "topics": json_records(rows),
             "by_year": json_records(per_year),
-            "changes": change_sentences(per_year),
+            "changes": [sentence for _, sentence in changes],
+            # Each change's topic, in the same order: the report says how often each held.
+            "change_topics": [topic for topic, _ in changes],
         },
     )
     _LOG.info(

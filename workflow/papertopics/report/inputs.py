@@ -237,14 +237,18 @@ def with_trend_robustness(changes: dict | None, robustness: dict | None) -> dict
 
 def with_reception_robustness(reception: dict | None, robustness: dict | None) -> dict | None:
     """The reception record with each row's ``holds``, ``replicates`` and ``robustness``, as
-    ``with_trend_robustness`` (a reception finding is a topic's measure and outcome).
+    ``with_trend_robustness`` (a reception finding is a topic's measure and outcome), and the same
+    for each change across the years (``change_held``, in the order of ``changes``).
     """
     if not reception or not _drawn(robustness):
         return reception
     rows = _with_held(
         reception.get("topics") or [], robustness.get("reception") or {}, ("measure", "outcome")
     )
-    return {**reception, "topics": rows}
+    # Each change across the years (``changes``, in words) with how often its topic's change held.
+    changed = robustness.get("reception_years") or {}
+    held = [changed.get(str(topic), {}) for topic in reception.get("change_topics") or []]
+    return {**reception, "topics": rows, "change_held": held}
 
 
 def with_venue_robustness(venues: dict | None, robustness: dict | None) -> dict | None:

@@ -143,6 +143,13 @@ def forest_plots(rows: list[dict]) -> list[dict]:
     return plots
 
 
+def _changes(record: dict) -> list[str]:
+    """The changes across the years in words, each with how often it held (where replicates were drawn)."""
+    sentences = record.get("changes", [])
+    held = record.get("change_held") or [{}] * len(sentences)
+    return [with_holds(sentence, row) for sentence, row in zip(sentences, held, strict=True)]
+
+
 def reception_section(record: dict | None) -> Markup:
     """The Reception section, or nothing where the papers carry no decision, rating or citation."""
     rows = shown_rows(record)
@@ -156,7 +163,7 @@ def reception_section(record: dict | None) -> Markup:
         papers=record["papers"],
         findings=findings(record),
         # A change of decisions across the years is itself a finding about decisions.
-        changes=record.get("changes", []) if record.get("in_report", True) else [],
+        changes=_changes(record) if record.get("in_report", True) else [],
         notes=record["notes"],
         accepted=", ".join(record["accepted"]),
         table=reception_table(rows),

@@ -38,6 +38,7 @@ class FindingInputs:
         details: the topics stage's ``topic_details.json``.
         found_reception: the reception stage's ``reception.csv``.
         found_bursts: the changes stage's ``bursts.csv``.
+        found_reception_years: the reception stage's rates per year (``reception_years.csv``).
         found_rising: the people stage's ``people_rising.csv``.
         found_people_topics: the people stage's ``people_topics.csv``.
         found_venues: the venues stage's ``venues.csv``.
@@ -56,6 +57,7 @@ class FindingInputs:
     details: str
     found_reception: str
     found_bursts: str
+    found_reception_years: str
     found_rising: str
     found_people_topics: str
     found_venues: str
@@ -91,6 +93,7 @@ REPORTED_BY = {
     "comparison": (),
     "bursts": ("term", "start"),
     "reception": ("measure", "outcome"),
+    "reception_years": (),
     "people_rising": ("kind", "name"),
     "people_topics": ("kind", "name"),
     "venues": ("venue",),
@@ -188,13 +191,20 @@ def bursts_graded(inputs: FindingInputs, graded: Graded):
     return with_robustness(table, holds, drawn, graded.stability, found["topic"] != OUTLIER)
 
 
-def reception_graded(inputs: FindingInputs, graded: Graded):
-    """The reception findings (``reception.csv``), on the same papers' decisions, ratings and citations."""
+def reception_graded(inputs: FindingInputs, graded: Graded) -> dict:
+    """The reception findings (``reception``) and the changes of a topic's decisions across the
+    years (``reception_years``: on each of its rows), on the same papers' decisions, ratings and
+    citations.
+    """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     # The re-tests import heavy libraries at their top: only the jobs that use them load them.
-    from papertopics.robustness.retests import replicate_reception
+    from papertopics.robustness.retests import (
+        replicate_reception,
+        replicate_year_changes,
+        year_change_findings,
+    )
 
     settings = graded.settings
     merged = received_table(received_records(inputs.papers, inputs.parsed), graded.assigned)
@@ -204,13 +214,25 @@ def reception_graded(inputs: FindingInputs, graded: Graded):
     found = topic_papers_of(merged, storage.read_json(inputs.details)["topics"])
     found_settings = reception_settings(settings, settings.reception_min_papers)
     reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
-    return graded_table(
-        reception,
-        graded,
-        lambda replicate: replicate_reception(replicate, found, values, found_settings),
-        "reception",
-        reception["evidence"] == SIGNIFICANT,
+    per_year = pd.read_csv(inputs.found_reception_years, keep_default_na=False)
+    changed = year_change_findings(per_year)
+    holds, drawn = count_holds(
+        changed,
+        graded.replicates,
+        lambda replicate: replicate_year_changes(replicate, found, values, found_settings),
+        REPORTED_BY["reception_years"],
     )
+    is_finding = changed["grade"] == SIGNIFICANT
+    return {
+        "reception": graded_table(
+            reception,
+            graded,
+            lambda replicate: replicate_reception(replicate, found, values, found_settings),
+            "reception",
+            reception["evidence"] == SIGNIFICANT,
+        ),
+        "reception_years": with_robustness(per_year, holds, drawn, graded.stability, is_finding),
+    }
 
 
 def people_graded(inputs: FindingInputs, graded: Graded) -> dict:

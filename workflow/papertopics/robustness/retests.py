@@ -21,6 +21,7 @@ from papertopics.people.trends import GradingLevels, over_represented, rising
 from papertopics.periods.assign import Periods
 from papertopics.reception.table import ReceptionSettings, TopicPapers, reception_table
 from papertopics.reception.values import ReceptionValues
+from papertopics.reception.years import year_rows
 from papertopics.robustness.findings import Replicate
 from papertopics.settings import CompareSettings
 from papertopics.stats import NO_EVIDENCE, SIGNIFICANT, grade
@@ -204,6 +205,43 @@ def replicate_reception(
     stepped down, as the main run's; ``papers`` and ``values``: the main run's, every paper):
     ``topic``, ``measure``, ``outcome``, ``direction``, ``grade``.
     """
+    drawn, kept = _drawn_reception(replicate, papers, values)
+    found = reception_table(drawn, kept, settings, describe=False)
+    return found.rename(columns={"evidence": "grade"})[RECEPTION_COLUMNS]
+
+
+# A change across the years is a topic's: its rate against the rest's changed, in no one direction.
+CHANGED = "changed"
+
+
+def year_change_findings(per_year: pd.DataFrame) -> pd.DataFrame:
+    """The reception stage's rates per year (``year_rows``: a row per topic and year, each with the
+    topic's change test) as findings, a row each: ``topic``, ``direction`` (changed), ``grade``.
+    """
+    return pd.DataFrame(
+        {"topic": per_year["topic"], "direction": CHANGED, "grade": per_year["change_evidence"]},
+        columns=TESTED_COLUMNS,
+    )
+
+
+def replicate_year_changes(
+    replicate: Replicate, papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+) -> pd.DataFrame:
+    """Whether each of the replicate's topics' acceptance (or rarer outcome) against the rest's
+    changed across the years (the reception stage's exact change test, Benjamini-Hochberg across
+    the replicate's topics): ``topic``, ``direction``, ``grade``, a row per topic.
+    """
+    drawn, kept = _drawn_reception(replicate, papers, values)
+    found = year_change_findings(year_rows(drawn, kept, settings))
+    return found.drop_duplicates("topic")
+
+
+def _drawn_reception(
+    replicate: Replicate, papers: TopicPapers, values: ReceptionValues
+) -> tuple[TopicPapers, ReceptionValues]:
+    """The replicate's drawn papers as the reception tests read them: each coded by its topic
+    there (-1 an outlier), with its pool, year, decision, rating and citations.
+    """
     labels = replicate.labels
     topics = np.unique(labels[labels != OUTLIER])
     codes = np.where((labels == OUTLIER) | replicate.outlier, -1, np.searchsorted(topics, labels))
@@ -222,8 +260,7 @@ def replicate_reception(
         rating_spread=values.rating_spread[rows],
         citations=values.citations[rows],
     )
-    found = reception_table(drawn, kept, settings, describe=False)
-    return found.rename(columns={"evidence": "grade"})[RECEPTION_COLUMNS]
+    return drawn, kept
 
 
 # A person finding is a topic's kind (institution, country) and name; a venue finding a topic's venue.

@@ -124,7 +124,7 @@ def topic_stability(
 @dataclass(frozen=True)
 class FindingOutputs:
     """What the finding_robustness stage writes: each stage's table of findings (``trends.csv``,
-    ``comparison.csv``, ``bursts.csv``, ``reception.csv``, ``people_rising.csv``,
+    ``comparison.csv``, ``bursts.csv``, ``reception.csv``, ``reception_years.csv``, ``people_rising.csv``,
     ``people_topics.csv``, ``venues.csv``) with each row's ``holds``, ``replicates`` and (on
     findings) ``robustness``, and ``robustness.json``, the same per kind of finding, for the report.
     """
@@ -133,6 +133,7 @@ class FindingOutputs:
     comparison: str
     bursts: str
     reception: str
+    reception_years: str
     people_rising: str
     people_topics: str
     venues: str
@@ -159,7 +160,7 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
 def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
     the trends and their shapes, the newest period against the one before, the bursts' topics, the reception
-    findings, who is rising and who holds more of a topic (people), and which venues hold more or
+    findings and changes across the years, who is rising and who holds more of a topic (people), and which venues hold more or
     fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
@@ -187,7 +188,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         "trends": trends_graded(inputs, graded),
         "comparison": comparison_graded(inputs, graded),
         "bursts": bursts_graded(inputs, graded),
-        "reception": reception_graded(inputs, graded),
+        **reception_graded(inputs, graded),
         **people_graded(inputs, graded),
         "venues": venues_graded(inputs, graded),
     }
@@ -204,7 +205,8 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         },
     )
     _LOG.info(
-        "trends and their shapes, changes since the period before, bursts, reception, people and venue findings "
+        "trends and their shapes, changes since the period before, bursts, reception (and across the years), "
+        "people and venue findings "
         "re-tested in %d replicates in %.1f s",
         len(graded.replicates),
         time.perf_counter() - start,
