@@ -617,3 +617,37 @@ def test_a_topics_changed_acceptance_across_years_holds_in_the_replicates_and_sh
     assert held(decisions, _relabelled_replicates(topic_of, 20)) == [5]
     assert held(decisions, [replace(r, match={}) for r in _relabelled_replicates(topic_of, 20)]) == [0]
     assert held(rng.permutation(decisions), _relabelled_replicates(topic_of, 20)) == [0]
+
+
+def test_a_trend_planted_in_one_venue_holds_there_in_the_replicates_and_shuffled_years_in_none():
+    from papertopics.changes.venue_trends import describe_venue_trends
+    from papertopics.robustness.findings import count_holds
+    from papertopics.robustness.retests import replicate_venue_trends
+
+    rng = np.random.default_rng(17)
+    topic_of = np.repeat(np.arange(6), 300)
+    venues = rng.choice(["A", "B"], size=len(topic_of)).astype(object)
+    names = ["2020", "2021", "2022", "2023", "2024"]
+    years = rng.choice(names, size=len(topic_of)).astype(object)
+    # At venue A, topic 0's papers are drawn towards the later years; at B it is as any topic.
+    in_a = (topic_of == 0) & (venues == "A")
+    years[in_a] = rng.choice(names, size=in_a.sum(), p=[0.04, 0.08, 0.18, 0.3, 0.4])
+    settings = _compare_settings()
+    labels = {t: f"topic {t}" for t in range(6)}
+    clustered = np.ones(len(topic_of), bool)
+    main, _ = describe_venue_trends(
+        topic_of, clustered, _year_periods(years), _venue_groups(venues), labels, settings
+    )
+    found = main[main["finding"]]
+    assert found[["venue", "topic", "direction"]].values.tolist() == [["A", 0, "rising"]]
+
+    def held(year_of, replicates) -> list[int]:
+        periods, groups = _year_periods(year_of), _venue_groups(venues)
+        counted, _ = count_holds(
+            found, replicates, lambda r: replicate_venue_trends(r, periods, groups, settings), ("venue",)
+        )
+        return counted.tolist()
+
+    assert held(years, _relabelled_replicates(topic_of, 30)) == [5]
+    assert held(years, [replace(r, match={}) for r in _relabelled_replicates(topic_of, 30)]) == [0]
+    assert held(rng.permutation(years), _relabelled_replicates(topic_of, 30)) == [0]

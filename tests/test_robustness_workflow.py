@@ -38,9 +38,10 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
     mean = matches.groupby("topic")["jaccard"].mean().round(3)
     assert mean[real["id"]].tolist() == real["stability"].tolist()
     # Every table of findings says how often each held: the trends, the newest period against the
-    # one before, the bursts' topics, reception (and its changes across the years), people and venues.
+    # one before, the bursts' topics, reception (and its changes across the years), people, venues
+    # and each venue's own trends.
     tables = ("trends", "comparison", "bursts", "reception", "reception_years", "people_rising")
-    for table in (*tables, "people_topics", "venues"):
+    for table in (*tables, "people_topics", "venues", "venue_trends"):
         found = pd.read_csv(workdir / f"results/topics/{table}.csv", keep_default_na=False)
         assert {"holds", "replicates", "robustness"} <= set(found.columns), table
         assert (found["replicates"] == REPLICATES).all() and found["holds"].between(0, REPLICATES).all()
@@ -56,6 +57,7 @@ def test_replicates_grade_each_topic_and_are_drawn_once(tmp_path):
         "people_rising",
         "people_topics",
         "venues",
+        "venue_trends",
     }
     assert kinds <= set(record)
     # The trajectories' shapes are graded beside the trends.

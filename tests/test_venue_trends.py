@@ -121,6 +121,21 @@ def test_the_venues_section_and_the_brief_say_where_a_topic_rose_and_where_it_di
         ],
     }
     assert brief_line(venue_only) is None
+    # With replicates drawn: ICML's rise marked with how often it held; a fragile one left off the brief.
+    from papertopics.report.inputs import with_venue_robustness
+
+    def graded(holds: int, grade: str) -> dict:
+        held = {"0|ICML": {"holds": holds, "replicates": 10, "robustness": grade}}
+        return with_venue_robustness(record, {"replicates": 10, "venues": {}, "venue_trends": held})
+
+    robust = graded(9, "robust")
+    assert brief_line(robust) == brief_line(record)
+    assert '<span class="held">(robust: holds in 9 of 10 resamples)</span>' in venues_section(robust, cells)
+    fragile = graded(2, "fragile")
+    assert brief_line(fragile) is None
+    assert '<span class="held fragile">(fragile: holds in 2 of 10 resamples)</span>' in venues_section(
+        fragile, cells
+    )
     assert "No trends within venues: each venue&#x27;s trends need its papers&#x27; years" in venues_section(
         venue_only, cells
     )

@@ -53,7 +53,8 @@ rule venues:
         # The robustness stage adds how often each finding holds in the replicates (venues.csv).
         table="results/changes/venues.csv",
         record="results/staged/topics/venues.json",
-        trends="results/staged/topics/venue_trends.csv",
+        # The robustness stage adds how often each venue's trend holds (venue_trends.csv).
+        trends="results/changes/venue_trends.csv",
     log:
         "results/logs/venues.log",
     benchmark:

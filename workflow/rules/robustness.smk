@@ -48,7 +48,8 @@ rule topic_stability:
 
 
 # Each finding (trends and their shapes, the newest period against the one before, bursts'
-# topics, reception and its changes across the years, people rising and over-represented, venues) re-tested in every replicate on its matched topic, with the same test
+# topics, reception and its changes across the years, people rising and over-represented, venues
+# and their own trends) re-tested in every replicate on its matched topic, with the same test
 # and family: how often it holds, and its grade (robust, supported, fragile). No replicate is redrawn: editing a decision reruns this job,
 # not a clustering.
 rule finding_robustness:
@@ -69,6 +70,7 @@ rule finding_robustness:
         found_rising="results/people/rising.csv",
         found_people_topics="results/people/topics.csv",
         found_venues="results/changes/venues.csv",
+        found_venue_trends="results/changes/venue_trends.csv",
         found_bursts="results/changes/bursts.csv",
         found_reception_years="results/reception/years.csv",
     output:
@@ -80,6 +82,7 @@ rule finding_robustness:
         people_rising="results/staged/topics/people_rising.csv",
         people_topics="results/staged/topics/people_topics.csv",
         venues="results/staged/topics/venues.csv",
+        venue_trends="results/staged/topics/venue_trends.csv",
         record="results/staged/topics/robustness.json",
     log:
         "results/logs/finding_robustness.log",

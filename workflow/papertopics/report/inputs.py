@@ -252,8 +252,9 @@ def with_reception_robustness(reception: dict | None, robustness: dict | None) -
 
 
 def with_venue_robustness(venues: dict | None, robustness: dict | None) -> dict | None:
-    """The venues record with each topic a venue holds more or fewer of given its ``holds``,
-    ``replicates`` and ``robustness``, as ``with_trend_robustness`` (a venue finding is a topic's venue).
+    """The venues record with each topic a venue holds more or fewer of, and each venue's own
+    trend, given its ``holds``, ``replicates`` and ``robustness``, as ``with_trend_robustness`` (a
+    venue finding is a topic's venue).
     """
     if not venues or not venues.get("available") or not _drawn(robustness):
         return venues
@@ -267,7 +268,29 @@ def with_venue_robustness(venues: dict | None, robustness: dict | None) -> dict 
         {**group, "over": graded(group, "over"), "under": graded(group, "under")}
         for group in venues["groups"]
     ]
-    return {**venues, "groups": groups}
+    return {**venues, "groups": groups, "trends": _venue_trends_held(venues.get("trends") or {}, robustness)}
+
+
+def _venue_trends_held(trends: dict, robustness: dict) -> dict:
+    """Each venue's own trends (``venues.json``'s ``trends``) with how often each held, the
+    strongest (the brief's) too; a venue trend is a topic's venue.
+    """
+    if not trends.get("available"):
+        return trends
+    held = robustness.get("venue_trends") or {}
+    topics = [
+        {
+            **topic,
+            "venues": _with_held(
+                [{**row, "topic": topic["topic"]} for row in topic["venues"]], held, ("venue",)
+            ),
+        }
+        for topic in trends["topics"]
+    ]
+    strongest = trends.get("strongest")
+    if strongest:
+        strongest = _with_held([strongest], held, ("venue",))[0]
+    return {**trends, "topics": topics, "strongest": strongest}
 
 
 def _burst_key(burst: dict) -> str:

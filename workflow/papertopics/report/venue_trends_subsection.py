@@ -9,6 +9,8 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from papertopics.report.render import render
+from papertopics.report.stability_marks import held_mark
+from papertopics.robustness.findings import FRAGILE
 
 _LISTED = 15  # topics listed in the section; the rest are in venue_trends.csv
 _OTHERS_NAMED = 2  # other venues the brief's line names
@@ -35,7 +37,8 @@ def brief_line(record: dict | None) -> str | None:
     """
     trends = (record or {}).get("trends") or {}
     best = trends.get("strongest") if trends.get("available") else None
-    if not best:
+    # A fragile one (it held in fewer than half of the resamples) is left to the Venues section.
+    if not best or best.get("robustness") == FRAGILE:
         return None
     others = sorted(best["others"], key=lambda r: (r["direction"] != "flat", r["venue"]))[:_OTHERS_NAMED]
     rest = "".join(f"; at {o['venue']}, {moved(o)}" for o in others)
@@ -63,6 +66,8 @@ def _topic_item(topic: dict) -> dict:
             "evidence": _evidence(row),
             "moved": moved(row),
             "grade": row["grade"] if row["direction"] != "flat" else None,
+            # How often a finding held in the resamples, red where fragile (none on the rest).
+            "held": held_mark(row) if row.get("robustness") else Markup(""),
         }
         for row in topic["venues"]
     ]

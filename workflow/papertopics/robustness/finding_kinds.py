@@ -39,6 +39,7 @@ class FindingInputs:
         found_reception: the reception stage's ``reception.csv``.
         found_bursts: the changes stage's ``bursts.csv``.
         found_reception_years: the reception stage's rates per year (``reception_years.csv``).
+        found_venue_trends: the venues stage's ``venue_trends.csv``.
         found_rising: the people stage's ``people_rising.csv``.
         found_people_topics: the people stage's ``people_topics.csv``.
         found_venues: the venues stage's ``venues.csv``.
@@ -58,6 +59,7 @@ class FindingInputs:
     found_reception: str
     found_bursts: str
     found_reception_years: str
+    found_venue_trends: str
     found_rising: str
     found_people_topics: str
     found_venues: str
@@ -97,6 +99,7 @@ REPORTED_BY = {
     "people_rising": ("kind", "name"),
     "people_topics": ("kind", "name"),
     "venues": ("venue",),
+    "venue_trends": ("venue",),
 }
 
 
@@ -266,25 +269,40 @@ def people_graded(inputs: FindingInputs, graded: Graded) -> dict:
     return tables
 
 
-def venues_graded(inputs: FindingInputs, graded: Graded):
-    """Which venues hold more or fewer of a topic (``venues.csv``), re-tested on the replicate's topics."""
+def venues_graded(inputs: FindingInputs, graded: Graded) -> dict:
+    """Which venues hold more or fewer of a topic (``venues``) and each venue's own trends
+    (``venue_trends``), re-tested on the replicate's topics.
+    """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
 
     # The re-tests import heavy libraries at their top: only the jobs that use them load them.
-    from papertopics.robustness.retests import replicate_venues
+    from papertopics.robustness.retests import replicate_venue_trends, replicate_venues
 
     # A venue is text, even one that reads as a number (a track "2").
     venues = pd.read_csv(inputs.found_venues, keep_default_na=False, dtype={"venue": str})
     levels = graded.levels()
-    # Where no venues are compared the table is only its header, and nothing is re-tested.
-    return graded_table(
-        venues,
-        graded,
-        lambda replicate: replicate_venues(replicate, graded.groups, levels),
-        "venues",
-        venues["grade"] == SIGNIFICANT,
-    )
+    trends = pd.read_csv(inputs.found_venue_trends, keep_default_na=False, dtype={"venue": str})
+    # Where no venues are compared the tables are only their headers, and nothing is re-tested.
+    return {
+        "venues": graded_table(
+            venues,
+            graded,
+            lambda replicate: replicate_venues(replicate, graded.groups, levels),
+            "venues",
+            venues["grade"] == SIGNIFICANT,
+        ),
+        "venue_trends": graded_table(
+            trends,
+            graded,
+            lambda replicate: replicate_venue_trends(
+                replicate, graded.periods, graded.groups, graded.settings
+            ),
+            "venue_trends",
+            _flag(trends, "finding"),
+            after="finding",
+        ),
+    }
 
 
 def _flag(table, column: str):

@@ -14,6 +14,7 @@ from papertopics.changes.shares import compare_periods, dump_shares
 from papertopics.changes.signals import leading_topic, term_bursts, topic_trends
 from papertopics.changes.trajectories import STEADY
 from papertopics.changes.trends import FALLING, RISING
+from papertopics.changes.venue_trends import describe_venue_trends
 from papertopics.changes.venues import compare_groups
 from papertopics.mapping.cluster import OUTLIER
 from papertopics.people.authorship import display_names
@@ -334,5 +335,24 @@ def replicate_venues(replicate: Replicate, groups: Periods, levels: GradingLevel
         levels.confidence,
         levels.false_discovery_rate,
         levels.suggestive_q,
+    )
+    return found[VENUE_COLUMNS]
+
+
+def replicate_venue_trends(
+    replicate: Replicate, periods: Periods, groups: Periods | None, settings: CompareSettings
+) -> pd.DataFrame:
+    """Each venue's own trends of the replicate's topics (the venues stage's Cochran-Armitage test
+    within each venue over its periods of enough papers, Benjamini-Hochberg across every venue and
+    topic): ``topic``, ``venue``, ``direction``, ``grade``; none where no venue has 3 such periods.
+    """
+    labels = {int(topic): str(topic) for topic in np.unique(replicate.labels) if topic != OUTLIER}
+    found, _ = describe_venue_trends(
+        replicate.labels,
+        ~replicate.outlier.astype(bool),
+        drawn_periods(periods, replicate.rows),
+        drawn_periods(groups, replicate.rows) if groups is not None else None,
+        labels,
+        settings,
     )
     return found[VENUE_COLUMNS]

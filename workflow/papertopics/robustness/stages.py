@@ -125,7 +125,7 @@ def topic_stability(
 class FindingOutputs:
     """What the finding_robustness stage writes: each stage's table of findings (``trends.csv``,
     ``comparison.csv``, ``bursts.csv``, ``reception.csv``, ``reception_years.csv``, ``people_rising.csv``,
-    ``people_topics.csv``, ``venues.csv``) with each row's ``holds``, ``replicates`` and (on
+    ``people_topics.csv``, ``venues.csv``, ``venue_trends.csv``) with each row's ``holds``, ``replicates`` and (on
     findings) ``robustness``, and ``robustness.json``, the same per kind of finding, for the report.
     """
 
@@ -137,6 +137,7 @@ class FindingOutputs:
     people_rising: str
     people_topics: str
     venues: str
+    venue_trends: str
     record: str
 
 
@@ -161,7 +162,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
     the trends and their shapes, the newest period against the one before, the bursts' topics, the reception
     findings and changes across the years, who is rising and who holds more of a topic (people), and which venues hold more or
-    fewer of a topic; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
+    fewer of a topic and each venue's own trends; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -190,7 +191,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         "bursts": bursts_graded(inputs, graded),
         **reception_graded(inputs, graded),
         **people_graded(inputs, graded),
-        "venues": venues_graded(inputs, graded),
+        **venues_graded(inputs, graded),
     }
     for kind, table in tables.items():
         storage.write_csv(getattr(outputs, kind), table)
