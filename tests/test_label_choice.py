@@ -293,30 +293,6 @@ def test_titles_are_read_with_the_abstracts_and_their_names_win(ijcai_titled):
     assert empty.units[voting].counts == before.counts
 
 
-def test_a_theme_the_first_phrase_leaves_out_is_the_second_phrase():
-    # IJCAI abstracts: one topic of 40 papers on graph neural networks and 20 on clustering (as
-    # the benchmark's topic of GNNs and graph clustering), beside five topics of other terms.
-    path = require_corpus("ijcai_2020_2024_areas.jsonl.gz")
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        abstracts = [clean_for_keywords(json.loads(line)["abstract"]) for line in lines]
-    texts = [a for a in abstracts if "graph neural network" in a and "cluster" not in a][:40]
-    texts += [a for a in abstracts if "clustering" in a and "graph neural" not in a][:20]
-    topics = [0] * len(texts)
-    for number, term in enumerate(["voting", "federated", "point cloud", "bandit", "multi-agent"], 1):
-        said = [a for a in abstracts if term in a and a not in texts][:40]
-        texts += said
-        topics += [number] * len(said)
-    table = PhraseTable(texts, np.array(topics), STOP)
-    alone = {t: [] for t in table.units}
-    assert topic_labels(table, alone)[0] == "graph neural networks"
-    # Its first c-TF-IDF keyword, "clustering", is the topic's own word and a theme the papers on
-    # graph neural networks do not share: the label names both themes.
-    keywords = {0: ["clustering", "graph", "gnns"]}
-    assert topic_labels(table, alone, keywords=keywords)[0] == "graph neural networks, clustering"
-    # A first keyword the first phrase agrees with adds nothing.
-    assert topic_labels(table, alone, keywords={0: ["graph", "clustering"]})[0] == "graph neural networks"
-
-
 def _term_topics(
     terms: list[str], most: int = 40, corpus: str = "openreview_free_keywords.jsonl.gz"
 ) -> tuple[list[str], np.ndarray]:

@@ -34,19 +34,10 @@ phrase embedded by the corpus's embedding model, its cosine to each topic's cent
 times an even share (1 / the number of topics), at most ``SECOND_PLACEMENT_SHARE``: else the
 label is its first phrase alone. Without an embedding model the best scoring of them is taken.
 
-A topic of two themes keeps both in its label (``left_out_theme``): where the topic's first
-distinctive keyword is one word that can name it, not generic, that the first phrase neither agrees
-with nor restates, whose papers are a theme apart from the first phrase's (they use it less than
-``MIN_CO_LIFT`` as often as the topic's papers do, which bars it as a second phrase above), and
-most of whose uses in the corpus (``THEME_PRECISION``) are the topic's, that keyword is the second
-phrase, unless the second chosen above agrees with it: "graph neural networks, clustering" for
-IJCAI's topic of GNNs and graph clustering, whose first keyword is "clustering", which the
-field uses alone as a name (its sub-area keyword). Chosen leave-one-corpus-out, bench/labels-loco.md.
-
 A label is never one generic word (``generic_alone``, ``papertopics.topics.generic_words``: "robot"
 where every robot paper is one topic; "rearrangement", which papers write in "object
-rearrangement"). Such a first phrase with no second takes a name of another part as second, or
-gives way to a name that holds it (``specific_for``). A first phrase
+rearrangement"). Such a first phrase with no second gives way to a name that holds it
+(``promoted``), or takes a name of another part as second (``other_part``). A first phrase
 of two words whose first is generic gives way to its second where that is one of the topic's
 distinctive keywords and covers as many of its papers ("llm unlearning" → "unlearning":
 ``generic_modifier_dropped``). Each chosen leave-one-corpus-out, bench/labels-loco.md.
@@ -90,8 +81,8 @@ SECOND_PLACEMENT_SHARE = 0.5
 NEIGHBOURS = 3
 # A first phrase agrees with one of the topic's first this many distinctive keywords.
 AGREEING_KEYWORDS = 3
-# A keyword that is a theme the label leaves out is the topic's in most of the papers using it:
-# "attention" or "diffusion", methods many topics use, are not themes of one.
+# A generic word is dropped before a keyword the topic holds in most of the papers using it:
+# "attention" or "diffusion", methods many topics use, are not the topic's.
 THEME_PRECISION = 0.5
 # A second author keyword in a label: carried by at least this share as many of the topic's papers
 # as the first (bench/labels-loco.md, "Keywords from the input").
@@ -194,8 +185,7 @@ def choose_label(
     part of its theme (``may_be_second``), when the two together still ``fits``. ``placement``
     (the unit's share of each phrase's meaning, ``PhrasePlacement.shares`` for its topic) chooses
     among the phrases that may be second, and there is none unless the chosen one's share is at
-    least ``least_share``; without it, the best scoring of them is. A theme the first phrase leaves
-    out (``left_out_theme`` of ``keywords``) is the second instead, unless the chosen one agrees with it.
+    least ``least_share``; without it, the best scoring of them is.
     """
     if not ranked:
         return ""
@@ -204,9 +194,6 @@ def choose_label(
     ranked = [head, *(key for key in ranked if key != head)]
     first = ranked[0]
     second = _second(table, unit, ranked, placement, keywords, least_share)
-    theme = left_out_theme(table, unit, first, keywords)
-    if theme is not None and not (second is not None and agrees(second, [theme])):
-        second = theme
     if second is None and generic_alone(table, first):
         # No phrase holding the word carries most of its uses: the word with another part's name,
         # else any phrase holding it ("robot learning" where every word is generic), else the best
@@ -254,24 +241,6 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
         and table.names(unit, head)
         and table.coverage(unit, head) >= table.coverage(unit, first)
         else first
-    )
-
-
-def left_out_theme(table: PhraseTable, unit: Unit, first: Key, keywords: list[Key]) -> Key | None:
-    """The unit's first distinctive keyword (``keywords``, best first) where it is a theme of the
-    unit that the first phrase leaves out (the module's docstring), else None.
-    """
-    key = keywords[0] if keywords else ()
-    return (
-        key
-        if len(key) == 1
-        and table.names(unit, key)
-        and not generic_alone(table, key)
-        and not agrees(first, [key])
-        and not restates(first, key)
-        and table.precision(unit, key) >= THEME_PRECISION
-        and table.co_lift(unit, first, key) < MIN_CO_LIFT
-        else None
     )
 
 

@@ -64,8 +64,6 @@ PRECISION_WEIGHT = 0.5
 COMPLETION_SHARE = 0.5
 NOMINAL_SHARE = 1 / 3
 MIN_LIFT = 2.0
-# A phrase ranks by its score times its keyphraseness (``Keyphraseness.ratio``) to this power.
-KEYPHRASENESS_POWER = 0.0
 # A carried label is kept while each of its phrases still names the topic and its first phrase
 # scores at least this share of the topic's best phrase now (so a label made now is kept until its
 # first phrase really weakens).
@@ -272,16 +270,10 @@ class PhraseTable:
         )
 
     def ranked(self, unit: Unit) -> list[Key]:
-        """The unit's candidates that can name it, whole phrases only, best first by their score
-        weighed by their keyphraseness (``KEYPHRASENESS_POWER``; ties: longer, a-z).
-        """
+        """The unit's candidates that can name it, whole phrases only, best first (ties: longer, a-z)."""
         keys = [key for key in unit.candidates if self.names(unit, key)]
         whole = [key for key in keys if not self._completed(unit, key, keys)]
-
-        def weighed(key: Key) -> float:
-            return round(self.score(unit, key) * self.prior.ratio(key) ** KEYPHRASENESS_POWER, 9)
-
-        return sorted(whole, key=lambda key: (-weighed(key), -len(key), key))
+        return sorted(whole, key=lambda key: (-round(self.score(unit, key), 9), -len(key), key))
 
     def _completed(self, unit: Unit, key: Key, keys: list[Key]) -> bool:
         """Whether a phrase one word longer is used, in their text, by more than
