@@ -25,10 +25,12 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
     CORPORA,
     IJCAI,
     OFFLINE,
+    OWN_EMBEDDING_CACHE,
     PARSE_KNOBS,
     REPO,
     SEEDS,
     SHARED,
+    SHARED_EMBEDDINGS_VARIABLE,
     SNAKEMAKE,
     TOPICS_ONWARD,
     default_config,
@@ -41,18 +43,32 @@ from tests.workflow_support import (  # noqa: F401  (the tests import these from
     write_config,
 )
 
-# The key that signs the fitted models (papertopics.signed) is this test session's own, in a
-# scratch folder: the tests never read or make the user's. Set before pytest-xdist starts its
-# workers, which inherit it: a run one worker builds (seed_run) is placed on by the others.
-if not os.environ.get(KEY_FOLDER_VARIABLE):
-    os.environ[KEY_FOLDER_VARIABLE] = _SESSION_KEY_FOLDER = tempfile.mkdtemp(prefix="papertopics-key-")
-else:
-    _SESSION_KEY_FOLDER = None
+
+def _session_folder(variable: str, prefix: str) -> str | None:
+    """A scratch folder for this test session, named by the environment ``variable``: made here
+    (and returned, to be removed at the end) unless the variable names one already. Set before
+    pytest-xdist starts its workers, which inherit it, so all of them share the one folder.
+    """
+    if os.environ.get(variable):
+        return None
+    os.environ[variable] = folder = tempfile.mkdtemp(prefix=prefix)
+    return folder
+
+
+# The key that signs the fitted models (papertopics.signed) is this test session's own: the tests
+# never read or make the user's, and a run one worker builds (seed_run) is placed on by the others.
+# The workflow runs share one embedding cache (workflow_support.write_config): each abstract is
+# embedded once a session, not once a run.
+_SESSION_FOLDERS = [
+    _session_folder(KEY_FOLDER_VARIABLE, "papertopics-key-"),
+    _session_folder(SHARED_EMBEDDINGS_VARIABLE, "papertopics-embeddings-"),
+]
 
 
 def pytest_unconfigure(config):
-    if _SESSION_KEY_FOLDER and not hasattr(config, "workerinput"):
-        shutil.rmtree(_SESSION_KEY_FOLDER, ignore_errors=True)
+    if not hasattr(config, "workerinput"):
+        for folder in filter(None, _SESSION_FOLDERS):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # As the workflow's jobs do (Snakefile): the encoders a test loads in its own process share the

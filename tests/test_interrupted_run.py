@@ -13,7 +13,14 @@ import subprocess
 import time
 
 import pytest
-from conftest import OFFLINE, make_workdir, published_files, run_workflow, snakemake_command
+from conftest import (
+    OFFLINE,
+    OWN_EMBEDDING_CACHE,
+    make_workdir,
+    published_files,
+    run_workflow,
+    snakemake_command,
+)
 
 
 def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None:
@@ -28,7 +35,8 @@ def wait_for(condition, process: subprocess.Popen, limit_s: float = 900) -> None
 
 @pytest.mark.slow
 def test_run_killed_during_embed_resumes_on_one_core_to_the_seed_runs_results(seed_run, tmp_path):
-    workdir = make_workdir(tmp_path)
+    # Its own embedding cache: with the session's, the seeds' vectors are there and embed has nothing to do.
+    workdir = make_workdir(tmp_path, embedding=OWN_EMBEDDING_CACHE)
     command = snakemake_command(workdir, "--cores", "2", "--rerun-incomplete")
     env = {**os.environ, **OFFLINE}
     run = subprocess.Popen(

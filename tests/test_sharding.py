@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import PARSE_KNOBS, SEEDS, make_workdir, planned_jobs, run_workflow
+from conftest import OWN_EMBEDDING_CACHE, PARSE_KNOBS, SEEDS, make_workdir, planned_jobs, run_workflow
 from papertopics import storage
 from papertopics.embed import sharding
 from papertopics.embed import stages as embed_stages
@@ -117,8 +117,11 @@ def test_small_dumps_share_one_embed_job_and_a_large_one_is_sharded(tmp_path):
 
 @pytest.mark.slow
 def test_the_workflow_shards_large_dumps_and_gathers_the_same_embeddings(tmp_path):
-    whole = make_workdir(tmp_path / "whole", embedding={"backend": "onnx"})
-    sharded = make_workdir(tmp_path / "sharded", embedding={"backend": "onnx", "shard_size": 6})
+    # Each run its own embedding cache: with the session's, the sharded run would read the whole's vectors.
+    whole = make_workdir(tmp_path / "whole", embedding={"backend": "onnx", **OWN_EMBEDDING_CACHE})
+    sharded = make_workdir(
+        tmp_path / "sharded", embedding={"backend": "onnx", "shard_size": 6, **OWN_EMBEDDING_CACHE}
+    )
     expected_shards = sum(planned_shards(seed, 6) for seed in SEEDS)
     assert expected_shards > 2 * len(SEEDS)
     plan = planned_jobs(sharded)

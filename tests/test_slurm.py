@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from conftest import (
     OFFLINE,
+    OWN_EMBEDDING_CACHE,
     REPO,
     SEEDS,
     make_workdir,
@@ -104,7 +105,9 @@ def slice_dump(folder: Path) -> Path:
 def workdir_with_slice(root: Path) -> Path:
     dumps = {seed.name: seed.read_bytes() for seed in SEEDS}
     dumps["arxiv-slice.jsonl"] = slice_dump(root.parent / f"{root.name}-slice").read_bytes()
-    return make_workdir(root, dumps, embedding={"backend": "onnx", "shard_size": SHARD_SIZE})
+    # Its own embedding cache: with the session's, the SLURM run would read the local run's vectors.
+    embedding = {"backend": "onnx", "shard_size": SHARD_SIZE, **OWN_EMBEDDING_CACHE}
+    return make_workdir(root, dumps, embedding=embedding)
 
 
 def test_a_slurm_run_killed_for_memory_resumes_and_equals_a_local_run(cluster, tmp_path):

@@ -44,6 +44,9 @@ def test_three_venues_give_the_venues_table_and_section_and_no_trend(tmp_path, s
         "q",
         "grade",
         "direction",
+        "holds",
+        "replicates",
+        "robustness",
     ]
     assert set(table["venue"]) == set(VENUES) and len(table) == 3 * table["topic"].nunique()
     assert table.groupby("venue")["venue_papers"].first().sum() == len(seed_papers) - 3
