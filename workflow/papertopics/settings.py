@@ -206,7 +206,7 @@ def _guide_names(guide) -> list[str]:
 @dataclass(frozen=True)
 class TopicStageSettings(_Settings):
     """``topics`` and ``lineage``, with the embedding model that the guide and the labels' second
-    phrases are placed by, and ``report.coarse_topics``: the topic groups the report shows are made
+    phrases are placed by (and the cache folder their vectors are kept in), and ``report.coarse_topics``: the topic groups the report shows are made
     here, so that knob reruns this stage (and what follows). The field order is that of
     ``topic_details.json``'s settings. The keyword knobs (``ngram_range`` to ``min_keyword_share``)
     are BERTopic's (``papertopics.topics.fit.fit_topic_model``).
@@ -216,6 +216,7 @@ class TopicStageSettings(_Settings):
 
     embedding_model: str = knob("embedding", "model")
     max_seq_length: int = knob("embedding", "max_seq_length")
+    embedding_cache_dir: str = knob("embedding", "cache_dir")
     guide_names: list[str] = knob("topics", "guide", read=_guide_names)
     save_ctfidf: bool
     ngram_range: list[int]
@@ -239,7 +240,7 @@ class TopicStageSettings(_Settings):
         return {name: value for name, value in asdict(self).items() if name not in _NOT_RECORDED}
 
 
-_NOT_RECORDED = {"embedding_model", "max_seq_length", "guide_names", "save_ctfidf"}
+_NOT_RECORDED = {"embedding_model", "max_seq_length", "embedding_cache_dir", "guide_names", "save_ctfidf"}
 
 
 @dataclass(frozen=True)

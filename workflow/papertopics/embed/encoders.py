@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from papertopics import storage
+from papertopics.embed.cache import EmbeddingCache, embed_missing
 from papertopics.embed.models import (
     effective_max_seq_length,
     model_fingerprint,
@@ -198,23 +199,52 @@ def load_model(model: str, max_seq_length: int, device: str = "cpu"):
 
 
 class EncoderOnDemand:
-    """``load_model``'s model, loaded at its first ``encode``.
+    """``load_model``'s model, loaded at its first ``encode`` of a text its cache lacks.
 
     The topics stage embeds a few phrases to choose its labels' second phrases (and the guide's
-    names, when given): a placed update whose topics all keep their labels embeds none, and so
-    skips the 4 s of importing sentence-transformers and loading the model.
+    names, when given). Unit vectors (``normalize_embeddings=True``, as the labels ask) are kept in
+    the run's embedding cache (``cache_dir``), under a key of their own: a rerun of the topics
+    stage whose phrases are all there, like a placed update whose topics keep their labels, skips
+    the 4 s of importing sentence-transformers and torch and loading the model. Without a cache
+    folder, or for vectors not normalised, the model is loaded at the first ``encode``.
     """
 
-    def __init__(self, model: str, max_seq_length: int):
+    def __init__(self, model: str, max_seq_length: int, cache_dir: str | None = None):
         self.model = model
         self.max_seq_length = max_seq_length
+        self._cache = (
+            None
+            if cache_dir is None
+            # load_model's vectors are those of the torch backend on the CPU, normalised here.
+            else EmbeddingCache(
+                cache_dir, {**encoder_identity(model, "torch", max_seq_length), "normalized": True}
+            )
+        )
         self._loaded = None
 
-    def encode(self, *args, **kwargs):
-        """The model's ``encode``, the model loaded first if it is not yet."""
+    def _encoder(self):
         if self._loaded is None:
             self._loaded = load_model(self.model, self.max_seq_length)
-        return self._loaded.encode(*args, **kwargs)
+        return self._loaded
+
+    def encode(self, texts: list[str], normalize_embeddings: bool = False, **kwargs):
+        """The model's ``encode``; unit vectors come from the cache where it has them."""
+        if self._cache is None or not normalize_embeddings or kwargs:
+            return self._encoder().encode(texts, normalize_embeddings=normalize_embeddings, **kwargs)
+        vectors, _ = embed_missing(
+            list(texts), self._cache, lambda: _Normalized(self._encoder()), batch_size=32
+        )
+        return vectors
+
+
+class _Normalized:
+    """A model whose ``encode`` gives unit vectors (what ``embed_missing`` asks an encoder for)."""
+
+    def __init__(self, encoder):
+        self._encoder = encoder
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        return self._encoder.encode(texts, batch_size=batch_size, normalize_embeddings=True)
 
 
 def embed_texts(encoder, texts: list[str], batch_size: int, progress_every: int = 8) -> np.ndarray:

@@ -124,7 +124,7 @@ def topics(inputs: TopicInputs, outputs: TopicOutputs, knobs: dict) -> None:
         # loaded for the representations that embed keywords, the rest only when they embed.
         encoder=load_model(chosen.embedding_model, chosen.max_seq_length)
         if needs_embedding_model(chosen.representation)
-        else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length),
+        else EncoderOnDemand(chosen.embedding_model, chosen.max_seq_length, chosen.embedding_cache_dir),
         given=Given(names, curation, fitted_labels, fitted_group_labels),
         titles=[p.get("title") or "" for p in records],
         keywords=author_keywords,
