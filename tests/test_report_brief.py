@@ -11,7 +11,7 @@ import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.periods.assign import paper_periods
-from papertopics.report.brief import burst_findings, what_changed
+from papertopics.report.brief import brief_section, burst_findings, what_changed
 from papertopics.report.brief_corpus import counts_line, reader_notes
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.title import report_title
@@ -346,6 +346,10 @@ def test_a_fragile_burst_is_left_off_the_brief_and_marked_red_under_what_changed
     )
     fragile = graded(2, "fragile")
     assert all("diffusion models" not in b.subject for b in burst_findings(fragile, _same))
+    # The brief counts what it leaves out.
+    note = "Of the terms that burst, 1 fragile one (holding in fewer than half of the resamples"
+    assert note in str(brief_section(_inputs(papers, fragile), _same, {}))
+    assert "fragile one" not in str(brief_section(_inputs(papers, robust), _same, {}))
     assert '<span class="held fragile">(fragile: holds in 2 of 10 resamples)</span>' in str(
         bursts_block(fragile, _same)
     )

@@ -47,8 +47,11 @@ LATER_RUN = {
 
 @pytest.fixture(scope="module")
 def seed_inputs(seed_run):
-    results = seed_run / "results"
-    files = ReportFiles(
+    return load_report_inputs(_seed_files(seed_run / "results"))
+
+
+def _seed_files(results, **more) -> ReportFiles:
+    return ReportFiles(
         corpus_summary=results / "corpus/summary.json",
         umap_settings=results / "reduced/umap.json",
         hdbscan_settings=results / "clusters/hdbscan.json",
@@ -62,8 +65,22 @@ def seed_inputs(seed_run):
         changes=results / "topics/changes.json",
         shares=results / "topics/dump_shares.csv",
         trends=results / "topics/trends.csv",
+        **more,
     )
-    return load_report_inputs(files)
+
+
+def test_the_comparison_and_bursts_tables_are_downloads_where_they_have_rows(seed_run, tmp_path):
+    topics = seed_run / "results" / "topics"
+    # The seed run's two dumps give no significant change and no burst: header-only tables.
+    assert all(
+        len((topics / name).read_text().splitlines()) == 1 for name in ("comparison.csv", "bursts.csv")
+    )
+    one_row = tmp_path / "comparison.csv"
+    one_row.write_text((topics / "comparison.csv").read_text() + "0,diffusion models,a,b\n", encoding="utf-8")
+    files = _seed_files(seed_run / "results", comparison=one_row, bursts=topics / "bursts.csv")
+    downloads = load_report_inputs(files).comparison_files
+    assert downloads["comparison.csv"] == one_row.read_text(encoding="utf-8")
+    assert "bursts.csv" not in downloads and "trends.csv" in downloads
 
 
 def _regrouped(inputs, papers, lineage):

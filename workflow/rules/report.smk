@@ -14,6 +14,8 @@ rule report:
         embedding_summaries=expand("results/embeddings/{dump}.json", dump=sorted(DUMPS)),
         shares="results/staged/topics/dump_shares.csv",
         trends="results/staged/topics/trends.csv",
+        comparison="results/staged/topics/comparison.csv",
+        bursts="results/staged/topics/bursts.csv",
         similar="results/similar/papers.npz",
         periods_table="results/periods/papers.csv",
         periods_settings="results/periods/periods.json",

@@ -23,7 +23,7 @@ from papertopics.report.largest_moves import largest_moves, within_chance_note
 from papertopics.report.reception_section import brief_lines, confidential
 from papertopics.report.render import render
 from papertopics.report.sparkline import counts_phrase, counts_text, share_sparkline
-from papertopics.report.stability_marks import robustness_rank, shape_held, with_holds
+from papertopics.report.stability_marks import fragile_note, robustness_rank, shape_held, with_holds
 from papertopics.report.trajectories import ranked_findings, recent_phrase, shape_phrase, size
 from papertopics.report.trends_subsection import slope_text
 from papertopics.report.venue_trends_subsection import brief_line as venue_trend_line
@@ -267,16 +267,12 @@ def _more_text(found: list[dict]) -> str | None:
     """What the brief leaves to What changed of the significant changes ``found``: those past the
     ``_FINDINGS`` it tells, and the fragile ones (it tells none of those).
     """
-    fragile = sum(r.get("robustness") == FRAGILE for r in found)
-    left = len(found) - fragile - _FINDINGS
+    left = len(found) - sum(r.get("robustness") == FRAGILE for r in found) - _FINDINGS
     parts = [
         f"{left} more significant {'change' if left == 1 else 'changes'} under What changed."
         if left > 0
         else "",
-        f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
-        "resamples, or in a topic not to be trusted) under What changed."
-        if fragile
-        else "",
+        fragile_note(found, "What changed") or "",
     ]
     return " ".join(part for part in parts if part) or None
 
@@ -363,6 +359,8 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
     changed = what_changed(changes, period_label, colours) if ordered else None
     findings = changed.findings if changed else []
     bursts = burst_findings(changes, period_label) if ordered else []
+    # The bursts it names none of, counted as the fragile changes are.
+    fragile_bursts = fragile_note(changes["bursts"].get("bursts", []), "What changed") if ordered else None
     return render(
         "brief.html",
         counts=counts_line(inputs, period_label),
@@ -370,6 +368,7 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         changed=changed,
         findings=findings,
         bursts=bursts,
+        bursts_fragile=fragile_bursts,
         notes=reader_notes(inputs, period_label),
         venues=venue_lines(inputs.venues),
         venues_none=venues_none_found(inputs.venues),

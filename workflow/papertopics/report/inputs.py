@@ -119,6 +119,9 @@ class ReportFiles:
     changes: str | None = None
     shares: str | None = None
     trends: str | None = None
+    # The newest period against the one before, and the bursts: downloads where they have rows.
+    comparison: str | None = None
+    bursts: str | None = None
     similar: str | None = None
     embedding_summaries: list[str] | None = None
     venues: str | None = None
@@ -140,6 +143,13 @@ class ReportFiles:
     robustness: str | None = None
     # The parse stage's summaries, for each dump file's hash (the corpus reads their text part).
     dump_summaries: list[str] | None = None
+
+
+def _has_rows(table: str) -> bool:
+    """Whether a CSV file holds a row beyond its header."""
+    with open(table, encoding="utf-8") as lines:
+        next(lines, None)  # the header
+        return next(lines, None) is not None
 
 
 def load_report_inputs(files: ReportFiles) -> ReportInputs:
@@ -182,6 +192,7 @@ def load_report_inputs(files: ReportFiles) -> ReportInputs:
                 files.changes,
                 files.shares,
                 files.trends,
+                *(path for path in (files.comparison, files.bursts) if path and _has_rows(path)),
                 *((files.venues_table,) if compared else ()),
                 *((files.venue_trends,) if trended else ()),
             )

@@ -94,3 +94,14 @@ def with_holds(sentence: str, row: dict) -> str:
     """A finding's sentence followed by how often it held: "... (Robust: holds in 9 of 10 resamples.)"."""
     held = holds_note(row)
     return f"{sentence} ({held[0].upper()}{held[1:]}.)" if held else sentence
+
+
+def fragile_note(rows: list[dict], section: str) -> str | None:
+    """How many of ``rows`` are fragile, which the brief leaves to ``section``; None where none is."""
+    fragile = sum(row.get("robustness") == FRAGILE for row in rows)
+    if not fragile:
+        return None
+    return (
+        f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the "
+        f"resamples, or in a topic not to be trusted) under {section}."
+    )

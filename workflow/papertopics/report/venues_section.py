@@ -15,7 +15,7 @@ from markupsafe import Markup
 from papertopics.figures.venues import venue_heatmap
 from papertopics.report.html_blocks import figure_block
 from papertopics.report.render import render
-from papertopics.report.stability_marks import held_mark
+from papertopics.report.stability_marks import fragile_note, held_mark
 from papertopics.report.topic_table import sortable_table, table_cell
 from papertopics.report.venue_trends_subsection import venue_trends_block
 from papertopics.robustness.findings import FRAGILE
@@ -72,13 +72,7 @@ def venues_none_found(record: dict | None) -> str | None:
 
 def venues_fragile(record: dict | None) -> str | None:
     """The brief's count of the venues' fragile findings, which it leaves to the Venues section."""
-    fragile = sum(cell.get("robustness") == FRAGILE for cell in _found(record or {}))
-    if not fragile:
-        return None
-    return (
-        f"{fragile} fragile {'one' if fragile == 1 else 'ones'} (holding in fewer than half of the resamples, "
-        "or in a topic not to be trusted) under Venues."
-    )
+    return fragile_note(_found(record or {}), "Venues")
 
 
 def _found(record: dict) -> list[dict]:
