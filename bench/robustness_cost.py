@@ -200,6 +200,21 @@ def markdown(result: dict) -> str:
         "",
         f"Clustering jobs in the rerun after the edit: {result['retest']['clustering_jobs'] or 'none'}.",
     ]
+    retests = [*result.get("earlier_retests", []), result["retest"]]
+    if len(retests) > 1:
+        lines += [
+            "",
+            "## The decision edit, each time it was measured on this folder",
+            "",
+            "| code | paper edited | rerun wall seconds | `finding_robustness` seconds | clustering jobs |",
+            "|---|---|---:|---:|---|",
+            *(
+                f"| {again.get('code', '')} | {again['edited_paper']} | {again['seconds']:.1f} | "
+                f"{again['rules'].get('finding_robustness', {}).get('seconds', 0):.1f} | "
+                f"{again['clustering_jobs'] or 'none'} |"
+                for again in retests
+            ),
+        ]
     for step, title in (("add", "Replicates added"), ("retest", "Rerun after one decision edited")):
         jobs = ", ".join(f"{rule} {n}" for rule, n in sorted(result[step]["jobs"].items()))
         lines += [
@@ -247,6 +262,7 @@ def main() -> None:
         "--retest-only", action="store_true", help="step 3 again on the kept folder; the other steps kept"
     )
     parser.add_argument("--keep", type=Path, help="copy the robustness outputs here before the retest")
+    parser.add_argument("--code", default="", help="what code the retest ran (a commit), for its row")
     args = parser.parse_args()
     if not CORPORA.exists():
         raise SystemExit(
@@ -259,8 +275,10 @@ def main() -> None:
         if args.keep:
             keep_outputs(workdir, args.keep)
         result["retest"] = retest(workdir)
+        result["retest"]["code"] = args.code
     else:
         result = measure(workdir, args.size)
+        result["retest"]["code"] = args.code
         if args.keep:
             keep_outputs(workdir, args.keep)
     args.results.mkdir(parents=True, exist_ok=True)
