@@ -54,18 +54,16 @@ def files_digest(paths: Iterable[str]) -> str:
 
 
 def code_digest() -> str:
-    """A digest of the papertopics package's source and the numerical libraries' versions: a
-    change to any test, or a library that draws other random numbers, keys every table anew.
+    """A digest of the papertopics package's source and the versions of the libraries the
+    re-tests compute with: a change to any test, or a library that draws other random numbers
+    or counts terms otherwise, keys every table anew.
     """
-    # Pandas and SciPy load only in the stages that compute with them.
-    import pandas as pd
-    import scipy
+    # The versions as installed: reading them imports none of the libraries.
+    from importlib.metadata import version
 
     sources = sorted(_PACKAGE.rglob("*.py"))
     return digest(
-        np.__version__,
-        pd.__version__,
-        scipy.__version__,
+        *(version(library) for library in ("numpy", "pandas", "scipy", "scikit-learn")),
         *(part for path in sources for part in (str(path.relative_to(_PACKAGE)), path.read_bytes())),
     )
 
