@@ -366,17 +366,21 @@ def _drawn_given_total(
     for year, (pmf, after) in enumerate(zip(pmfs, later, strict=True)):
         # A year's weights depend on the hits left alone: computed once for each count left (a
         # few dozen), not for each of thousands of draws, and each draw's pick found by bisection.
-        lefts, row_of = np.unique(left, return_inverse=True)
+        order = np.argsort(left, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(left[order]) != 0])
+        lefts = left[order][starts]
+        row_of = np.empty(draws, dtype=np.int64)
+        row_of[order] = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, draws]))
         rest_of = lefts[:, None] - np.arange(len(pmf))[None, :]
         possible = (rest_of >= 0) & (rest_of < len(after))
         weight = np.where(possible, pmf[None, :] * after[np.clip(rest_of, 0, len(after) - 1)], 0.0)
         cumulative = np.cumsum(weight, axis=1)
         threshold = rng.random(draws) * cumulative[row_of, -1]
         chosen = np.empty(draws, dtype=np.int64)
-        for row, weights in enumerate(cumulative):
-            picked = row_of == row
+        for row, (first, end) in enumerate(zip(starts, np.r_[starts[1:], draws], strict=True)):
+            picked = order[first:end]
             # The weights below the threshold (they rise): the pick.
-            chosen[picked] = np.searchsorted(weights, threshold[picked], side="left")
+            chosen[picked] = np.searchsorted(cumulative[row], threshold[picked], side="left")
         drawn[:, year] = chosen
         left = left - chosen
     return drawn
