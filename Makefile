@@ -7,7 +7,7 @@ CORES ?= all
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges bench-identifier-agreement bench-robustness
+.PHONY: run update refit bench-placement test test-backends test-config test-fast lint format browser slurm lock clean reset-topic-ids docs quality bench bench-quality bench-scale bench-changes bench-trajectories bench-venue-families bench-people bench-reception bench-small-corpora bench-report js-test js-lint bench-big-dumps bench-bridges bench-identifier-agreement bench-robustness bench-robustness-cost
 
 $(INSTALLED): requirements.txt requirements-test.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -195,6 +195,12 @@ bench-reception: $(INSTALLED)
 # planted and shuffled years on its real papers and topics, bench/robustness.json (docs/robustness.md).
 bench-robustness: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.robustness_bench --run $(RUN) --name "$(notdir $(abspath $(RUN)))"
+
+# What the robustness stage costs at 10,000 real abstracts, side by side in one working folder: the
+# cold run without replicates, the default replicates added, a decision edited (re-tests only):
+# bench/robustness-cost.md and .json (docs/robustness.md). Long: the cold run embeds 10,000 abstracts.
+bench-robustness-cost: $(INSTALLED)
+	PYTHONPATH=workflow $(BIN)/python -m bench.robustness_cost
 
 bench-small-corpora: $(INSTALLED)
 	PYTHONPATH=workflow $(BIN)/python -m bench.small_corpora

@@ -24,6 +24,7 @@ from tests.workflow_support import (  # noqa: F401  (the benchmarks import these
     REPO,
     SEEDS,
     default_config,
+    executed_jobs,
     make_workdir,
     planned_jobs,
     run_workflow,

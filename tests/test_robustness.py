@@ -651,3 +651,57 @@ def test_a_trend_planted_in_one_venue_holds_there_in_the_replicates_and_shuffled
     assert held(years, _relabelled_replicates(topic_of, 30)) == [5]
     assert held(years, [replace(r, match={}) for r in _relabelled_replicates(topic_of, 30)]) == [0]
     assert held(rng.permutation(years), _relabelled_replicates(topic_of, 30)) == [0]
+
+
+def test_a_kept_retest_is_found_again_only_for_the_same_inputs_and_replicate(tmp_path):
+    from papertopics.robustness.findings import Replicate
+    from papertopics.robustness.retest_cache import RetestCache
+
+    computed = []
+
+    def retest(replicate):
+        computed.append(len(replicate.rows))
+        return pd.DataFrame({"topic": [3], "name": ["1"], "direction": ["rising"], "grade": ["significant"]})
+
+    first = Replicate(np.arange(5), np.array([3, 3, 4, 4, -1]), np.zeros(5, bool), {})
+    other = replace(first, labels=np.array([3, 4, 4, 4, -1]))
+    cache = RetestCache(tmp_path, "scope")
+    table = cache.table("people_rising", "inputs", first, retest)
+    again = RetestCache(tmp_path, "scope")
+    kept = again.table("people_rising", "inputs", first, retest)
+    assert len(computed) == 1
+    pd.testing.assert_frame_equal(kept, table)
+    assert kept["name"].tolist() == ["1"]  # a name that reads as a number stays text
+    again.table("people_rising", "other inputs", first, retest)
+    again.table("people_rising", "inputs", other, retest)
+    RetestCache(tmp_path, "other code").table("people_rising", "inputs", first, retest)
+    assert len(computed) == 4
+    again.prune()  # the other code's table was not used by this job
+    assert len(list(tmp_path.glob("*.json"))) == 3
+
+
+def test_the_reception_retest_by_families_is_the_retest_of_all():
+    from papertopics.reception.table import ReceptionSettings, TopicPapers
+    from papertopics.reception.values import ReceptionValues
+    from papertopics.robustness.findings import Replicate
+    from papertopics.robustness.retests import DECISION_FAMILIES, VALUE_FAMILIES, replicate_reception
+
+    rng = np.random.default_rng(8)
+    papers = 600
+    topic_of = np.repeat(np.arange(4), 150)
+    decisions = np.where(rng.random(papers) < np.where(topic_of == 1, 0.1, 0.4), "Accept", "Reject")
+    ratings = rng.normal(5 + (topic_of == 2), 1)
+    citations = rng.poisson(np.where(topic_of == 3, 20, 5)).astype(float)
+    years = rng.choice(["2023", "2024"], papers).astype(object)
+    found = TopicPapers(topic_of, rng.integers(0, 2, papers), years, (0, 1, 2, 3), ("a", "b", "c", "d"))
+    values = ReceptionValues(decisions.astype(object), ratings, np.zeros(papers), citations, ())
+    settings = ReceptionSettings(("accept",), 10, 0.95, 0.05, 0.25)
+    rows = subsample(papers, 0.8, 1)
+    replicate = Replicate(rows, topic_of[rows], np.zeros(len(rows), bool), {t: t for t in range(4)})
+    whole = replicate_reception(replicate, found, values, settings)
+    parts = [
+        replicate_reception(replicate, found, values, settings, (f,))
+        for f in DECISION_FAMILIES + VALUE_FAMILIES
+    ]
+    assert (whole["grade"] == "significant").sum() >= 3
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole, check_dtype=False)

@@ -330,14 +330,22 @@ def _year_distributions(counts: StratifiedCounts, topic: int, to_year: np.ndarra
     odds = np.sum((hits + 0.5) * (rest_size - rest_hits + 0.5) / (counts.stratum_size + 2)) / np.sum(
         (size - hits + 0.5) * (rest_hits + 0.5) / (counts.stratum_size + 2)
     )
+    # Every stratum's central hypergeometric at once, a row each (a call per stratum was most of
+    # the replicates' re-tests of the changes); a row's hits beyond its stratum's papers are cut.
+    present = np.flatnonzero(size > 0)
+    row_of = {int(stratum): row for row, stratum in enumerate(present)}
+    central = hypergeom.logpmf(
+        np.arange(int(size.max(initial=0)) + 1)[None, :],
+        counts.stratum_size[present, None],
+        counts.stratum_hits[present, None],
+        size[present, None],
+    )
     pmfs = []
     for year in range(to_year.shape[1]):
         pmf = np.ones(1)
         for stratum in np.flatnonzero((to_year[:, year] > 0) & (size > 0)):
             support = np.arange(int(size[stratum]) + 1)
-            tilted = hypergeom.logpmf(
-                support, counts.stratum_size[stratum], counts.stratum_hits[stratum], size[stratum]
-            ) + support * np.log(odds)
+            tilted = central[row_of[int(stratum)], : len(support)] + support * np.log(odds)
             pmf = np.convolve(pmf, np.exp(tilted - tilted.max()))
         pmfs.append(pmf / pmf.sum())
     return pmfs
@@ -356,11 +364,23 @@ def _drawn_given_total(
     left = np.full(draws, total)
     drawn = np.zeros((draws, len(pmfs)), dtype=np.int64)
     for year, (pmf, after) in enumerate(zip(pmfs, later, strict=True)):
-        rest_of = left[:, None] - np.arange(len(pmf))[None, :]
+        # A year's weights depend on the hits left alone: computed once for each count left (a
+        # few dozen), not for each of thousands of draws, and each draw's pick found by bisection.
+        order = np.argsort(left, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(left[order]) != 0])
+        lefts = left[order][starts]
+        row_of = np.empty(draws, dtype=np.int64)
+        row_of[order] = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, draws]))
+        rest_of = lefts[:, None] - np.arange(len(pmf))[None, :]
         possible = (rest_of >= 0) & (rest_of < len(after))
         weight = np.where(possible, pmf[None, :] * after[np.clip(rest_of, 0, len(after) - 1)], 0.0)
         cumulative = np.cumsum(weight, axis=1)
-        chosen = (cumulative < rng.random(draws)[:, None] * cumulative[:, -1:]).sum(axis=1)
+        threshold = rng.random(draws) * cumulative[row_of, -1]
+        chosen = np.empty(draws, dtype=np.int64)
+        for row, (first, end) in enumerate(zip(starts, np.r_[starts[1:], draws], strict=True)):
+            picked = order[first:end]
+            # The weights below the threshold (they rise): the pick.
+            chosen[picked] = np.searchsorted(cumulative[row], threshold[picked], side="left")
         drawn[:, year] = chosen
         left = left - chosen
     return drawn

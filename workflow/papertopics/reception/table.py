@@ -289,14 +289,20 @@ def _stepped_down(family: str, papers: TopicPapers, values: ReceptionValues, set
 
 
 def reception_table(
-    papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings, describe: bool = True
+    papers: TopicPapers,
+    values: ReceptionValues,
+    settings: ReceptionSettings,
+    describe: bool = True,
+    families: tuple[str, ...] = FAMILIES,
 ) -> pd.DataFrame:
     """Every topic's reception, one row per topic and measure (:data:`COLUMNS`), graded; without
     the means' intervals, medians and spreads where ``describe`` is off (the simulations, which
     count findings only). The tests are stepped down (``_stepped_down``); the values, the rest's,
     the intervals, medians and spreads describe each topic's own papers on the whole corpus.
+    Only the ``families`` given (each family is tested on its own: the rows of some families
+    are those the table of all has of them).
     """
-    tested = [_stepped_down(family, papers, values, settings) for family in FAMILIES]
+    tested = [_stepped_down(family, papers, values, settings) for family in families]
     table = pd.concat([frame for frame in tested if len(frame)] or [pd.DataFrame(columns=COLUMNS)])
     table = table.reindex(columns=COLUMNS)
     if describe:

@@ -6,6 +6,7 @@ own test and family (``papertopics.robustness.retests``), and graded by how ofte
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from papertopics import storage
@@ -15,6 +16,7 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.reception.stages import received_records, received_table, reception_settings, topic_papers_of
 from papertopics.reception.values import read_values
 from papertopics.robustness.findings import Replicate, count_holds, with_robustness
+from papertopics.robustness.retest_cache import RetestCache, array_digest
 from papertopics.settings import FindingSettings
 from papertopics.stats import SIGNIFICANT
 
@@ -78,6 +80,19 @@ class Graded:
     settings: FindingSettings
     periods: object
     groups: object
+    # Where each replicate's re-tests are kept between runs (none: each is computed), and a digest
+    # of the files the re-tests of the topics' own findings read (papers, periods, changes).
+    cache: RetestCache | None = None
+    inputs: str = ""
+
+    def retest(self, kind: str, retest, inputs: str | None = None):
+        """``retest`` (replicate → its re-tested table) through the cache, where there is one,
+        keyed by ``inputs`` (a digest of the data it reads; where None, ``self.inputs``).
+        """
+        if self.cache is None:
+            return retest
+        key = self.inputs if inputs is None else inputs
+        return lambda replicate: self.cache.table(kind, key, replicate, retest)
 
     def levels(self):
         """The levels the people's and the venues' tests are graded at (``compare``'s)."""
@@ -124,9 +139,13 @@ def trends_graded(inputs: FindingInputs, graded: Graded):
     tested = (storage.read_json(inputs.changes)["trends"] or {}).get("periods") or []
     retested = {}  # each replicate's trends, tested once for the trends and their shapes
 
+    trends_of = graded.retest(
+        "trends", lambda replicate: replicate_trends(replicate, graded.periods, tested, graded.settings)
+    )
+
     def retest(replicate: Replicate):
         if id(replicate) not in retested:
-            retested[id(replicate)] = replicate_trends(replicate, graded.periods, tested, graded.settings)
+            retested[id(replicate)] = trends_of(replicate)
         return retested[id(replicate)]
 
     table = graded_table(trends, graded, retest, "trends", _flag(trends, "finding"), after="finding")
@@ -155,8 +174,11 @@ def comparison_graded(inputs: FindingInputs, graded: Graded):
     return graded_table(
         found,
         graded,
-        lambda replicate: replicate_comparison(
-            replicate, graded.periods, changes["baseline"], changes["target"], graded.settings
+        graded.retest(
+            "comparison",
+            lambda replicate: replicate_comparison(
+                replicate, graded.periods, changes["baseline"], changes["target"], graded.settings
+            ),
         ),
         "comparison",
         found["grade"] == SIGNIFICANT,
@@ -179,16 +201,24 @@ def bursts_graded(inputs: FindingInputs, graded: Graded):
     found = burst_findings(record)
     if found["term"].tolist() != table["term"].tolist():
         raise RuntimeError(f"{inputs.found_bursts} is out of step with {inputs.changes}; rerun changes.")
-    texts = {paper["id"]: paper["text"] for paper in storage.read_jsonl(inputs.papers)}
-    tested = BurstsTested(
-        [texts[paper] for paper in graded.assigned["id"]],
-        graded.periods,
-        record.get("periods") or [],
-        graded.settings,
-        graded.settings.stop_words,
-    )
+
+    @functools.cache
+    def tested() -> BurstsTested:
+        # The papers' texts are read only where some replicate's bursts are not kept.
+        texts = {paper["id"]: paper["text"] for paper in storage.read_jsonl(inputs.papers)}
+        return BurstsTested(
+            [texts[paper] for paper in graded.assigned["id"]],
+            graded.periods,
+            record.get("periods") or [],
+            graded.settings,
+            graded.settings.stop_words,
+        )
+
     holds, drawn = count_holds(
-        found, graded.replicates, lambda r: replicate_bursts(r, tested), REPORTED_BY["bursts"]
+        found,
+        graded.replicates,
+        graded.retest("bursts", lambda r: replicate_bursts(r, tested())),
+        REPORTED_BY["bursts"],
     )
     table.insert(table.columns.get_loc("topics"), "topic", found["topic"].to_numpy())
     return with_robustness(table, holds, drawn, graded.stability, found["topic"] != OUTLIER)
@@ -204,6 +234,8 @@ def reception_graded(inputs: FindingInputs, graded: Graded) -> dict:
 
     # The re-tests import heavy libraries at their top: only the jobs that use them load them.
     from papertopics.robustness.retests import (
+        DECISION_FAMILIES,
+        VALUE_FAMILIES,
         replicate_reception,
         replicate_year_changes,
         year_change_findings,
@@ -218,6 +250,25 @@ def reception_graded(inputs: FindingInputs, graded: Graded) -> dict:
     found_settings = reception_settings(settings, settings.reception_min_papers)
     reception = pd.read_csv(inputs.found_reception, keep_default_na=False)
     per_year = pd.read_csv(inputs.found_reception_years, keep_default_na=False)
+    # The families of ratings and citations read no decision: a decision edited, theirs are kept.
+    values_read = array_digest(
+        values.rating, values.rating_spread, values.citations, found.pools, found.years
+    )
+    family_retests = [
+        graded.retest(
+            family,
+            lambda replicate, family=family: replicate_reception(
+                replicate, found, values, found_settings, (family,)
+            ),
+            values_read,
+        )
+        for family in VALUE_FAMILIES
+    ]
+
+    def reception_retest(replicate: Replicate):
+        decided = replicate_reception(replicate, found, values, found_settings, DECISION_FAMILIES)
+        return pd.concat([decided, *(retest(replicate) for retest in family_retests)], ignore_index=True)
+
     changed = year_change_findings(per_year)
     holds, drawn = count_holds(
         changed,
@@ -230,7 +281,7 @@ def reception_graded(inputs: FindingInputs, graded: Graded) -> dict:
         "reception": graded_table(
             reception,
             graded,
-            lambda replicate: replicate_reception(replicate, found, values, found_settings),
+            reception_retest,
             "reception",
             reception["evidence"] == SIGNIFICANT,
         ),
@@ -251,8 +302,13 @@ def people_graded(inputs: FindingInputs, graded: Graded) -> dict:
 
     settings = graded.settings
     columns = people_columns(list(graded.assigned.columns), settings, source=inputs.topic_papers)
-    long = people_table(graded.assigned, columns)
-    people = people_tested(long, graded.periods, settings.people_min_papers, graded.levels())
+
+    @functools.cache
+    def people():
+        # The people's table is made only where some replicate's re-tests are not kept.
+        long = people_table(graded.assigned, columns)
+        return people_tested(long, graded.periods, settings.people_min_papers, graded.levels())
+
     retests = {"people_rising": replicate_rising, "people_topics": replicate_over_represented}
     found = {"people_rising": inputs.found_rising, "people_topics": inputs.found_people_topics}
     tables = {}
@@ -262,7 +318,7 @@ def people_graded(inputs: FindingInputs, graded: Graded) -> dict:
         tables[kind] = graded_table(
             table,
             graded,
-            lambda replicate, retest=retest: retest(replicate, people),
+            graded.retest(kind, lambda replicate, retest=retest: retest(replicate, people())),
             kind,
             table["grade"] == SIGNIFICANT,
         )
@@ -288,15 +344,18 @@ def venues_graded(inputs: FindingInputs, graded: Graded) -> dict:
         "venues": graded_table(
             venues,
             graded,
-            lambda replicate: replicate_venues(replicate, graded.groups, levels),
+            graded.retest("venues", lambda replicate: replicate_venues(replicate, graded.groups, levels)),
             "venues",
             venues["grade"] == SIGNIFICANT,
         ),
         "venue_trends": graded_table(
             trends,
             graded,
-            lambda replicate: replicate_venue_trends(
-                replicate, graded.periods, graded.groups, graded.settings
+            graded.retest(
+                "venue_trends",
+                lambda replicate: replicate_venue_trends(
+                    replicate, graded.periods, graded.groups, graded.settings
+                ),
             ),
             "venue_trends",
             _flag(trends, "finding"),

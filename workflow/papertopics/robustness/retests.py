@@ -20,7 +20,7 @@ from papertopics.mapping.cluster import OUTLIER
 from papertopics.people.authorship import display_names
 from papertopics.people.trends import GradingLevels, over_represented, rising
 from papertopics.periods.assign import Periods
-from papertopics.reception.table import ReceptionSettings, TopicPapers, reception_table
+from papertopics.reception.table import FAMILIES, ReceptionSettings, TopicPapers, reception_table
 from papertopics.reception.values import ReceptionValues
 from papertopics.reception.years import year_rows
 from papertopics.robustness.findings import Replicate
@@ -199,15 +199,24 @@ def replicate_bursts(replicate: Replicate, found: BurstsTested) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=BURST_COLUMNS)
 
 
+# The reception families that read the papers' decisions (the others read ratings and citations).
+DECISION_FAMILIES = ("acceptance", "outcomes")
+VALUE_FAMILIES = tuple(family for family in FAMILIES if family not in DECISION_FAMILIES)
+
+
 def replicate_reception(
-    replicate: Replicate, papers: TopicPapers, values: ReceptionValues, settings: ReceptionSettings
+    replicate: Replicate,
+    papers: TopicPapers,
+    values: ReceptionValues,
+    settings: ReceptionSettings,
+    families: tuple[str, ...] = FAMILIES,
 ) -> pd.DataFrame:
     """The reception tests of the replicate's topics (each against the rest, one family per kind,
-    stepped down, as the main run's; ``papers`` and ``values``: the main run's, every paper):
-    ``topic``, ``measure``, ``outcome``, ``direction``, ``grade``.
+    stepped down, as the main run's; ``papers`` and ``values``: the main run's, every paper), of
+    the ``families`` given: ``topic``, ``measure``, ``outcome``, ``direction``, ``grade``.
     """
     drawn, kept = _drawn_reception(replicate, papers, values)
-    found = reception_table(drawn, kept, settings, describe=False)
+    found = reception_table(drawn, kept, settings, describe=False, families=families)
     return found.rename(columns={"evidence": "grade"})[RECEPTION_COLUMNS]
 
 

@@ -5,6 +5,7 @@ re-tested in them (rule ``finding_robustness``; each kind's part in ``finding_ki
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from papertopics.robustness.finding_kinds import (
 )
 from papertopics.robustness.findings import Replicate, matched_topics, robustness_records
 from papertopics.robustness.replicates import replicate_seed, replicate_topics
+from papertopics.robustness.retest_cache import RetestCache, code_digest, digest, files_digest
 from papertopics.robustness.stability import MATCH_JACCARD, best_matches, stability_grade
 from papertopics.settings import FindingSettings, ReplicateSettings
 
@@ -158,11 +160,15 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
     return replicates
 
 
-def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: dict) -> None:
+def finding_robustness(
+    inputs: FindingInputs, outputs: FindingOutputs, knobs: dict, retest_cache: str
+) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
     the trends and their shapes, the newest period against the one before, the bursts' topics, the reception
     findings and changes across the years, who is rising and who holds more of a topic (people), and which venues hold more or
     fewer of a topic and each venue's own trends; ``knobs``: ``papertopics.settings.FindingSettings``' fields.
+    Each replicate's re-tests are kept in the folder ``retest_cache`` (``papertopics.robustness.retest_cache``):
+    a rerun recomputes only those whose inputs changed.
     """
     # Pandas loads only in the stages that read tables, not in parse, corpus or gather jobs.
     import pandas as pd
@@ -183,6 +189,20 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         },
         FindingSettings(**knobs),
         *load_groups(inputs.periods_table, inputs.periods_settings, ids),
+        cache=RetestCache(
+            retest_cache, digest(code_digest(), json.dumps(knobs, sort_keys=True, default=str))
+        ),
+        # What the re-tests of the topics' own findings read: the papers' topics and people, their
+        # texts, periods and groups, and the periods the changes stage tested.
+        inputs=files_digest(
+            [
+                inputs.topic_papers,
+                inputs.papers,
+                inputs.periods_table,
+                inputs.periods_settings,
+                inputs.changes,
+            ]
+        ),
     )
     start = time.perf_counter()
     tables = {
@@ -193,6 +213,7 @@ def finding_robustness(inputs: FindingInputs, outputs: FindingOutputs, knobs: di
         **people_graded(inputs, graded),
         **venues_graded(inputs, graded),
     }
+    graded.cache.prune()
     for kind, table in tables.items():
         storage.write_csv(getattr(outputs, kind), table)
     storage.write_json(
