@@ -30,8 +30,8 @@ from papertopics import storage
 
 pytestmark = [pytest.mark.slow, pytest.mark.slurm]
 
-SLICE_SIZE = 400
-SHARD_SIZE = 120  # the slice's embedding is four embed_shard jobs
+SLICE_SIZE = 200
+SHARD_SIZE = 50  # the slice's embedding is four embed_shard jobs
 PROFILE = REPO / "profiles" / "slurm"
 # The test cluster has no accounting database (so no sacct): job states come from squeue, and
 # no account is given. Status checks start after 2 s rather than the plugin's 40.
