@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterable
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -58,10 +59,8 @@ def code_digest() -> str:
     re-tests compute with: a change to any test, or a library that draws other random numbers
     or counts terms otherwise, keys every table anew.
     """
-    # The versions as installed: reading them imports none of the libraries.
-    from importlib.metadata import version
-
     sources = sorted(_PACKAGE.rglob("*.py"))
+    # The versions as installed: reading them imports none of the libraries.
     return digest(
         *(version(library) for library in ("numpy", "pandas", "scipy", "scikit-learn")),
         *(part for path in sources for part in (str(path.relative_to(_PACKAGE)), path.read_bytes())),
