@@ -11,7 +11,7 @@ import pytest
 from conftest import default_config
 from papertopics.changes.compare import CompareSettings, describe_changes
 from papertopics.periods.assign import paper_periods
-from papertopics.report.brief import brief_section, burst_findings, what_changed
+from papertopics.report.brief import brief_section, burst_findings, bursts_grade, what_changed
 from papertopics.report.brief_corpus import counts_line, reader_notes
 from papertopics.report.inputs import ReportInputs
 from papertopics.report.title import report_title
@@ -321,6 +321,18 @@ def test_between_two_years_the_brief_leads_with_robust_changes_and_what_changed_
     assert "resamples" not in str(changes_section(changes, {}, {}))
 
 
+def test_the_bursts_grade_is_said_once_where_every_term_named_shares_it():
+    robust = [
+        {"robustness": "robust", "holds": 10, "replicates": 10},
+        {"robustness": "robust", "holds": 8, "replicates": 10},
+    ]
+    assert bursts_grade(robust) == "robust: each holds in 8 to 10 of 10 resamples"
+    assert bursts_grade(robust[:1]) == "robust: holds in 10 of 10 resamples"
+    # Grades that differ are said term by term; without replicates nothing is said.
+    assert bursts_grade([*robust, {"robustness": "supported", "holds": 6, "replicates": 10}]) is None
+    assert bursts_grade([{"term": "diffusion models"}]) is None
+
+
 def test_a_fragile_burst_is_left_off_the_brief_and_marked_red_under_what_changed():
     from papertopics.report.bursts_subsection import bursts_block
     from papertopics.report.inputs import with_trend_robustness
@@ -339,8 +351,10 @@ def test_a_fragile_burst_is_left_off_the_brief_and_marked_red_under_what_changed
         return with_trend_robustness(changes, record)
 
     robust = graded(9, "robust")
-    told = [b.sentence for b in burst_findings(robust, _same)]
-    assert "“diffusion models” (2019) (Robust: holds in 9 of 10 resamples.)" in told
+    # The one term the brief names: its grade said once, in the lead.
+    assert [b.sentence for b in burst_findings(robust, _same)] == ["“diffusion models” (2019)"]
+    lead = "Terms that burst (robust: holds in 9 of 10 resamples):"
+    assert lead in str(brief_section(_inputs(papers, robust), _same, {}))
     assert '<span class="held">(robust: holds in 9 of 10 resamples)</span>' in str(
         bursts_block(robust, _same)
     )

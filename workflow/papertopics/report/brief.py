@@ -312,32 +312,53 @@ def what_changed(changes: dict, period_label, colours: dict[int, str]) -> WhatCh
     )
 
 
-def burst_findings(changes: dict, period_label) -> list[Finding]:
-    """The terms that burst, strongest first (robust before the rest, none fragile), each with its
-    span and evidence.
+def _told_bursts(changes: dict) -> list[dict]:
+    """The bursts the brief names: strongest first (robust before the rest, none fragile), one of
+    the terms that share a word ("large language models", "language models llms": the strongest,
+    which comes first), at most ``_BURSTS``.
     """
     record = changes["bursts"]
     if not record["available"]:
         return []
-    findings = []
+    told: list[dict] = []
     shown_words: set[str] = set()
-    told = [b for b in sorted(record["bursts"], key=robustness_rank) if b.get("robustness") != FRAGILE]
-    for burst in told:
-        if len(findings) == _BURSTS:
-            break
-        # Of the terms that share a word ("large language models", "language models llms"), the
-        # strongest, which comes first.
+    for burst in sorted(record["bursts"], key=robustness_rank):
         words = {word.removesuffix("s") for word in burst["term"].split()}
-        if words & shown_words:
+        if burst.get("robustness") == FRAGILE or words & shown_words:
             continue
         shown_words |= words
+        told.append(burst)
+    return told[:_BURSTS]
+
+
+def bursts_grade(told: list[dict]) -> str | None:
+    """Where every burst the brief names has one grade, that grade and how often they held, said
+    once ("robust: each holds in 8 to 10 of 10 resamples"); None where the grades differ or no
+    replicate was drawn (each burst then says its own).
+    """
+    if not told or not told[0].get("replicates") or len({b.get("robustness") for b in told}) != 1:
+        return None
+    held = sorted(int(b["holds"]) for b in told)
+    times = f"{held[0]}" if held[0] == held[-1] else f"{held[0]} to {held[-1]}"
+    each = "each holds" if len(told) > 1 else "holds"
+    return f"{told[0]['robustness']}: {each} in {times} of {told[0]['replicates']} resamples"
+
+
+def burst_findings(changes: dict, period_label) -> list[Finding]:
+    """The terms that burst (``_told_bursts``), each with its span and evidence, and how often it
+    held where ``bursts_grade`` does not say it for all.
+    """
+    told = _told_bursts(changes)
+    said_once = bursts_grade(told) is not None
+    findings = []
+    for burst in told:
         first, last = period_label(burst["start"]), period_label(burst["end"])
         span = first if first == last else f"{first}–{last}"
         top = leading_topic(burst)
         findings.append(
             Finding(
                 subject=f"“{burst['term']}”",
-                rest=with_holds(f" ({span})", burst),
+                rest=f" ({span})" if said_once else with_holds(f" ({span})", burst),
                 evidence=(
                     f"In {100 * burst['share_in_span']:.1f}% of the papers of {span} ({burst['papers_in_span']} "
                     f"papers), {100 * burst['share_elsewhere']:.1f}% elsewhere; Kleinberg burst strength "
@@ -368,6 +389,7 @@ def brief_section(inputs: ReportInputs, period_label, colours: dict[int, str]) -
         changed=changed,
         findings=findings,
         bursts=bursts,
+        bursts_grade=bursts_grade(_told_bursts(changes)) if ordered else None,
         bursts_fragile=fragile_bursts,
         notes=reader_notes(inputs, period_label),
         venues=venue_lines(inputs.venues),
