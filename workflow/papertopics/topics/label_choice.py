@@ -244,10 +244,8 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
     )
 
 
-def nearest_topics(
-    embeddings: np.ndarray, topics: np.ndarray, count: int = NEIGHBOURS
-) -> dict[int, list[int]]:
-    """Each topic's ``count`` nearest topics by centroid (cosine)."""
+def nearest_topics(embeddings: np.ndarray, topics: np.ndarray) -> dict[int, list[int]]:
+    """Each topic's ``NEIGHBOURS`` nearest topics by centroid (cosine)."""
     real = sorted(int(t) for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
     if len(real) < 2:
         return {t: [] for t in real}
@@ -255,7 +253,7 @@ def nearest_topics(
     similarity = centroids @ centroids.T
     np.fill_diagonal(similarity, -np.inf)
     return {
-        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:count]]
+        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:NEIGHBOURS]]
         for i, topic in enumerate(real)
     }
 
