@@ -190,9 +190,8 @@ def choose_label(
     if not ranked:
         return ""
     ranked = promoted(table, unit, ranked)
-    head = generic_modifier_dropped(table, unit, ranked[0], keywords)
-    ranked = [head, *(key for key in ranked if key != head)]
-    first = ranked[0]
+    first = generic_modifier_dropped(table, unit, ranked[0], keywords)
+    ranked = [first, *(key for key in ranked if key != first)]
     second = _second(table, unit, ranked, placement, keywords, least_share)
     if second is None and generic_alone(table, first):
         # No phrase holding the word carries most of its uses: the word with another part's name,
