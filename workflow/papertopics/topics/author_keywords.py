@@ -25,22 +25,20 @@ so). A topic with none is labelled from its papers' text as before.
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from papertopics.mapping.cluster import OUTLIER
+from papertopics.topics.keyphraseness import PARENTHESISED
 from papertopics.topics.phrase_table import concentrated
 from papertopics.topics.phrases import Key, label_phrases, phrase_key
-
-_PARENTHESISED = re.compile(r"\([^()]*\)")
 
 
 def written_form(keyword: str) -> str:
     """A keyword as a label shows it: as written, without what it puts in parentheses."""
-    return " ".join(_PARENTHESISED.sub(" ", keyword).split())
+    return " ".join(PARENTHESISED.sub(" ", keyword).split())
 
 
 # A corpus's papers repeat a few thousand keywords: each is read once.

@@ -93,5 +93,4 @@ def other_part(table: PhraseTable, ranked: list[Key]) -> Key | None:
         if not restates(word, key)
         and (names_a_part(table, key) if len(key) > 1 else not generic_alone(table, key))
     ]
-    others.sort(key=len, reverse=True)  # stable: best scoring first among names of several words
-    return others[0] if others else None
+    return max(others, key=len, default=None)  # the best scoring of the longest: max keeps the first

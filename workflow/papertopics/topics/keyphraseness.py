@@ -23,19 +23,17 @@ from pathlib import Path
 from papertopics.topics.phrases import Key, paper_words, phrase_key, phrase_keys
 
 TABLE = Path(__file__).with_name("keyphraseness.tsv.gz")
-# A phrase's ratio is smoothed towards the table's own ratio as if this many more papers held it.
-PRIOR_PAPERS = 5
 # A word is a name on its own where at least this many papers list it alone as a keyword and at
 # least this share of the papers writing it do (bench/labels-loco.md, "Keyphraseness").
 ALONE_KEYWORD_PAPERS = 3
 ALONE_RATIO = 0.02
-_PARENTHESISED = re.compile(r"\(([^()]*)\)")
+PARENTHESISED = re.compile(r"\(([^()]*)\)")
 
 
 def keyword_keys(keyword: str) -> set[Key]:
     """The phrases a keyword names: itself without its parentheses, what they hold, each comma part."""
-    plain = _PARENTHESISED.sub(" ", keyword)
-    parts = [plain, *_PARENTHESISED.findall(keyword), *plain.split(",")]
+    plain = PARENTHESISED.sub(" ", keyword)
+    parts = [plain, *PARENTHESISED.findall(keyword), *plain.split(",")]
     return {phrase_key(part) for part in parts} - {()}
 
 
@@ -51,10 +49,8 @@ class Keyphraseness:
         return Keyphraseness(self.keyword + other.keyword, self.text + other.text)
 
     def ratio(self, key: Key) -> float:
-        """The phrase's keyphraseness, smoothed (``PRIOR_PAPERS``) towards the whole table's."""
-        overall = self.keyword.total() / self.text.total() if self.text else 0.0
-        prior = self.__dict__.setdefault("_overall", overall)
-        return (self.keyword[key] + PRIOR_PAPERS * prior) / (self.text[key] + PRIOR_PAPERS)
+        """The phrase's keyphraseness: the share of the papers writing it that list it."""
+        return self.keyword[key] / self.text[key] if self.text[key] else 0.0
 
     def names_alone(self, key: Key) -> bool:
         """Whether the field uses a phrase alone as a name (``ALONE_KEYWORD_PAPERS``, ``ALONE_RATIO``)."""

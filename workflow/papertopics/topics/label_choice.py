@@ -190,9 +190,8 @@ def choose_label(
     if not ranked:
         return ""
     ranked = promoted(table, unit, ranked)
-    head = generic_modifier_dropped(table, unit, ranked[0], keywords)
-    ranked = [head, *(key for key in ranked if key != head)]
-    first = ranked[0]
+    first = generic_modifier_dropped(table, unit, ranked[0], keywords)
+    ranked = [first, *(key for key in ranked if key != first)]
     second = _second(table, unit, ranked, placement, keywords, least_share)
     if second is None and generic_alone(table, first):
         # No phrase holding the word carries most of its uses: the word with another part's name,
@@ -244,10 +243,8 @@ def generic_modifier_dropped(table: PhraseTable, unit: Unit, first: Key, keyword
     )
 
 
-def nearest_topics(
-    embeddings: np.ndarray, topics: np.ndarray, count: int = NEIGHBOURS
-) -> dict[int, list[int]]:
-    """Each topic's ``count`` nearest topics by centroid (cosine)."""
+def nearest_topics(embeddings: np.ndarray, topics: np.ndarray) -> dict[int, list[int]]:
+    """Each topic's ``NEIGHBOURS`` nearest topics by centroid (cosine)."""
     real = sorted(int(t) for t in set(np.asarray(topics).tolist()) if t != OUTLIER)
     if len(real) < 2:
         return {t: [] for t in real}
@@ -255,7 +252,7 @@ def nearest_topics(
     similarity = centroids @ centroids.T
     np.fill_diagonal(similarity, -np.inf)
     return {
-        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:count]]
+        topic: [real[j] for j in np.argsort(-similarity[i], kind="stable")[:NEIGHBOURS]]
         for i, topic in enumerate(real)
     }
 

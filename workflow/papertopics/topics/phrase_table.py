@@ -166,7 +166,6 @@ class PhraseTable:
         topics: np.ndarray,
         stop_words: frozenset[str],
         extra_phrases: Iterable[str] = (),
-        sample: int = SAMPLE_PAPERS,
         titles: list[str] | None = None,
         prior: Keyphraseness | None = None,
     ):
@@ -174,7 +173,7 @@ class PhraseTable:
         topics = np.asarray(topics)
         self.total = int((topics != OUTLIER).sum())
         real = sorted(int(t) for t in set(topics.tolist()) if t != OUTLIER)
-        sampled = {t: _sample(np.flatnonzero(topics == t), sample) for t in real}
+        sampled = {t: _sample(np.flatnonzero(topics == t), SAMPLE_PAPERS) for t in real}
         extra = {phrase_key(p) for p in extra_phrases} - {()}
         longest = max([MAX_PHRASE_WORDS, *(len(k) for k in extra)])
         # Each sampled paper read once; the first pass finds each topic's own candidates, those

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-REPRESENTATIONS = ("ctfidf", "keybert", "mmr")
-
 
 def shared_keywords_first(scores: np.ndarray, shares: np.ndarray, min_share: float, count: int) -> list[int]:
     """Indices of a topic's ``count`` keyword candidates: words with a positive c-TF-IDF ``score``
@@ -107,13 +105,10 @@ def representation_model(
     # BERTopic loads only in the topics job.
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
 
+    rerank = []  # "ctfidf"; the config's schema admits only the three names
     if name == "keybert":
         rerank = [KeyBERTInspired(top_n_words=top_n_words, random_state=random_state)]
     elif name == "mmr":
         rerank = [MaximalMarginalRelevance(diversity=mmr_diversity, top_n_words=top_n_words)]
-    elif name == "ctfidf":
-        rerank = []
-    else:
-        raise ValueError(f"topics.representation must be one of {REPRESENTATIONS}, not {name!r}")
     chain = ([SharedKeywords(min_keyword_share)] if min_keyword_share > 0 else []) + rerank
     return chain or None
