@@ -204,14 +204,26 @@ def test_a_full_disk_keeps_the_last_good_results_and_the_next_run_completes(seed
         fault.close()
 
 
+def held_topics_job(release: Path) -> dict[str, str]:
+    """The environment of a run whose topics job waits for the test, until ``release`` exists: a
+    run of 38 papers could end before the test's checks.
+    """
+    return {
+        "PYTHONPATH": f"{FAULTS}{os.pathsep}{REPO / 'workflow'}",
+        "PAPERTOPICS_TEST_FAULT": "topics:hold",
+        "PAPERTOPICS_TEST_RELEASE": str(release),
+    }
+
+
 def test_a_job_left_running_by_a_killed_snakemake_is_stopped_by_the_next_run(seed_run, tmp_path):
     workdir = good_run(seed_run, tmp_path)
     before = published_files(workdir)
-    run = start_workflow(workdir, "--forcerun", "topics")
+    # Never released: the next run must stop it.
+    run = start_workflow(workdir, "--forcerun", "topics", env=held_topics_job(tmp_path / "release"))
     job = wait_for_job(workdir, "topics", run)
     os.kill(run.pid, signal.SIGKILL)  # Snakemake only: its topics job lives on
     run.wait()
-    os.kill(job, 0)  # still alive, still writing the topics stage's outputs
+    os.kill(job, 0)  # still alive, about to write the topics stage's outputs
 
     resumed = run_workflow(workdir)
     output = resumed.stdout + resumed.stderr
@@ -228,13 +240,7 @@ def test_a_job_left_running_by_a_killed_snakemake_is_stopped_by_the_next_run(see
 def test_a_second_run_beside_a_live_one_is_refused_with_its_pid(seed_run, tmp_path):
     workdir = good_run(seed_run, tmp_path)
     release = tmp_path / "release"
-    # The topics job waits for the test: a run of 38 papers could end before the checks below.
-    held = {
-        "PYTHONPATH": f"{FAULTS}{os.pathsep}{REPO / 'workflow'}",
-        "PAPERTOPICS_TEST_FAULT": "topics:hold",
-        "PAPERTOPICS_TEST_RELEASE": str(release),
-    }
-    first = start_workflow(workdir, "--forcerun", "topics", env=held)
+    first = start_workflow(workdir, "--forcerun", "topics", env=held_topics_job(release))
     try:
         wait_for_job(workdir, "topics", first)
         second = run_workflow(workdir, check=False)

@@ -92,8 +92,5 @@ rule finding_robustness:
         ENVIRONMENT
     params:
         knobs=knobs(FindingSettings.from_config(config)),
-        # Each replicate's re-tests, kept between runs: a decision edited re-tests the decisions'
-        # findings only (papertopics.robustness.retest_cache).
-        retest_cache="results/robustness/retests",
     script:
         "../scripts/finding_robustness.py"

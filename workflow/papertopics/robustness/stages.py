@@ -160,8 +160,14 @@ def _replicates(paths: list[str], ids: list[str], matches) -> list[Replicate]:
     return replicates
 
 
+# Each replicate's re-tests, kept between runs of finding_robustness: a folder of the working
+# directory the job runs in, beside the replicates; not an output, which Snakemake would delete
+# before the job, and not a knob (where it lies changes no result).
+RETEST_CACHE = "results/robustness/retests"
+
+
 def finding_robustness(
-    inputs: FindingInputs, outputs: FindingOutputs, knobs: dict, retest_cache: str
+    inputs: FindingInputs, outputs: FindingOutputs, knobs: dict, retest_cache: str = RETEST_CACHE
 ) -> None:
     """Each finding re-tested in every replicate on its matched topic (``papertopics.robustness.findings``):
     the trends and their shapes, the newest period against the one before, the bursts' topics, the reception
